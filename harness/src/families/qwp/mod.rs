@@ -1,0 +1,1 @@
+#[cfg(target_arch = "x86_64")] pub mod questdb;

@@ -1,0 +1,52 @@
+//! Optimized decoders for the formats crossdec verifies.
+//!
+//! Each family lives in its own module and lists every implementation in a
+//! registry ([`Implementation`]): a name, an `is_available()` check for this
+//! CPU and the function itself, all behind one signature. Runtime dispatch
+//! ([`best`]) picks the first available entry, registries being ordered best
+//! first; tests and the harness can force any entry by name ([`by_name`]).
+//!
+//! This crate never depends on the reference decoders: they are its oracle.
+
+#![deny(unsafe_op_in_unsafe_fn)]
+
+pub mod qwp;
+
+/// One implementation of a family's decoding function.
+#[derive(Clone, Copy)]
+pub struct Implementation<F: Copy + 'static> {
+    /// Stable name, used to force this implementation (`--impl NAME`).
+    pub name: &'static str,
+    /// Whether this CPU can run it (ISA extensions present).
+    pub is_available: fn() -> bool,
+    pub func: F,
+}
+
+impl<F: Copy + 'static> std::fmt::Debug for Implementation<F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Implementation")
+            .field("name", &self.name)
+            .field("available", &(self.is_available)())
+            .finish()
+    }
+}
+
+/// The first available implementation of a registry ordered best first.
+///
+/// Every registry ends with a portable entry that is always available.
+pub fn best<F: Copy>(registry: &'static [Implementation<F>]) -> &'static Implementation<F> {
+    registry
+        .iter()
+        .find(|i| (i.is_available)())
+        .expect("every registry ends with an always-available portable implementation")
+}
+
+/// The implementation called `name`, available or not.
+pub fn by_name<F: Copy>(registry: &'static [Implementation<F>], name: &str) -> Option<&'static Implementation<F>> {
+    registry.iter().find(|i| i.name == name)
+}
+
+/// Always true: for portable implementations.
+pub fn always() -> bool {
+    true
+}

@@ -1,0 +1,371 @@
+//! QuestDB QWP timestamp columns (TIMESTAMP, TIMESTAMP_NANOS, DATE) in query
+//! results: raw or Gorilla-encoded int64 values behind an optional null bitmap.
+//!
+//! The Gorilla decoder reads the LSB-first bitstream through a 64-bit window
+//! taken by one unaligned little-endian load per step (`u64::from_le_bytes`,
+//! so big-endian hosts see the same bits), decodes a whole run of `0` control
+//! bits (repeated deltas) in one step, and keeps every sum in wrapping int64
+//! arithmetic as the server's Java `long` does.
+//!
+//! Two APIs: [`TimestampDecoder::decode_into`] writes into caller-owned
+//! buffers and keeps its scratch storage across batches; [`decode_column`]
+//! returns fresh vectors. Both validate every length the header implies before
+//! sizing any storage, so a tiny hostile column cannot force a large allocation.
+
+use std::fmt;
+
+/// The clients cap a batch at this many rows.
+pub const MAX_ROWS: usize = 1_048_576;
+
+/// The fixed-size field of the column section that ran past the input's end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Section {
+    NullFlag,
+    Bitmap,
+    Encoding,
+    RawValue,
+}
+
+/// Why a column was rejected. Offsets count bytes from the start of the column
+/// section.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DecodeError {
+    /// `row_count` exceeds [`MAX_ROWS`]; nothing was read.
+    RowCountOverCap { row_count: usize },
+    /// The null flag byte is neither 0 nor 1.
+    InvalidNullFlag { flag: u8, offset: usize },
+    /// The encoding byte is neither 0 (raw) nor 1 (Gorilla).
+    UnknownEncoding { encoding: u8, offset: usize },
+    /// A Gorilla column with fewer than three non-null values.
+    TooFewGorillaValues { count: usize, offset: usize },
+    /// The first (`index` 0) or second (`index` 1) seed timestamp is cut short.
+    TruncatedSeed { index: u8, offset: usize },
+    /// The delta-of-delta of value `value_index`, which starts at bit `bit` of
+    /// byte `offset`, runs past the end of the input.
+    TruncatedBitstream { value_index: usize, offset: usize, bit: u8 },
+    /// The bitstream at `offset` has `available` bytes, fewer than one bit per
+    /// remaining value (`needed_bits`).
+    StreamTooShort { needed_bits: usize, available: usize, offset: usize },
+    /// A fixed-size field starting at `offset` is cut short.
+    Truncated { section: Section, offset: usize },
+    /// The caller's output slices hold fewer than `row_count` rows.
+    OutputTooSmall { row_count: usize, values: usize, validity: usize },
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DecodeError::RowCountOverCap { row_count } => {
+                write!(f, "row count {row_count} exceeds the cap of {MAX_ROWS}")
+            }
+            DecodeError::InvalidNullFlag { flag, offset } => {
+                write!(f, "invalid column null flag: {flag} at byte {offset}")
+            }
+            DecodeError::UnknownEncoding { encoding, offset } => {
+                write!(f, "unknown timestamp encoding: {encoding} at byte {offset}")
+            }
+            DecodeError::TooFewGorillaValues { count, offset } => write!(
+                f,
+                "Gorilla-encoded column has fewer than three values: {count} (encoding byte at {offset})"
+            ),
+            DecodeError::TruncatedSeed { index, offset } => write!(
+                f,
+                "truncated QWP payload while reading {} Gorilla timestamp at byte {offset}",
+                if *index == 0 { "first" } else { "second" }
+            ),
+            DecodeError::TruncatedBitstream { value_index, offset, bit } => write!(
+                f,
+                "truncated QWP Gorilla bitstream: value {value_index} starts at byte {offset} bit {bit}"
+            ),
+            DecodeError::StreamTooShort { needed_bits, available, offset } => write!(
+                f,
+                "Gorilla bitstream at byte {offset} has {available} bytes, too short for {needed_bits} values"
+            ),
+            DecodeError::Truncated { section, offset } => {
+                write!(f, "truncated QWP payload while reading {section:?} at byte {offset}")
+            }
+            DecodeError::OutputTooSmall { row_count, values, validity } => write!(
+                f,
+                "output holds {values} values and {validity} validity flags, fewer than {row_count} rows"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for DecodeError {}
+
+/// A materialized column: one value and validity flag per row (null rows hold 0).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Column {
+    pub values: Vec<i64>,
+    pub validity: Vec<bool>,
+    /// Bytes of the column section consumed.
+    pub consumed: usize,
+}
+
+/// The validated shape of one column section.
+struct Layout<'a> {
+    row_count: usize,
+    /// The null bitmap (bit set = NULL), when the column has one.
+    bitmap: Option<&'a [u8]>,
+    /// Number of non-null rows.
+    dense: usize,
+    values: Values<'a>,
+}
+
+enum Values<'a> {
+    /// `dense * 8` bytes of little-endian int64 starting at byte `offset`.
+    Raw { bytes: &'a [u8], offset: usize },
+    /// Seeds and the bitstream, which starts at byte `offset` of the section.
+    Gorilla { t0: i64, t1: i64, stream: &'a [u8], offset: usize },
+}
+
+fn read_i64_le(bytes: &[u8], at: usize) -> Option<i64> {
+    let word: [u8; 8] = bytes.get(at..at.checked_add(8)?)?.try_into().ok()?;
+    Some(i64::from_le_bytes(word))
+}
+
+/// Parse and length-check the header. Sizes nothing.
+fn layout(column: &[u8], row_count: usize, gorilla_flag: bool) -> Result<Layout<'_>, DecodeError> {
+    if row_count > MAX_ROWS {
+        return Err(DecodeError::RowCountOverCap { row_count });
+    }
+    let flag = *column.first().ok_or(DecodeError::Truncated { section: Section::NullFlag, offset: 0 })?;
+    let mut pos = 1;
+    let (bitmap, nulls) = match flag {
+        0 => (None, 0),
+        1 => {
+            let bitmap = column
+                .get(pos..pos + row_count.div_ceil(8))
+                .ok_or(DecodeError::Truncated { section: Section::Bitmap, offset: pos })?;
+            pos += bitmap.len();
+            (Some(bitmap), count_nulls(bitmap, row_count))
+        }
+        flag => return Err(DecodeError::InvalidNullFlag { flag, offset: 0 }),
+    };
+    let dense = row_count - nulls;
+
+    let encoding_offset = pos;
+    let gorilla = if gorilla_flag {
+        let encoding = *column
+            .get(pos)
+            .ok_or(DecodeError::Truncated { section: Section::Encoding, offset: pos })?;
+        pos += 1;
+        match encoding {
+            0 => false,
+            1 => true,
+            encoding => return Err(DecodeError::UnknownEncoding { encoding, offset: encoding_offset }),
+        }
+    } else {
+        false
+    };
+
+    let rest = &column[pos..];
+    let values = if gorilla {
+        if dense < 3 {
+            return Err(DecodeError::TooFewGorillaValues { count: dense, offset: encoding_offset });
+        }
+        let t0 = read_i64_le(rest, 0).ok_or(DecodeError::TruncatedSeed { index: 0, offset: pos })?;
+        let t1 = read_i64_le(rest, 8).ok_or(DecodeError::TruncatedSeed { index: 1, offset: pos + 8 })?;
+        let stream = &rest[16..];
+        let offset = pos + 16;
+        // One bit per remaining value at the very least: reject before sizing anything.
+        if stream.len().saturating_mul(8) < dense - 2 {
+            return Err(DecodeError::StreamTooShort { needed_bits: dense - 2, available: stream.len(), offset });
+        }
+        Values::Gorilla { t0, t1, stream, offset }
+    } else {
+        let whole = rest.len() / 8;
+        if whole < dense {
+            return Err(DecodeError::Truncated { section: Section::RawValue, offset: pos + whole * 8 });
+        }
+        Values::Raw { bytes: &rest[..dense * 8], offset: pos }
+    };
+    Ok(Layout { row_count, bitmap, dense, values })
+}
+
+/// Null rows among the first `row_count` bits; bits past the last row are ignored.
+fn count_nulls(bitmap: &[u8], row_count: usize) -> usize {
+    let full = row_count / 8;
+    let mut nulls: usize = bitmap[..full].iter().map(|b| b.count_ones() as usize).sum();
+    let tail_bits = row_count % 8;
+    if tail_bits != 0 {
+        nulls += (bitmap[full] & ((1u8 << tail_bits) - 1)).count_ones() as usize;
+    }
+    nulls
+}
+
+/// A reusable decoder: keeps its scratch storage for the dense values of
+/// columns with nulls across batches, growing it as batches grow.
+#[derive(Debug, Default, Clone)]
+pub struct TimestampDecoder {
+    dense: Vec<i64>,
+}
+
+impl TimestampDecoder {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Decode one column section of `row_count` rows into the first
+    /// `row_count` entries of `values` and `validity` (true = not null; null
+    /// rows get value 0). Nothing past `row_count` is written. Returns the
+    /// number of bytes consumed. `gorilla_flag` says whether the message
+    /// header had FLAG_GORILLA.
+    pub fn decode_into(
+        &mut self,
+        column: &[u8],
+        row_count: usize,
+        gorilla_flag: bool,
+        values: &mut [i64],
+        validity: &mut [bool],
+    ) -> Result<usize, DecodeError> {
+        if row_count <= MAX_ROWS && (values.len() < row_count || validity.len() < row_count) {
+            return Err(DecodeError::OutputTooSmall { row_count, values: values.len(), validity: validity.len() });
+        }
+        let layout = layout(column, row_count, gorilla_flag)?;
+        self.decode_layout(&layout, &mut values[..row_count], &mut validity[..row_count])
+    }
+
+    fn decode_layout(&mut self, layout: &Layout<'_>, values: &mut [i64], validity: &mut [bool]) -> Result<usize, DecodeError> {
+        let Some(bitmap) = layout.bitmap else {
+            validity.fill(true);
+            return decode_values(&layout.values, values);
+        };
+        if self.dense.len() < layout.dense {
+            self.dense.resize(layout.dense, 0);
+        }
+        let dense = &mut self.dense[..layout.dense];
+        let consumed = decode_values(&layout.values, dense)?;
+        scatter(bitmap, layout.row_count, dense, values, validity);
+        Ok(consumed)
+    }
+}
+
+/// Decode the dense values into `out` (exactly `dense` long). Returns the
+/// number of bytes of the column section consumed up to the end of the values.
+fn decode_values(values: &Values<'_>, out: &mut [i64]) -> Result<usize, DecodeError> {
+    match *values {
+        Values::Raw { bytes, offset } => {
+            for (slot, chunk) in out.iter_mut().zip(bytes.chunks_exact(8)) {
+                *slot = i64::from_le_bytes(chunk.try_into().expect("chunks of 8"));
+            }
+            Ok(offset + bytes.len())
+        }
+        Values::Gorilla { t0, t1, stream, offset } => {
+            let bits = decode_gorilla(stream, offset, t0, t1, out)?;
+            Ok(offset + bits.div_ceil(8))
+        }
+    }
+}
+
+/// Spread dense values over the rows the bitmap marks non-null.
+fn scatter(bitmap: &[u8], row_count: usize, dense: &[i64], values: &mut [i64], validity: &mut [bool]) {
+    let mut next = 0;
+    for row in 0..row_count {
+        let null = (bitmap[row / 8] >> (row % 8)) & 1 == 1;
+        validity[row] = !null;
+        if null {
+            values[row] = 0;
+        } else {
+            values[row] = dense[next];
+            next += 1;
+        }
+    }
+}
+
+/// Decode a column into fresh vectors. Sizes them only after the header and
+/// every length it implies have been checked against the input.
+pub fn decode_column(column: &[u8], row_count: usize, gorilla_flag: bool) -> Result<Column, DecodeError> {
+    let layout = layout(column, row_count, gorilla_flag)?;
+    let mut values = vec![0i64; row_count];
+    let mut validity = vec![false; row_count];
+    let consumed = TimestampDecoder::new().decode_layout(&layout, &mut values, &mut validity)?;
+    Ok(Column { values, validity, consumed })
+}
+
+/// Sign-extend the low `width` bits of `payload`.
+#[inline(always)]
+fn sign_extend(payload: u64, width: u32) -> i64 {
+    ((payload << (64 - width)) as i64) >> (64 - width)
+}
+
+/// Decode a Gorilla body into `out` (n >= 3 values). Returns the number of
+/// bitstream bits consumed. `offset` is the bitstream's position in the
+/// column section, for error positions.
+fn decode_gorilla(stream: &[u8], offset: usize, t0: i64, t1: i64, out: &mut [i64]) -> Result<usize, DecodeError> {
+    let n = out.len();
+    debug_assert!(n >= 3);
+    out[0] = t0;
+    out[1] = t1;
+    let total_bits = stream.len() * 8;
+    let mut delta = t1.wrapping_sub(t0);
+    let mut t = t1;
+    let mut bit = 0usize;
+    let mut i = 2;
+    while i < n {
+        let byte = bit / 8;
+        let shift = bit % 8;
+        // A window of at least 57 valid bits while a full 8-byte load fits;
+        // near the end, the remaining bytes zero-padded and `valid` exact.
+        let (window, valid) = match stream.get(byte..byte + 8) {
+            Some(word) => (u64::from_le_bytes(word.try_into().expect("8 bytes")) >> shift, 64 - shift),
+            None => {
+                let mut word = [0u8; 8];
+                let tail = &stream[byte.min(stream.len())..];
+                word[..tail.len()].copy_from_slice(tail);
+                (u64::from_le_bytes(word) >> shift, total_bits - bit.min(total_bits))
+            }
+        };
+        let truncated = || DecodeError::TruncatedBitstream {
+            value_index: i,
+            offset: offset + byte,
+            bit: shift as u8,
+        };
+        if window & 1 == 0 {
+            // A run of `0` control bits: the delta repeats.
+            let run = (window.trailing_zeros() as usize).min(valid).min(n - i);
+            if run == 0 {
+                return Err(truncated());
+            }
+            for (k, slot) in out[i..i + run].iter_mut().enumerate() {
+                *slot = t.wrapping_add(delta.wrapping_mul(k as i64 + 1));
+            }
+            t = t.wrapping_add(delta.wrapping_mul(run as i64));
+            i += run;
+            bit += run;
+            continue;
+        }
+        // (bits consumed, payload width, payload position) for 10, 110, 1110, 1111.
+        let (len, width, at) = if window & 0b10 == 0 {
+            (9, 7, 2)
+        } else if window & 0b100 == 0 {
+            (12, 9, 3)
+        } else if window & 0b1000 == 0 {
+            (16, 12, 4)
+        } else {
+            (36, 32, 4)
+        };
+        if len > valid {
+            return Err(truncated());
+        }
+        let dod = sign_extend(window >> at, width);
+        delta = delta.wrapping_add(dod);
+        t = t.wrapping_add(delta);
+        out[i] = t;
+        i += 1;
+        bit += len;
+    }
+    Ok(bit)
+}
+
+/// The signature every QWP timestamp implementation shares.
+pub type DecodeFn =
+    fn(&mut TimestampDecoder, &[u8], usize, bool, &mut [i64], &mut [bool]) -> Result<usize, DecodeError>;
+
+/// Every implementation, best first.
+pub static IMPLEMENTATIONS: &[crate::Implementation<DecodeFn>] = &[crate::Implementation {
+    name: "word64",
+    is_available: crate::always,
+    func: TimestampDecoder::decode_into,
+}];

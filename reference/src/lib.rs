@@ -1,0 +1,10 @@
+//! Reference decoders and encoders for the formats crossdec verifies.
+//!
+//! Every decoder here is written from the byte-exact format notes, one bit or
+//! one character at a time, with no attempt at speed. They are the oracle the
+//! optimized kernels are held against, so they must stay obvious: no word
+//! buffers, no tables, no `unsafe`, and no dependency on the kernels crate.
+
+#![forbid(unsafe_code)]
+
+pub mod qwp;
