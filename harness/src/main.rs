@@ -1,1 +1,220 @@
-fn main() {}
+//! `crossdec`: run differential campaigns, check single inputs, gate
+//! cross-architecture runs.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use crossdec_harness::report::{self, Manifest, RunReport};
+use crossdec_harness::{families, gate, AnyFamily, RunOptions};
+
+#[derive(Parser)]
+#[command(name = "crossdec", version, about = "Prove optimized decoders agree with their reference, on every architecture")]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run differential campaigns (every family when no --family is given).
+    Run(RunArgs),
+    /// List families, their categories and implementations.
+    List,
+    /// Check one canonical input (hex) against every available implementation.
+    Check {
+        #[arg(long)]
+        family: String,
+        #[arg(long)]
+        hex: String,
+    },
+    /// Compare manifests from different targets; fail unless they agree.
+    Gate {
+        /// The native run's manifest.
+        #[arg(long)]
+        native: PathBuf,
+        /// Another target's manifest and its expected byte order: PATH@big or PATH@little.
+        #[arg(long = "cross", required = true)]
+        cross: Vec<String>,
+        /// Also fail if some registered kernel ran on none of the targets.
+        #[arg(long)]
+        require_all_kernels: bool,
+    },
+}
+
+#[derive(clap::Args, Default)]
+struct RunArgs {
+    /// Family to run (repeatable); all when omitted.
+    #[arg(long)]
+    family: Vec<String>,
+    /// Generator calls per category (a category scales this).
+    #[arg(long, env = "CROSSDEC_CASES", default_value_t = 200)]
+    cases: u64,
+    #[arg(long, env = "CROSSDEC_SEED", default_value_t = 1)]
+    seed: u64,
+    /// Only this implementation (repeatable).
+    #[arg(long = "impl")]
+    implementations: Vec<String>,
+    /// Only this category (repeatable).
+    #[arg(long)]
+    category: Vec<String>,
+    /// Directory for report.json and manifest.json.
+    #[arg(long, default_value = "crossdec-out")]
+    out: PathBuf,
+    /// No progress bar even on a terminal.
+    #[arg(long)]
+    no_progress: bool,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command.unwrap_or(Command::Run(RunArgs { cases: 200, seed: 1, out: "crossdec-out".into(), ..Default::default() })) {
+        Command::Run(args) => run(args),
+        Command::List => {
+            for f in families::all() {
+                println!("{}", f.name());
+                println!("  categories: {}", f.category_names().join(", "));
+                for (name, role, available) in f.implementation_list() {
+                    let role = format!("{role:?}").to_lowercase();
+                    println!("  {name:<24} {role:<6} {}", if available { "available" } else { "not available here" });
+                }
+            }
+            ExitCode::SUCCESS
+        }
+        Command::Check { family, hex } => {
+            let Some(f) = families::by_name(&family) else {
+                eprintln!("no family {family}");
+                return ExitCode::from(2);
+            };
+            let Ok(bytes) = hex::decode(hex.trim()) else {
+                eprintln!("--hex is not hex");
+                return ExitCode::from(2);
+            };
+            match f.check_bytes(&bytes) {
+                None => {
+                    eprintln!("not a valid {family} input");
+                    ExitCode::from(2)
+                }
+                Some(problems) if problems.is_empty() => {
+                    println!("every implementation agrees with the reference");
+                    ExitCode::SUCCESS
+                }
+                Some(problems) => {
+                    for p in problems {
+                        println!("{p}");
+                    }
+                    ExitCode::FAILURE
+                }
+            }
+        }
+        Command::Gate { native, cross, require_all_kernels } => gate_command(native, cross, require_all_kernels),
+    }
+}
+
+fn run(args: RunArgs) -> ExitCode {
+    // A panicking decoder is caught and reported as a failure with its
+    // message; the default hook would also print a backtrace per case.
+    std::panic::set_hook(Box::new(|_| {}));
+    let selected: Vec<Box<dyn AnyFamily>> = if args.family.is_empty() {
+        families::all()
+    } else {
+        let mut out = Vec::new();
+        for name in &args.family {
+            match families::by_name(name) {
+                Some(f) => out.push(f),
+                None => {
+                    let known: Vec<_> = families::all().iter().map(|f| f.name()).collect();
+                    eprintln!("no family {name}; known: {}", known.join(", "));
+                    return ExitCode::from(2);
+                }
+            }
+        }
+        out
+    };
+    let options = RunOptions {
+        cases: args.cases,
+        seed: args.seed,
+        implementations: args.implementations,
+        categories: args.category,
+        progress: !args.no_progress && std::io::stderr().is_terminal(),
+        ..RunOptions::default()
+    };
+    println!(
+        "crossdec {} on {} ({}-endian), seed {}, {} generator calls per category",
+        env!("CARGO_PKG_VERSION"),
+        crossdec_harness::TARGET,
+        report::endian(),
+        options.seed,
+        options.cases
+    );
+    let reports: Vec<_> = selected.iter().map(|f| f.run(&options)).collect();
+    print!("{}", report::summary(&reports));
+    let manifest = report::manifest(&reports, options.seed, options.cases);
+    let failures = manifest.failures;
+    if let Err(e) = write_outputs(&args.out, manifest, reports) {
+        eprintln!("could not write reports to {}: {e}", args.out.display());
+        return ExitCode::from(2);
+    }
+    if failures > 0 {
+        println!("FAILED: {failures} disagreements (reports in {})", args.out.display());
+        ExitCode::FAILURE
+    } else {
+        println!("ok: every implementation agreed (reports in {})", args.out.display());
+        ExitCode::SUCCESS
+    }
+}
+
+fn write_outputs(dir: &PathBuf, manifest: Manifest, families: Vec<crossdec_harness::FamilyReport>) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    std::fs::write(dir.join("manifest.json"), serde_json::to_string_pretty(&manifest)?)?;
+    let report = RunReport { manifest, families };
+    std::fs::write(dir.join("report.json"), serde_json::to_string_pretty(&report)?)?;
+    Ok(())
+}
+
+fn read_manifest(path: &std::path::Path) -> Result<Manifest, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn gate_command(native: PathBuf, cross: Vec<String>, require_all_kernels: bool) -> ExitCode {
+    let mut problems = Vec::new();
+    let native_manifest = match read_manifest(&native) {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("gate: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut all = vec![native_manifest.clone()];
+    for spec in &cross {
+        let Some((path, endian)) = spec.rsplit_once('@').filter(|(_, e)| *e == "big" || *e == "little") else {
+            eprintln!("gate: --cross takes PATH@big or PATH@little, not {spec}");
+            return ExitCode::from(2);
+        };
+        match read_manifest(path.as_ref()) {
+            Ok(m) => {
+                problems.extend(gate::compare(&native_manifest, &m, endian));
+                all.push(m);
+            }
+            Err(e) => problems.push(e),
+        }
+    }
+    if require_all_kernels {
+        problems.extend(gate::kernels_never_ran(&all));
+    }
+    for m in &all {
+        let cases: u64 = m.families.iter().flat_map(|f| f.cases_per_category.values()).sum();
+        println!("gate: {} ({}-endian): {} families, {} cases", m.target, m.target_endian, m.families.len(), cases);
+    }
+    if problems.is_empty() {
+        println!("gate: ok");
+        ExitCode::SUCCESS
+    } else {
+        for p in &problems {
+            println!("gate: FAIL: {p}");
+        }
+        ExitCode::FAILURE
+    }
+}

@@ -1,0 +1,150 @@
+//! The cross-architecture gate: a run elsewhere (s390x under QEMU, say) only
+//! counts if its manifest proves it ran there, ran everything, and agreed.
+//!
+//! Checks: the manifest's byte order is the expected one; neither run failed;
+//! every category of every family ran at least one case; both runs used the
+//! same seed and counts and produced the same digest per family; and,
+//! optionally, every registered kernel ran on at least one of the targets.
+
+use std::collections::BTreeSet;
+
+use crate::report::Manifest;
+
+/// Problems found comparing `cross` (expected to be `endian`) with `native`.
+pub fn compare(native: &Manifest, cross: &Manifest, endian: &str) -> Vec<String> {
+    let mut problems = Vec::new();
+    let who = format!("{} manifest", cross.target);
+    if cross.target_endian != endian {
+        problems.push(format!("{who} says {}-endian where {endian}-endian was expected", cross.target_endian));
+    }
+    for m in [native, cross] {
+        problems.extend(sanity(m));
+    }
+    if (native.seed, native.cases) != (cross.seed, cross.cases) {
+        problems.push(format!(
+            "{who} ran seed {} with {} cases, the native run seed {} with {}: digests cannot be compared",
+            cross.seed, cross.cases, native.seed, native.cases
+        ));
+    }
+    for nf in &native.families {
+        let Some(cf) = cross.families.iter().find(|f| f.family == nf.family) else {
+            problems.push(format!("{who} has no results for family {}", nf.family));
+            continue;
+        };
+        if nf.cases_per_category != cf.cases_per_category {
+            problems.push(format!(
+                "{}: cases per category differ: native {:?}, {} {:?}",
+                nf.family, nf.cases_per_category, cross.target, cf.cases_per_category
+            ));
+        }
+        if nf.digest != cf.digest {
+            problems.push(format!(
+                "{}: outcome digest differs: native {} ({}), {} {} ({})",
+                nf.family, nf.digest, native.target, cf.digest, cross.target, cross.target_endian
+            ));
+        }
+    }
+    problems
+}
+
+/// Problems a single manifest shows on its own.
+pub fn sanity(m: &Manifest) -> Vec<String> {
+    let mut problems = Vec::new();
+    if m.failures > 0 {
+        problems.push(format!("{} run had {} failures", m.target, m.failures));
+    }
+    if m.families.is_empty() {
+        problems.push(format!("{} manifest lists no families", m.target));
+    }
+    for f in &m.families {
+        if f.kernels_ran.is_empty() {
+            problems.push(format!("{} on {}: no kernel ran", f.family, m.target));
+        }
+        if f.cases_per_category.is_empty() {
+            problems.push(format!("{} on {}: no categories ran", f.family, m.target));
+        }
+        for (category, cases) in &f.cases_per_category {
+            if *cases == 0 {
+                problems.push(format!("{} on {}: category {category} ran zero cases", f.family, m.target));
+            }
+        }
+    }
+    problems
+}
+
+/// Kernels registered in some manifest that ran in none of them.
+pub fn kernels_never_ran(manifests: &[Manifest]) -> Vec<String> {
+    let mut registered = BTreeSet::new();
+    let mut ran = BTreeSet::new();
+    for m in manifests {
+        for f in &m.families {
+            registered.extend(f.kernels.iter().map(|k| (f.family.clone(), k.clone())));
+            ran.extend(f.kernels_ran.iter().map(|k| (f.family.clone(), k.clone())));
+        }
+    }
+    registered.difference(&ran).map(|(f, k)| format!("{f}: kernel {k} ran on no target")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::FamilyManifest;
+    use std::collections::BTreeMap;
+
+    fn manifest(target: &str, endian: &str, digest: &str, cases: u64) -> Manifest {
+        Manifest {
+            crossdec_version: "0".into(),
+            target: target.into(),
+            target_endian: endian.into(),
+            seed: 1,
+            cases: 10,
+            failures: 0,
+            families: vec![FamilyManifest {
+                family: "f".into(),
+                implementations: BTreeMap::from([("k".into(), true)]),
+                kernels: vec!["k".into(), "simd".into()],
+                kernels_ran: vec!["k".into()],
+                cases_per_category: BTreeMap::from([("c".into(), cases)]),
+                digest: digest.into(),
+                failures: 0,
+            }],
+        }
+    }
+
+    #[test]
+    fn agreeing_big_endian_run_passes() {
+        let native = manifest("x86_64", "little", "d", 5);
+        let cross = manifest("s390x", "big", "d", 5);
+        assert_eq!(compare(&native, &cross, "big"), Vec::<String>::new());
+    }
+
+    #[test]
+    fn little_endian_where_big_expected_fails() {
+        let native = manifest("x86_64", "little", "d", 5);
+        let cross = manifest("s390x", "little", "d", 5);
+        let problems = compare(&native, &cross, "big");
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(problems[0].contains("little-endian where big-endian"));
+    }
+
+    #[test]
+    fn zero_cases_and_digest_mismatch_fail() {
+        let native = manifest("x86_64", "little", "d", 5);
+        let cross = manifest("s390x", "big", "e", 0);
+        let problems = compare(&native, &cross, "big");
+        assert!(problems.iter().any(|p| p.contains("ran zero cases")), "{problems:?}");
+        assert!(problems.iter().any(|p| p.contains("digest differs")), "{problems:?}");
+        assert!(problems.iter().any(|p| p.contains("cases per category differ")), "{problems:?}");
+    }
+
+    #[test]
+    fn failures_and_missing_kernels_are_reported() {
+        let mut m = manifest("x86_64", "little", "d", 5);
+        m.failures = 2;
+        assert!(sanity(&m).iter().any(|p| p.contains("2 failures")));
+        assert_eq!(kernels_never_ran(&[m.clone()]), vec!["f: kernel simd ran on no target".to_string()]);
+        let mut other = manifest("aarch64", "little", "d", 5);
+        other.families[0].kernels_ran.push("simd".into());
+        assert!(kernels_never_ran(&[m, other]).is_empty());
+    }
+}
