@@ -10,7 +10,10 @@
 
 #![deny(unsafe_op_in_unsafe_fn)]
 
+pub mod bytea;
+pub mod cube;
 pub mod qwp;
+pub mod tsfile;
 
 /// One implementation of a family's decoding function.
 #[derive(Clone, Copy)]

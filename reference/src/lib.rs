@@ -7,4 +7,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod bytea;
+pub mod cube;
 pub mod qwp;
+pub mod tsfile;

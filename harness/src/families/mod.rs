@@ -3,11 +3,19 @@
 
 use crate::engine::{AnyFamily, Erased};
 
+pub mod bytea;
+pub mod cube;
 pub mod qwp;
+pub mod tsfile;
 
 /// Every family, in the order `crossdec run` runs them.
 pub fn all() -> Vec<Box<dyn AnyFamily>> {
-    vec![Box::new(Erased(qwp::QwpTimestamps))]
+    let mut all: Vec<Box<dyn AnyFamily>> = vec![Box::new(Erased(qwp::QwpTimestamps))];
+    // bytea families
+    // tsfile families
+    // cube families
+    all.extend(Vec::<Box<dyn AnyFamily>>::new());
+    all
 }
 
 /// The family called `name`.
