@@ -369,3 +369,146 @@ pub static IMPLEMENTATIONS: &[crate::Implementation<DecodeFn>] = &[crate::Implem
     is_available: crate::always,
     func: TimestampDecoder::decode_into,
 }];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Column bytes: no bitmap, Gorilla, the given seeds and bitstream.
+    fn gorilla(t0: i64, t1: i64, stream: &[u8]) -> Vec<u8> {
+        let mut c = vec![0, 1];
+        c.extend_from_slice(&t0.to_le_bytes());
+        c.extend_from_slice(&t1.to_le_bytes());
+        c.extend_from_slice(stream);
+        c
+    }
+
+    #[test]
+    fn known_answer_vectors() {
+        // [0, 10, 25]: DoD 5 in the 7-bit bucket.
+        let col = decode_column(&gorilla(0, 10, &[0x15, 0x00]), 3, true).unwrap();
+        assert_eq!(col.values, [0, 10, 25]);
+        assert_eq!(col.validity, [true; 3]);
+        assert_eq!(col.consumed, 20);
+        assert_eq!(decode_column(&gorilla(0, 0, &[0x05, 0x00]), 3, true).unwrap().values, [0, 0, 1]);
+        assert_eq!(decode_column(&gorilla(0, 0, &[0x01, 0x01]), 3, true).unwrap().values, [0, 0, -64]);
+    }
+
+    #[test]
+    fn wrapping_dense_edge() {
+        // [MIN+1, MAX, MAX-2, MAX-4]: d1 wraps to -2, then DoDs 0, 0.
+        let col = decode_column(&gorilla(i64::MIN + 1, i64::MAX, &[0x00]), 4, true).unwrap();
+        assert_eq!(col.values, [i64::MIN + 1, i64::MAX, i64::MAX - 2, i64::MAX - 4]);
+        assert_eq!(col.consumed, 19);
+    }
+
+    #[test]
+    fn long_zero_runs_span_many_words() {
+        // 1000 repeated deltas: 1000 zero bits over 125 bytes.
+        let col = decode_column(&gorilla(5, 8, &[0; 125]), 1002, true).unwrap();
+        assert!(col.values.iter().enumerate().all(|(i, v)| *v == 5 + 3 * i as i64));
+        assert_eq!(col.consumed, 18 + 125);
+    }
+
+    #[test]
+    fn every_bucket_width() {
+        // DoD -2048 (1110 + 12 bits) then i32::MIN (1111 + 32 bits), bit-packed by hand.
+        let mut bits: Vec<u8> = vec![1, 1, 1, 0];
+        bits.extend((0..12).map(|i| ((-2048i64 as u64) >> i & 1) as u8));
+        bits.extend([1, 1, 1, 1]);
+        bits.extend((0..32).map(|i| ((i32::MIN as i64 as u64) >> i & 1) as u8));
+        bits.extend([1, 1, 0]); // DoD 255 in the 9-bit bucket
+        bits.extend((0..9).map(|i| (255u64 >> i & 1) as u8));
+        let mut stream = vec![0u8; bits.len().div_ceil(8)];
+        for (k, b) in bits.iter().enumerate() {
+            stream[k / 8] |= b << (k % 8);
+        }
+        let col = decode_column(&gorilla(100, 100, &stream), 5, true).unwrap();
+        let d2 = -2048i64;
+        let d3 = d2 + i32::MIN as i64;
+        let d4 = d3 + 255;
+        assert_eq!(col.values, [100, 100, 100 + d2, 100 + d2 + d3, 100 + d2 + d3 + d4]);
+    }
+
+    #[test]
+    fn nulls_scatter_and_raw() {
+        // 10 rows, rows 1 and 9 null: bitmap 0b0000_0010, 0b0000_0010.
+        let mut c = vec![1, 0b10, 0b10, 0];
+        for v in 0..8i64 {
+            c.extend_from_slice(&(v * 7).to_le_bytes());
+        }
+        let col = decode_column(&c, 10, true).unwrap();
+        assert_eq!(col.values, [0, 0, 7, 14, 21, 28, 35, 42, 49, 0]);
+        assert_eq!(col.validity, [true, false, true, true, true, true, true, true, true, false]);
+        assert_eq!(col.consumed, c.len());
+        // Without FLAG_GORILLA there is no encoding byte.
+        let col = decode_column(&c[..3].iter().chain(&c[4..]).copied().collect::<Vec<_>>(), 10, false).unwrap();
+        assert_eq!(col.values[8], 49);
+    }
+
+    #[test]
+    fn every_error_variant() {
+        let e = |c: &[u8], rows, flag| decode_column(c, rows, flag).unwrap_err();
+        assert_eq!(e(&[0], MAX_ROWS + 1, false), DecodeError::RowCountOverCap { row_count: MAX_ROWS + 1 });
+        assert_eq!(e(&[], 0, false), DecodeError::Truncated { section: Section::NullFlag, offset: 0 });
+        assert_eq!(e(&[2], 0, false), DecodeError::InvalidNullFlag { flag: 2, offset: 0 });
+        assert_eq!(e(&[1, 0], 9, false), DecodeError::Truncated { section: Section::Bitmap, offset: 1 });
+        assert_eq!(e(&[1, 0], 8, true), DecodeError::Truncated { section: Section::Encoding, offset: 2 });
+        assert_eq!(e(&[0, 9], 0, true), DecodeError::UnknownEncoding { encoding: 9, offset: 1 });
+        assert_eq!(e(&[0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9], 2, true), DecodeError::Truncated { section: Section::RawValue, offset: 10 });
+        assert_eq!(e(&[0, 1], 2, true), DecodeError::TooFewGorillaValues { count: 2, offset: 1 });
+        assert_eq!(e(&[0, 1, 0, 0], 3, true), DecodeError::TruncatedSeed { index: 0, offset: 2 });
+        assert_eq!(e(&[0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0], 3, true), DecodeError::TruncatedSeed { index: 1, offset: 10 });
+        assert_eq!(
+            e(&gorilla(0, 0, &[0]), 11, true),
+            DecodeError::StreamTooShort { needed_bits: 9, available: 1, offset: 18 }
+        );
+        // Eight zero bits, then a 9-bit DoD with only 8 bits left: value 10 starts at byte 19 bit 0.
+        assert_eq!(
+            e(&gorilla(0, 0, &[0, 0x01]), 11, true),
+            DecodeError::TruncatedBitstream { value_index: 10, offset: 19, bit: 0 }
+        );
+        // Padding is not read as zeros: 3 bits of a 36-bit DoD, then nothing.
+        assert_eq!(
+            e(&gorilla(0, 0, &[0b1111_0000, 0, 0]), 10, true),
+            DecodeError::TruncatedBitstream { value_index: 6, offset: 18, bit: 4 }
+        );
+        let mut decoder = TimestampDecoder::new();
+        assert_eq!(
+            decoder.decode_into(&[0], 4, false, &mut [0; 3], &mut [true; 4]),
+            Err(DecodeError::OutputTooSmall { row_count: 4, values: 3, validity: 4 })
+        );
+    }
+
+    #[test]
+    fn decoder_reuse_grows_its_scratch() {
+        let mut decoder = TimestampDecoder::new();
+        let mut values = vec![0i64; 40];
+        let mut validity = vec![false; 40];
+        for rows in [3usize, 10, 2, 33] {
+            // Row 0 null, the rest a constant interval, Gorilla-encoded.
+            let dense = rows - 1;
+            let mut c = vec![1u8];
+            let mut bitmap = vec![0u8; rows.div_ceil(8)];
+            bitmap[0] = 1;
+            c.extend_from_slice(&bitmap);
+            if dense >= 3 {
+                c.push(1);
+                c.extend_from_slice(&10i64.to_le_bytes());
+                c.extend_from_slice(&20i64.to_le_bytes());
+                c.extend(std::iter::repeat_n(0u8, (dense - 2).div_ceil(8)));
+            } else {
+                c.push(0);
+                for k in 0..dense as i64 {
+                    c.extend_from_slice(&(10 + 10 * k).to_le_bytes());
+                }
+            }
+            let consumed = decoder.decode_into(&c, rows, true, &mut values, &mut validity).unwrap();
+            assert_eq!(consumed, c.len());
+            assert!(!validity[0]);
+            for row in 1..rows {
+                assert_eq!(values[row], 10 * row as i64, "rows {rows} row {row}");
+            }
+        }
+    }
+}

@@ -28,8 +28,8 @@ pub struct QwpInput {
 pub struct QwpValue {
     pub values: Vec<i64>,
     pub validity: Vec<bool>,
-    /// Bytes consumed; `None` for a peer that does not report it.
-    pub consumed: Option<usize>,
+    /// Bytes of the column section consumed.
+    pub consumed: usize,
 }
 
 /// A decode error in comparable form: kind and position.
@@ -149,7 +149,7 @@ impl KernelAdapter {
             .map(|consumed| QwpValue {
                 values: self.values[..rows].to_vec(),
                 validity: self.validity[..rows].to_vec(),
-                consumed: Some(consumed),
+                consumed,
             })
             .map_err(QwpFault::from);
         Decoded { outcome, buffer_faults }
@@ -175,7 +175,7 @@ impl Family for QwpTimestamps {
 
     fn reference(&self, input: &QwpInput) -> Outcome<Self> {
         reference::decode_column(&input.column, input.row_count as usize, input.gorilla_flag)
-            .map(|c| QwpValue { values: c.values, validity: c.validity, consumed: Some(c.consumed) })
+            .map(|c| QwpValue { values: c.values, validity: c.validity, consumed: c.consumed })
             .map_err(QwpFault::from)
     }
 
@@ -200,7 +200,7 @@ impl Family for QwpTimestamps {
             |input: &QwpInput, _canary: u8| {
                 Decoded::clean(
                     kernel::decode_column(&input.column, input.row_count as usize, input.gorilla_flag)
-                        .map(|c| QwpValue { values: c.values, validity: c.validity, consumed: Some(c.consumed) })
+                        .map(|c| QwpValue { values: c.values, validity: c.validity, consumed: c.consumed })
                         .map_err(QwpFault::from),
                 )
             }
@@ -231,7 +231,7 @@ impl Family for QwpTimestamps {
                     out.extend_from_slice(&x.to_le_bytes());
                 }
                 out.extend(v.validity.iter().map(|b| *b as u8));
-                u(out, v.consumed.unwrap_or(usize::MAX));
+                u(out, v.consumed);
             }
             Err(e) => {
                 out.push(1);
@@ -271,16 +271,6 @@ impl Family for QwpTimestamps {
     fn allowed_differences(&self) -> Vec<AllowedDifference<Self>> {
         vec![
             AllowedDifference {
-                id: "questdb-rs-consumed-unreported",
-                implementation: "questdb-rs",
-                reason: "questdb-rs decodes a whole RESULT_BATCH and does not say how many bytes one column \
-                         consumed; its values and validity must still match exactly",
-                applies: |_, expected, got| match (expected, got) {
-                    (Ok(e), Ok(g)) => g.consumed.is_none() && e.values == g.values && e.validity == g.validity,
-                    _ => false,
-                },
-            },
-            AllowedDifference {
                 id: "questdb-rs-error-messages",
                 implementation: "questdb-rs",
                 reason: "questdb-rs reports errors as messages without our kinds or byte offsets: an error \
@@ -295,7 +285,7 @@ impl Family for QwpTimestamps {
                          trailing bytes, as a whole-message decoder should",
                 applies: |input, expected, got| match (expected, got) {
                     (Ok(e), Err(QwpFault::Peer(message))) => {
-                        e.consumed.is_some_and(|c| c < input.column.len()) && message.contains("trailing bytes")
+                        e.consumed < input.column.len() && message.contains("trailing bytes")
                     }
                     _ => false,
                 },
@@ -322,7 +312,9 @@ fn questdb_peer() -> Implementation<QwpTimestamps> {
                     .map(|rows| QwpValue {
                         values: rows.iter().map(|v| v.unwrap_or(0)).collect(),
                         validity: rows.iter().map(Option::is_some).collect(),
-                        consumed: None,
+                        // questdb-rs rejects trailing bytes after the last
+                        // column, so a success consumed the whole section.
+                        consumed: input.column.len(),
                     })
                     .map_err(QwpFault::Peer),
             )
