@@ -12,7 +12,7 @@ use crossdec_reference::qwp as reference;
 use crate::canary;
 use crate::engine::{AllowedDifference, Case, CaseRng, Category, Decoded, Family, Implementation, Outcome, Role};
 
-pub use generate::Shape;
+pub use generate::{series, Shape};
 
 /// One column section and what its caller knows about it.
 #[derive(Debug, Clone, PartialEq, Eq)]
