@@ -440,6 +440,10 @@ fn describe<T: Debug>(r: &Result<T, String>) -> String {
     }
 }
 
+/// One generator call: its index, each case's result, and the cases kept
+/// for minimizing (only when one of them failed).
+type CallResult<I> = (u64, Vec<CaseResult>, Vec<Case<I>>);
+
 struct CaseResult {
     digest: [u8; 32],
     steps: u64,
@@ -610,7 +614,7 @@ pub fn run_family<F: Family>(family: &F, options: &RunOptions) -> FamilyReport {
 
     for category in &categories {
         bar.set_message(category.name);
-        let results: Vec<(u64, Vec<CaseResult>, Vec<Case<F::Input>>)> = (0..calls(category))
+        let results: Vec<CallResult<F::Input>> = (0..calls(category))
             .into_par_iter()
             .map(|index| {
                 let mut rng = case_rng(options.seed, family.name(), category.name, index);
