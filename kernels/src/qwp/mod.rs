@@ -588,6 +588,51 @@ mod tests {
         );
     }
 
+    /// Packs DoDs into an LSB-first bitstream (for tests: the kernel never encodes).
+    fn pack(dods: &[i64]) -> Vec<u8> {
+        let mut bits: Vec<u8> = Vec::new();
+        for &dod in dods {
+            let (prefix, width): (&[u8], usize) = match dod {
+                0 => (&[0], 0),
+                -64..=63 => (&[1, 0], 7),
+                -256..=255 => (&[1, 1, 0], 9),
+                -2048..=2047 => (&[1, 1, 1, 0], 12),
+                _ => (&[1, 1, 1, 1], 32),
+            };
+            bits.extend_from_slice(prefix);
+            bits.extend((0..width).map(|k| ((dod as u64) >> k & 1) as u8));
+        }
+        let mut out = vec![0u8; bits.len().div_ceil(8)];
+        for (k, b) in bits.iter().enumerate() {
+            out[k / 8] |= b << (k % 8);
+        }
+        out
+    }
+
+    /// Long streams of short DoDs (decoded four at a time) mixed with every
+    /// other bucket, so the four-at-a-time path meets every buffer fill level
+    /// and the end of the buffered phase.
+    #[test]
+    fn short_dod_runs_at_every_alignment() {
+        let pattern = [5i64, -200, 63, -64, 255, -256, 0, 7, 2047, -9, 100_000, 1, 2, 3];
+        for len in [1usize, 3, 4, 5, 8, 9, 50, 200, 1001] {
+            for skew in 0..pattern.len() {
+                let dods: Vec<i64> = (0..len).map(|k| if k % 7 == 3 { pattern[(k + skew) % pattern.len()] } else { [17, -90, 40, 250][(k + skew) % 4] }).collect();
+                let stream = pack(&dods);
+                let (t0, t1) = (-7i64, 1_000_000i64);
+                let mut expected = vec![t0, t1];
+                let mut d = t1 - t0;
+                for dod in &dods {
+                    d += dod;
+                    expected.push(expected.last().unwrap() + d);
+                }
+                let col = decode_column(&gorilla(t0, t1, &stream), len + 2, true).unwrap();
+                assert_eq!(col.values, expected, "len {len} skew {skew}");
+                assert_eq!(col.consumed, 18 + stream.len());
+            }
+        }
+    }
+
     #[test]
     fn decoder_reuse_grows_its_scratch() {
         let mut decoder = TimestampDecoder::new();
