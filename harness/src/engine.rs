@@ -170,6 +170,51 @@ pub trait Family: Send + Sync + 'static {
     fn allowed_differences(&self) -> Vec<AllowedDifference<Self>> {
         Vec::new()
     }
+    /// A case built from fuzzer bytes, for structured fuzzing. The default
+    /// lets the bytes pick a category, a call index and a seed for the
+    /// family's own generators, then applies up to three byte-level
+    /// mutations to one step's canonical serialization. Families override it
+    /// to build values and shape directly.
+    fn arbitrary_case(&self, u: &mut arbitrary::Unstructured<'_>) -> arbitrary::Result<Case<Self::Input>> {
+        generated_case(self, u)
+    }
+}
+
+/// The default [`Family::arbitrary_case`]: a generated case, maybe mutated.
+pub fn generated_case<F: Family + ?Sized>(family: &F, u: &mut arbitrary::Unstructured<'_>) -> arbitrary::Result<Case<F::Input>> {
+    let categories = family.categories();
+    let category = u.choose(&categories)?.name;
+    let index = u.int_in_range(0..=10_000u64)?;
+    let seed: u64 = u.arbitrary()?;
+    let cases = family.generate(category, index, &mut case_rng(seed, family.name(), category, index));
+    let mut case = u.choose(&cases)?.clone();
+    for _ in 0..u.int_in_range(0..=3u8)? {
+        let step = u.choose_index(case.steps.len())?;
+        let mut bytes = Vec::new();
+        family.write_input(&case.steps[step], &mut bytes);
+        mutate_bytes(u, &mut bytes)?;
+        if let Some(input) = family.parse_input(&bytes) {
+            case.steps[step] = input;
+        }
+    }
+    Ok(case)
+}
+
+/// One byte-level mutation chosen by the fuzzer: flip a bit, set a byte,
+/// truncate, or insert a byte.
+pub fn mutate_bytes(u: &mut arbitrary::Unstructured<'_>, bytes: &mut Vec<u8>) -> arbitrary::Result<()> {
+    if bytes.is_empty() {
+        bytes.push(u.arbitrary()?);
+        return Ok(());
+    }
+    let at = u.choose_index(bytes.len())?;
+    match u.int_in_range(0..=3u8)? {
+        0 => bytes[at] ^= 1 << u.int_in_range(0..=7u8)?,
+        1 => bytes[at] = u.arbitrary()?,
+        2 => bytes.truncate(at),
+        _ => bytes.insert(at, u.arbitrary()?),
+    }
+    Ok(())
 }
 
 /// How to run a campaign.
@@ -281,8 +326,14 @@ pub trait AnyFamily: Send + Sync {
     fn implementation_list(&self) -> Vec<(String, Role, bool)>;
     fn run(&self, options: &RunOptions) -> FamilyReport;
     /// Check one serialized input (a corpus or crash file) against every
-    /// available implementation. `None` if the bytes do not parse as an input.
-    fn check_bytes(&self, bytes: &[u8]) -> Option<Vec<String>>;
+    /// available implementation (peers too when `peers`). `None` if the
+    /// bytes do not parse as an input; otherwise the disagreements found.
+    fn check_bytes(&self, bytes: &[u8], peers: bool) -> Option<Vec<String>>;
+    /// Check the case [`Family::arbitrary_case`] builds from fuzzer bytes.
+    /// `None` if the bytes are too short to build one.
+    fn check_structured(&self, data: &[u8], peers: bool) -> Option<Vec<String>>;
+    /// Canonical serializations of the steps of generated cases, for seed corpora.
+    fn corpus(&self, cases: u64, seed: u64) -> Vec<(String, Vec<u8>)>;
 }
 
 /// Wraps a [`Family`] as an [`AnyFamily`].
@@ -301,26 +352,47 @@ impl<F: Family> AnyFamily for Erased<F> {
     fn run(&self, options: &RunOptions) -> FamilyReport {
         run_family(&self.0, options)
     }
-    fn check_bytes(&self, bytes: &[u8]) -> Option<Vec<String>> {
+    fn check_bytes(&self, bytes: &[u8], peers: bool) -> Option<Vec<String>> {
         let input = self.0.parse_input(bytes)?;
-        let impls: Vec<_> = self.0.implementations().into_iter().filter(|i| i.available).collect();
-        let allowed = self.0.allowed_differences();
-        let case = Case::one(input);
-        let mut problems = Vec::new();
-        for imp in &impls {
-            if let Some(m) = first_mismatch(&self.0, &case, imp, &allowed) {
-                problems.push(format!(
-                    "{}: step {}: expected {} got {}{}",
-                    imp.name,
-                    m.step,
-                    m.expected,
-                    m.got,
-                    fault_suffix(&m.buffer_faults)
-                ));
+        Some(check_case(&self.0, &Case::one(input), peers))
+    }
+    fn check_structured(&self, data: &[u8], peers: bool) -> Option<Vec<String>> {
+        let mut u = arbitrary::Unstructured::new(data);
+        let case = self.0.arbitrary_case(&mut u).ok()?;
+        Some(check_case(&self.0, &case, peers))
+    }
+    fn corpus(&self, cases: u64, seed: u64) -> Vec<(String, Vec<u8>)> {
+        let mut out = Vec::new();
+        for category in self.0.categories() {
+            let calls = ((cases as f64) * category.scale).ceil().max(1.0) as u64;
+            for index in 0..calls {
+                let generated = self.0.generate(category.name, index, &mut case_rng(seed, self.0.name(), category.name, index));
+                for (sub, case) in generated.iter().enumerate() {
+                    for (step, input) in case.steps.iter().enumerate() {
+                        let mut bytes = Vec::new();
+                        self.0.write_input(input, &mut bytes);
+                        out.push((format!("{}-{index}-{sub}-{step}", category.name), bytes));
+                    }
+                }
             }
         }
-        Some(problems)
+        out
     }
+}
+
+/// Every available implementation (and peer, if asked) against the reference.
+fn check_case<F: Family>(family: &F, case: &Case<F::Input>, peers: bool) -> Vec<String> {
+    let allowed = family.allowed_differences();
+    family
+        .implementations()
+        .iter()
+        .filter(|i| i.available && (peers || i.role == Role::Kernel))
+        .filter_map(|imp| {
+            first_mismatch(family, case, imp, &allowed).map(|m| {
+                format!("{}: step {}: expected {} got {}{}", imp.name, m.step, m.expected, m.got, fault_suffix(&m.buffer_faults))
+            })
+        })
+        .collect()
 }
 
 fn fault_suffix(faults: &[String]) -> String {

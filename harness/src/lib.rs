@@ -5,6 +5,7 @@
 pub mod canary;
 pub mod engine;
 pub mod families;
+pub mod fuzzing;
 pub mod gate;
 pub mod report;
 

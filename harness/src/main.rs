@@ -29,6 +29,34 @@ enum Command {
         #[arg(long)]
         hex: String,
     },
+    /// Write a seed corpus for a fuzz target from the family's generators.
+    Corpus {
+        #[arg(long)]
+        family: String,
+        #[arg(long)]
+        out: PathBuf,
+        /// Generator calls per category.
+        #[arg(long, default_value_t = 20)]
+        cases: u64,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// raw (canonical inputs) or structured (byte strings for the structured target).
+        #[arg(long, default_value = "raw")]
+        mode: String,
+    },
+    /// Replay corpus or crash files through the differential engine, without
+    /// libFuzzer (on any target, under QEMU or Miri). The fuzz target comes
+    /// from --target, else --family (its raw target), else each file's
+    /// directory name (fuzz/corpus/<target>/...).
+    Replay {
+        paths: Vec<PathBuf>,
+        #[arg(long)]
+        target: Option<String>,
+        #[arg(long)]
+        family: Option<String>,
+    },
+    /// List the fuzz targets: name, family, mode, peers.
+    FuzzTargets,
     /// Compare manifests from different targets; fail unless they agree.
     Gate {
         /// The native run's manifest.
@@ -91,7 +119,7 @@ fn main() -> ExitCode {
                 eprintln!("--hex is not hex");
                 return ExitCode::from(2);
             };
-            match f.check_bytes(&bytes) {
+            match f.check_bytes(&bytes, true) {
                 None => {
                     eprintln!("not a valid {family} input");
                     ExitCode::from(2)
@@ -109,6 +137,129 @@ fn main() -> ExitCode {
             }
         }
         Command::Gate { native, cross, require_all_kernels } => gate_command(native, cross, require_all_kernels),
+        Command::FuzzTargets => {
+            for t in crossdec_harness::fuzzing::TARGETS {
+                let mode = format!("{:?}", t.mode).to_lowercase();
+                println!("{} {} {} {}", t.name, t.family, mode, if t.peers { "peers" } else { "kernels" });
+            }
+            ExitCode::SUCCESS
+        }
+        Command::Corpus { family, out, cases, seed, mode } => corpus_command(&family, &out, cases, seed, &mode),
+        Command::Replay { paths, target, family } => replay_command(&paths, target, family),
+    }
+}
+
+fn corpus_command(family: &str, out: &std::path::Path, cases: u64, seed: u64, mode: &str) -> ExitCode {
+    use rand::{Rng, SeedableRng};
+    let Some(f) = families::by_name(family) else {
+        eprintln!("no family {family}");
+        return ExitCode::from(2);
+    };
+    let entries: Vec<(String, Vec<u8>)> = match mode {
+        "raw" => f.corpus(cases, seed),
+        "structured" => {
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+            (0..cases * 10)
+                .map(|i| {
+                    let len = rng.gen_range(8..600);
+                    (format!("random-{i}"), (0..len).map(|_| rng.gen()).collect())
+                })
+                .collect()
+        }
+        other => {
+            eprintln!("--mode is raw or structured, not {other}");
+            return ExitCode::from(2);
+        }
+    };
+    if let Err(e) = std::fs::create_dir_all(out) {
+        eprintln!("{}: {e}", out.display());
+        return ExitCode::from(2);
+    }
+    let mut seen = std::collections::HashSet::new();
+    let mut written = 0;
+    for (name, bytes) in entries {
+        if !seen.insert(bytes.clone()) {
+            continue;
+        }
+        if let Err(e) = std::fs::write(out.join(name), &bytes) {
+            eprintln!("{}: {e}", out.display());
+            return ExitCode::from(2);
+        }
+        written += 1;
+    }
+    println!("wrote {written} distinct {mode} inputs for {family} to {}", out.display());
+    ExitCode::SUCCESS
+}
+
+fn files_under(path: &std::path::Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    if path.is_dir() {
+        let mut entries: Vec<_> = std::fs::read_dir(path)?.collect::<Result<_, _>>()?;
+        entries.sort_by_key(|e| e.path());
+        for e in entries {
+            files_under(&e.path(), out)?;
+        }
+    } else {
+        out.push(path.to_path_buf());
+    }
+    Ok(())
+}
+
+fn replay_command(paths: &[PathBuf], target: Option<String>, family: Option<String>) -> ExitCode {
+    use crossdec_harness::fuzzing;
+    let fixed = match (&target, &family) {
+        (Some(t), _) => match fuzzing::target(t) {
+            Some(t) => Some(t),
+            None => {
+                eprintln!("no fuzz target {t}");
+                return ExitCode::from(2);
+            }
+        },
+        (None, Some(f)) => match fuzzing::TARGETS.iter().find(|t| t.family == f && t.mode == fuzzing::Mode::Raw && !t.peers) {
+            Some(t) => Some(t),
+            None => {
+                eprintln!("no raw fuzz target for family {f}");
+                return ExitCode::from(2);
+            }
+        },
+        (None, None) => None,
+    };
+    let mut files = Vec::new();
+    for p in paths {
+        if let Err(e) = files_under(p, &mut files) {
+            eprintln!("{}: {e}", p.display());
+            return ExitCode::from(2);
+        }
+    }
+    let (mut agreed, mut ignored, mut failed) = (0, 0, 0);
+    for file in &files {
+        let target = fixed.or_else(|| {
+            file.ancestors().skip(1).find_map(|a| a.file_name().and_then(|n| n.to_str()).and_then(fuzzing::target))
+        });
+        let Some(target) = target else {
+            eprintln!("{}: no fuzz target (use --target or put it under a directory named after one)", file.display());
+            return ExitCode::from(2);
+        };
+        let bytes = match std::fs::read(file) {
+            Ok(b) => b,
+            Err(e) => {
+                eprintln!("{}: {e}", file.display());
+                return ExitCode::from(2);
+            }
+        };
+        match fuzzing::check(target, &bytes) {
+            Ok(true) => agreed += 1,
+            Ok(false) => ignored += 1,
+            Err(problem) => {
+                failed += 1;
+                println!("FAIL {} ({}): {problem}", file.display(), target.name);
+            }
+        }
+    }
+    println!("replayed {} files: {agreed} agreed, {ignored} not an input, {failed} disagreed", files.len());
+    if failed > 0 || files.is_empty() {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
     }
 }
 

@@ -137,22 +137,22 @@ pub fn decode_column(bytes: &[u8], row_count: usize, gorilla_flag: bool) -> Resu
     let mut r = Reader { bytes, pos: 0 };
 
     let flag = r.byte(Section::NullFlag)?;
-    let mut is_null = vec![false; row_count];
-    match flag {
-        0 => {}
+    // The bitmap, if any; nothing is sized from row_count until every length
+    // it implies has been checked against the input.
+    let bitmap: &[u8] = match flag {
+        0 => &[],
         1 => {
             let bitmap_len = row_count.div_ceil(8);
             if bytes.len() - r.pos < bitmap_len {
                 return Err(QwpError::Truncated { section: Section::Bitmap, offset: r.pos });
             }
-            for (row, null) in is_null.iter_mut().enumerate() {
-                *null = (bytes[r.pos + row / 8] >> (row % 8)) & 1 == 1;
-            }
             r.pos += bitmap_len;
+            &bytes[r.pos - bitmap_len..r.pos]
         }
         other => return Err(QwpError::InvalidNullFlag { flag: other, offset: 0 }),
-    }
-    let n = is_null.iter().filter(|null| !**null).count();
+    };
+    let is_null = |row: usize| flag == 1 && (bitmap[row / 8] >> (row % 8)) & 1 == 1;
+    let n = (0..row_count).filter(|row| !is_null(*row)).count();
 
     let mut gorilla = false;
     let encoding_offset = r.pos;
@@ -179,11 +179,13 @@ pub fn decode_column(bytes: &[u8], row_count: usize, gorilla_flag: bool) -> Resu
     };
 
     let mut values = Vec::with_capacity(row_count);
+    let mut validity = Vec::with_capacity(row_count);
     let mut next = dense.into_iter();
-    for null in &is_null {
-        values.push(if *null { 0 } else { next.next().expect("one dense value per non-null row") });
+    for row in 0..row_count {
+        let null = is_null(row);
+        values.push(if null { 0 } else { next.next().expect("one dense value per non-null row") });
+        validity.push(!null);
     }
-    let validity = is_null.iter().map(|null| !null).collect();
     Ok(Column { values, validity, consumed: r.pos })
 }
 

@@ -4,6 +4,7 @@
 #[cfg(target_arch = "x86_64")]
 pub mod questdb;
 
+mod fuzz;
 mod generate;
 
 use crossdec_kernels::qwp as kernel;
@@ -126,9 +127,11 @@ struct KernelAdapter {
 impl KernelAdapter {
     fn decode(&mut self, input: &QwpInput, canary_byte: u8) -> Decoded<QwpTimestamps> {
         let rows = input.row_count as usize;
-        // Never size caller buffers from an over-cap count: the kernel must
-        // reject it before looking at the buffers.
-        let want = rows.min(kernel::MAX_ROWS) + SLACK;
+        // A valid column needs at least one bit per row (bitmap, raw value or
+        // Gorilla DoD), so a caller never needs more than 8 rows per input
+        // byte; the kernel rejects larger claims before looking at the
+        // buffers. Sizing by that bound keeps hostile counts cheap to fuzz.
+        let want = rows.min(kernel::MAX_ROWS).min(input.column.len().saturating_mul(8)) + SLACK;
         if self.values.len() < want {
             self.values.resize(want, 0);
             self.validity.resize(want, false);
@@ -137,7 +140,7 @@ impl KernelAdapter {
         self.values.fill(cv);
         self.validity.fill(cb);
         let result = (self.func)(&mut self.decoder, &input.column, rows, input.gorilla_flag, &mut self.values, &mut self.validity);
-        let written = if rows > kernel::MAX_ROWS { 0 } else { rows };
+        let written = rows.min(self.values.len());
         let buffer_faults = [
             canary::untouched_after("values", &self.values, written, cv),
             canary::untouched_after("validity", &self.validity, written, cb),
@@ -266,6 +269,10 @@ impl Family for QwpTimestamps {
             out.push(with_column(column));
         }
         out
+    }
+
+    fn arbitrary_case(&self, u: &mut arbitrary::Unstructured<'_>) -> arbitrary::Result<Case<QwpInput>> {
+        fuzz::arbitrary_case(u)
     }
 
     fn allowed_differences(&self) -> Vec<AllowedDifference<Self>> {
