@@ -1,0 +1,199 @@
+//! x86_64 hex kernels: SSSE3 (32 digits per block), AVX2 (64) and
+//! AVX-512BW (128). Each block is validated as all hex digits and packed; a
+//! block that is not (whitespace, an error) goes to the scalar step machine,
+//! which resumes the vector loop at the next pair boundary.
+//!
+//! Per byte `c`: `d = c - '0'` is a digit value when `d <= 9` (unsigned);
+//! `l = (c | 0x20) - 'a'` is a letter when `l <= 5`, value `l + 10`. Pairs
+//! are packed with `maddubs` (first digit * 16 + second digit).
+
+use std::arch::x86_64::*;
+
+use super::scalar;
+use super::DecodeError;
+
+pub fn ssse3_available() -> bool {
+    is_x86_feature_detected!("ssse3")
+}
+
+pub fn avx2_available() -> bool {
+    is_x86_feature_detected!("avx2")
+}
+
+pub fn avx512_available() -> bool {
+    is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512bw")
+}
+
+/// Shared driver: `block(i, o)` decodes `digits[i..i + IN]` into
+/// `out[o..o + IN / 2]` and returns true, or returns false having written
+/// nothing. Expanded inside each `#[target_feature]` function so the block
+/// code inlines with the right features.
+macro_rules! drive {
+    ($digits:expr, $out:expr, $in:expr, $block:expr) => {{
+        let digits: &[u8] = $digits;
+        let out: &mut [u8] = $out;
+        if out.len() < digits.len() / 2 {
+            return Err(DecodeError::too_small());
+        }
+        let (mut i, mut o) = (0usize, 0usize);
+        while i + $in <= digits.len() {
+            // In bounds: i + IN <= digits.len(), and o <= i / 2 so
+            // o + IN / 2 <= digits.len() / 2 <= out.len().
+            debug_assert!(o + $in / 2 <= out.len());
+            if $block(digits.as_ptr().add(i), out.as_mut_ptr().add(o)) {
+                i += $in;
+                o += $in / 2;
+            } else {
+                (i, o) = scalar::run(digits, i, out, o, i + $in)?;
+            }
+        }
+        scalar::run(digits, i, out, o, digits.len()).map(|(_, o)| o)
+    }};
+}
+
+// ---------------------------------------------------------------- SSSE3
+
+/// Nibble values of 16 bytes and whether all are hex digits.
+#[target_feature(enable = "ssse3")]
+#[inline]
+fn nibbles128(c: __m128i) -> (__m128i, bool) {
+    let d = _mm_sub_epi8(c, _mm_set1_epi8(b'0' as i8));
+    let is_digit = _mm_cmpeq_epi8(_mm_min_epu8(d, _mm_set1_epi8(9)), d);
+    let l = _mm_sub_epi8(_mm_or_si128(c, _mm_set1_epi8(0x20)), _mm_set1_epi8(b'a' as i8));
+    let is_alpha = _mm_cmpeq_epi8(_mm_min_epu8(l, _mm_set1_epi8(5)), l);
+    let val = _mm_or_si128(_mm_and_si128(is_digit, d), _mm_and_si128(is_alpha, _mm_add_epi8(l, _mm_set1_epi8(10))));
+    (val, _mm_movemask_epi8(_mm_or_si128(is_digit, is_alpha)) == 0xFFFF)
+}
+
+/// # Safety
+/// `src` readable for 32 bytes, `dst` writable for 16; SSSE3 available.
+#[target_feature(enable = "ssse3")]
+#[inline]
+unsafe fn block_ssse3(src: *const u8, dst: *mut u8) -> bool {
+    // SAFETY: the caller guarantees 32 readable bytes; loadu has no alignment needs.
+    let (a, b) = unsafe { (_mm_loadu_si128(src as *const __m128i), _mm_loadu_si128(src.add(16) as *const __m128i)) };
+    let (va, oka) = nibbles128(a);
+    let (vb, okb) = nibbles128(b);
+    if !(oka && okb) {
+        return false;
+    }
+    let weights = _mm_set1_epi16(0x0110);
+    let packed = _mm_packus_epi16(_mm_maddubs_epi16(va, weights), _mm_maddubs_epi16(vb, weights));
+    // SAFETY: the caller guarantees 16 writable bytes.
+    unsafe { _mm_storeu_si128(dst as *mut __m128i, packed) };
+    true
+}
+
+#[target_feature(enable = "ssse3")]
+unsafe fn ssse3_impl(digits: &[u8], out: &mut [u8]) -> Result<usize, DecodeError> {
+    // SAFETY: `drive!` passes pointers to 32 readable digits and 16 writable
+    // output bytes (see its bounds comment); SSSE3 is enabled here.
+    unsafe { drive!(digits, out, 32, block_ssse3) }
+}
+
+pub fn decode_ssse3(digits: &[u8], out: &mut [u8]) -> Result<usize, DecodeError> {
+    assert!(ssse3_available(), "hex-ssse3 forced on a CPU without SSSE3");
+    // SAFETY: SSSE3 is available (checked above).
+    unsafe { ssse3_impl(digits, out) }
+}
+
+// ---------------------------------------------------------------- AVX2
+
+#[target_feature(enable = "avx2")]
+#[inline]
+fn nibbles256(c: __m256i) -> (__m256i, bool) {
+    let d = _mm256_sub_epi8(c, _mm256_set1_epi8(b'0' as i8));
+    let is_digit = _mm256_cmpeq_epi8(_mm256_min_epu8(d, _mm256_set1_epi8(9)), d);
+    let l = _mm256_sub_epi8(_mm256_or_si256(c, _mm256_set1_epi8(0x20)), _mm256_set1_epi8(b'a' as i8));
+    let is_alpha = _mm256_cmpeq_epi8(_mm256_min_epu8(l, _mm256_set1_epi8(5)), l);
+    let val = _mm256_or_si256(
+        _mm256_and_si256(is_digit, d),
+        _mm256_and_si256(is_alpha, _mm256_add_epi8(l, _mm256_set1_epi8(10))),
+    );
+    (val, _mm256_movemask_epi8(_mm256_or_si256(is_digit, is_alpha)) == -1)
+}
+
+/// # Safety
+/// `src` readable for 64 bytes, `dst` writable for 32; AVX2 available.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn block_avx2(src: *const u8, dst: *mut u8) -> bool {
+    // SAFETY: the caller guarantees 64 readable bytes; loadu has no alignment needs.
+    let (a, b) =
+        unsafe { (_mm256_loadu_si256(src as *const __m256i), _mm256_loadu_si256(src.add(32) as *const __m256i)) };
+    let (va, oka) = nibbles256(a);
+    let (vb, okb) = nibbles256(b);
+    if !(oka && okb) {
+        return false;
+    }
+    let weights = _mm256_set1_epi16(0x0110);
+    // packus works per 128-bit lane: [a0 b0 a1 b1] -> reorder to [a0 a1 b0 b1].
+    let packed = _mm256_packus_epi16(_mm256_maddubs_epi16(va, weights), _mm256_maddubs_epi16(vb, weights));
+    let packed = _mm256_permute4x64_epi64::<0b11_01_10_00>(packed);
+    // SAFETY: the caller guarantees 32 writable bytes.
+    unsafe { _mm256_storeu_si256(dst as *mut __m256i, packed) };
+    true
+}
+
+#[target_feature(enable = "avx2")]
+unsafe fn avx2_impl(digits: &[u8], out: &mut [u8]) -> Result<usize, DecodeError> {
+    // SAFETY: `drive!` passes pointers to 64 readable digits and 32 writable
+    // output bytes; AVX2 is enabled here.
+    unsafe { drive!(digits, out, 64, block_avx2) }
+}
+
+pub fn decode_avx2(digits: &[u8], out: &mut [u8]) -> Result<usize, DecodeError> {
+    assert!(avx2_available(), "hex-avx2 forced on a CPU without AVX2");
+    // SAFETY: AVX2 is available (checked above).
+    unsafe { avx2_impl(digits, out) }
+}
+
+// ---------------------------------------------------------------- AVX-512BW
+
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+fn nibbles512(c: __m512i) -> (__m512i, bool) {
+    let d = _mm512_sub_epi8(c, _mm512_set1_epi8(b'0' as i8));
+    let is_digit = _mm512_cmple_epu8_mask(d, _mm512_set1_epi8(9));
+    let l = _mm512_sub_epi8(_mm512_or_si512(c, _mm512_set1_epi8(0x20)), _mm512_set1_epi8(b'a' as i8));
+    let is_alpha = _mm512_cmple_epu8_mask(l, _mm512_set1_epi8(5));
+    let val = _mm512_mask_blend_epi8(is_alpha, d, _mm512_add_epi8(l, _mm512_set1_epi8(10)));
+    (val, is_digit | is_alpha == u64::MAX)
+}
+
+/// # Safety
+/// `src` readable for 128 bytes, `dst` writable for 64; AVX-512F/BW available.
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+unsafe fn block_avx512(src: *const u8, dst: *mut u8) -> bool {
+    // SAFETY: the caller guarantees 128 readable bytes; loadu has no alignment needs.
+    let (a, b) = unsafe { (_mm512_loadu_si512(src as *const _), _mm512_loadu_si512(src.add(64) as *const _)) };
+    let (va, oka) = nibbles512(a);
+    let (vb, okb) = nibbles512(b);
+    if !(oka && okb) {
+        return false;
+    }
+    let weights = _mm512_set1_epi16(0x0110);
+    // vpmovwb narrows the 32 pair values in order: no lane shuffle needed.
+    let pa = _mm512_cvtepi16_epi8(_mm512_maddubs_epi16(va, weights));
+    let pb = _mm512_cvtepi16_epi8(_mm512_maddubs_epi16(vb, weights));
+    // SAFETY: the caller guarantees 64 writable bytes.
+    unsafe {
+        _mm256_storeu_si256(dst as *mut __m256i, pa);
+        _mm256_storeu_si256(dst.add(32) as *mut __m256i, pb);
+    }
+    true
+}
+
+#[target_feature(enable = "avx512f,avx512bw")]
+unsafe fn avx512_impl(digits: &[u8], out: &mut [u8]) -> Result<usize, DecodeError> {
+    // SAFETY: `drive!` passes pointers to 128 readable digits and 64 writable
+    // output bytes; AVX-512F/BW are enabled here.
+    unsafe { drive!(digits, out, 128, block_avx512) }
+}
+
+pub fn decode_avx512(digits: &[u8], out: &mut [u8]) -> Result<usize, DecodeError> {
+    assert!(avx512_available(), "hex-avx512 forced on a CPU without AVX-512BW");
+    // SAFETY: AVX-512F and AVX-512BW are available (checked above).
+    unsafe { avx512_impl(digits, out) }
+}
