@@ -1,4 +1,4 @@
-//! x86_64 hex kernels: SSSE3 (32 digits per block), AVX2 (64) and
+//! x86_64 hex kernels: SSSE3 (32 digits per block), AVX2 (128) and
 //! AVX-512BW (128). Each block is validated as all hex digits and packed; a
 //! block that is not (whitespace, an error) goes to the scalar step machine,
 //! which resumes the vector loop at the next pair boundary.
@@ -53,16 +53,27 @@ macro_rules! drive {
 
 // ---------------------------------------------------------------- SSSE3
 
-/// Nibble values of 16 bytes and whether all are hex digits.
+/// Nibble values of 16 bytes (garbage where invalid) and a mask that is
+/// 0xFF where the byte is a hex digit. Ranges are tested with one biased add
+/// and one signed compare each: `c + 0x50` is -128..=-119 exactly for
+/// '0'..='9', `(c | 0x20) + 0x1F` is -128..=-123 exactly for letters.
 #[target_feature(enable = "ssse3")]
 #[inline]
-fn nibbles128(c: __m128i) -> (__m128i, bool) {
-    let d = _mm_sub_epi8(c, _mm_set1_epi8(b'0' as i8));
-    let is_digit = _mm_cmpeq_epi8(_mm_min_epu8(d, _mm_set1_epi8(9)), d);
-    let l = _mm_sub_epi8(_mm_or_si128(c, _mm_set1_epi8(0x20)), _mm_set1_epi8(b'a' as i8));
-    let is_alpha = _mm_cmpeq_epi8(_mm_min_epu8(l, _mm_set1_epi8(5)), l);
-    let val = _mm_or_si128(_mm_and_si128(is_digit, d), _mm_and_si128(is_alpha, _mm_add_epi8(l, _mm_set1_epi8(10))));
-    (val, _mm_movemask_epi8(_mm_or_si128(is_digit, is_alpha)) == 0xFFFF)
+fn nibbles128(c: __m128i) -> (__m128i, __m128i) {
+    let dx = _mm_add_epi8(c, _mm_set1_epi8(0x50));
+    let is_digit = _mm_cmpgt_epi8(_mm_set1_epi8(-118), dx);
+    let lx = _mm_add_epi8(_mm_or_si128(c, _mm_set1_epi8(0x20)), _mm_set1_epi8(0x1F));
+    let is_alpha = _mm_cmpgt_epi8(_mm_set1_epi8(-122), lx);
+    // Biased value (0x80 + nibble), unbiased by the xor.
+    let biased = _mm_blendv_epi8_ssse3(dx, _mm_add_epi8(lx, _mm_set1_epi8(10)), is_alpha);
+    (_mm_xor_si128(biased, _mm_set1_epi8(-128)), _mm_or_si128(is_digit, is_alpha))
+}
+
+/// `mask ? b : a` per byte (SSSE3 has no blendv; SSE4.1 is not required).
+#[target_feature(enable = "ssse3")]
+#[inline]
+fn _mm_blendv_epi8_ssse3(a: __m128i, b: __m128i, mask: __m128i) -> __m128i {
+    _mm_or_si128(_mm_andnot_si128(mask, a), _mm_and_si128(mask, b))
 }
 
 /// # Safety
@@ -74,7 +85,7 @@ unsafe fn block_ssse3(src: *const u8, dst: *mut u8) -> bool {
     let (a, b) = unsafe { (_mm_loadu_si128(src as *const __m128i), _mm_loadu_si128(src.add(16) as *const __m128i)) };
     let (va, oka) = nibbles128(a);
     let (vb, okb) = nibbles128(b);
-    if !(oka && okb) {
+    if _mm_movemask_epi8(_mm_and_si128(oka, okb)) != 0xFFFF {
         return false;
     }
     let weights = _mm_set1_epi16(0x0110);
@@ -99,47 +110,67 @@ pub fn decode_ssse3(digits: &[u8], out: &mut [u8]) -> Result<usize, DecodeError>
 
 // ---------------------------------------------------------------- AVX2
 
+/// As [`nibbles128`], 32 bytes; the value is `(c & 0x0F) + 9` for letters
+/// (no blend needed).
 #[target_feature(enable = "avx2")]
 #[inline]
-fn nibbles256(c: __m256i) -> (__m256i, bool) {
-    let d = _mm256_sub_epi8(c, _mm256_set1_epi8(b'0' as i8));
-    let is_digit = _mm256_cmpeq_epi8(_mm256_min_epu8(d, _mm256_set1_epi8(9)), d);
-    let l = _mm256_sub_epi8(_mm256_or_si256(c, _mm256_set1_epi8(0x20)), _mm256_set1_epi8(b'a' as i8));
-    let is_alpha = _mm256_cmpeq_epi8(_mm256_min_epu8(l, _mm256_set1_epi8(5)), l);
-    let val = _mm256_or_si256(
-        _mm256_and_si256(is_digit, d),
-        _mm256_and_si256(is_alpha, _mm256_add_epi8(l, _mm256_set1_epi8(10))),
+fn nibbles256(c: __m256i) -> (__m256i, __m256i) {
+    let dx = _mm256_add_epi8(c, _mm256_set1_epi8(0x50));
+    let is_digit = _mm256_cmpgt_epi8(_mm256_set1_epi8(-118), dx);
+    let lx = _mm256_add_epi8(_mm256_or_si256(c, _mm256_set1_epi8(0x20)), _mm256_set1_epi8(0x1F));
+    let is_alpha = _mm256_cmpgt_epi8(_mm256_set1_epi8(-122), lx);
+    let val = _mm256_add_epi8(
+        _mm256_and_si256(c, _mm256_set1_epi8(0x0F)),
+        _mm256_and_si256(is_alpha, _mm256_set1_epi8(9)),
     );
-    (val, _mm256_movemask_epi8(_mm256_or_si256(is_digit, is_alpha)) == -1)
+    (val, _mm256_or_si256(is_digit, is_alpha))
 }
 
-/// # Safety
-/// `src` readable for 64 bytes, `dst` writable for 32; AVX2 available.
+/// 64 digits (two vectors at `src`) to 32 bytes.
 #[target_feature(enable = "avx2")]
 #[inline]
-unsafe fn block_avx2(src: *const u8, dst: *mut u8) -> bool {
-    // SAFETY: the caller guarantees 64 readable bytes; loadu has no alignment needs.
-    let (a, b) =
-        unsafe { (_mm256_loadu_si256(src as *const __m256i), _mm256_loadu_si256(src.add(32) as *const __m256i)) };
-    let (va, oka) = nibbles256(a);
-    let (vb, okb) = nibbles256(b);
-    if !(oka && okb) {
-        return false;
-    }
+fn pack256(va: __m256i, vb: __m256i) -> __m256i {
     let weights = _mm256_set1_epi16(0x0110);
     // packus works per 128-bit lane: [a0 b0 a1 b1] -> reorder to [a0 a1 b0 b1].
     let packed = _mm256_packus_epi16(_mm256_maddubs_epi16(va, weights), _mm256_maddubs_epi16(vb, weights));
-    let packed = _mm256_permute4x64_epi64::<0b11_01_10_00>(packed);
-    // SAFETY: the caller guarantees 32 writable bytes.
-    unsafe { _mm256_storeu_si256(dst as *mut __m256i, packed) };
+    _mm256_permute4x64_epi64::<0b11_01_10_00>(packed)
+}
+
+/// # Safety
+/// `src` readable for 128 bytes, `dst` writable for 64; AVX2 available.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn block_avx2(src: *const u8, dst: *mut u8) -> bool {
+    // SAFETY: the caller guarantees 128 readable bytes; loadu has no alignment needs.
+    let (a, b, c, d) = unsafe {
+        (
+            _mm256_loadu_si256(src as *const __m256i),
+            _mm256_loadu_si256(src.add(32) as *const __m256i),
+            _mm256_loadu_si256(src.add(64) as *const __m256i),
+            _mm256_loadu_si256(src.add(96) as *const __m256i),
+        )
+    };
+    let (va, oka) = nibbles256(a);
+    let (vb, okb) = nibbles256(b);
+    let (vc, okc) = nibbles256(c);
+    let (vd, okd) = nibbles256(d);
+    let ok = _mm256_and_si256(_mm256_and_si256(oka, okb), _mm256_and_si256(okc, okd));
+    if _mm256_movemask_epi8(ok) != -1 {
+        return false;
+    }
+    // SAFETY: the caller guarantees 64 writable bytes.
+    unsafe {
+        _mm256_storeu_si256(dst as *mut __m256i, pack256(va, vb));
+        _mm256_storeu_si256(dst.add(32) as *mut __m256i, pack256(vc, vd));
+    }
     true
 }
 
 #[target_feature(enable = "avx2")]
 unsafe fn avx2_impl(digits: &[u8], out: &mut [u8]) -> Result<usize, DecodeError> {
-    // SAFETY: `drive!` passes pointers to 64 readable digits and 32 writable
+    // SAFETY: `drive!` passes pointers to 128 readable digits and 64 writable
     // output bytes; AVX2 is enabled here.
-    unsafe { drive!(digits, out, 64, block_avx2) }
+    unsafe { drive!(digits, out, 128, block_avx2) }
 }
 
 pub fn decode_avx2(digits: &[u8], out: &mut [u8]) -> Result<usize, DecodeError> {
