@@ -41,26 +41,30 @@ fn find_backslash(text: &[u8], from: usize) -> Option<usize> {
     text[i..].iter().position(|&b| b == b'\\').map(|k| i + k)
 }
 
-/// Copies each run between backslashes with one `copy_from_slice`.
+/// Copies each run between backslashes with one `copy_from_slice`; escape
+/// sequences that follow each other directly skip the search.
 pub fn decode_bulk(text: &[u8], out: &mut [u8]) -> Result<usize, DecodeError> {
     if out.len() < text.len() {
         return Err(DecodeError::too_small());
     }
     let (mut i, mut o) = (0, 0);
-    loop {
-        let end = find_backslash(text, i).unwrap_or(text.len());
-        let run = end - i;
-        out[o..o + run].copy_from_slice(&text[i..end]);
-        o += run;
-        i = end;
-        if i == text.len() {
-            return Ok(o);
+    while i < text.len() {
+        if text[i] != b'\\' {
+            let end = find_backslash(text, i).unwrap_or(text.len());
+            let run = end - i;
+            out[o..o + run].copy_from_slice(&text[i..end]);
+            o += run;
+            i = end;
+            if i == text.len() {
+                break;
+            }
         }
         let (byte, len) = sequence(text, i)?;
         out[o] = byte;
         o += 1;
         i += len;
     }
+    Ok(o)
 }
 
 /// One byte at a time.

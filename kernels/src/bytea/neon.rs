@@ -23,21 +23,33 @@ fn nibbles(c: uint8x16_t) -> (uint8x16_t, uint8x16_t) {
     (vbslq_u8(is_digit, d, vaddq_u8(l, vdupq_n_u8(10))), vorrq_u8(is_digit, is_alpha))
 }
 
+/// Decodes the 32 digits at `src`: all hex digits -> 16 bytes at `dst`,
+/// `None`; otherwise the decoded lanes go to `tmp` and the result is the
+/// offset (even) of the first pair holding a non-digit.
+///
 /// # Safety
-/// `src` readable for 32 bytes, `dst` writable for 16; NEON available.
+/// `src` readable for 32 bytes, `dst` and `tmp` writable for 16; NEON available.
 #[target_feature(enable = "neon")]
 #[inline]
-unsafe fn block(src: *const u8, dst: *mut u8) -> bool {
+unsafe fn block(src: *const u8, dst: *mut u8, tmp: *mut u8) -> Option<usize> {
     // SAFETY: the caller guarantees 32 readable bytes; vld2q_u8 has no alignment needs.
     let pairs = unsafe { vld2q_u8(src) };
     let (hi, ok_hi) = nibbles(pairs.0);
     let (lo, ok_lo) = nibbles(pairs.1);
-    if vminvq_u8(vandq_u8(ok_hi, ok_lo)) != 0xFF {
-        return false;
+    let bytes = vorrq_u8(vshlq_n_u8::<4>(hi), lo);
+    let ok = vandq_u8(ok_hi, ok_lo);
+    if vminvq_u8(ok) == 0xFF {
+        // SAFETY: the caller guarantees 16 writable bytes at dst.
+        unsafe { vst1q_u8(dst, bytes) };
+        return None;
     }
-    // SAFETY: the caller guarantees 16 writable bytes.
-    unsafe { vst1q_u8(dst, vorrq_u8(vshlq_n_u8::<4>(hi), lo)) };
-    true
+    let mut lanes = [0u8; 16];
+    // SAFETY: the caller guarantees 16 writable bytes at tmp; lanes is 16 bytes.
+    unsafe {
+        vst1q_u8(tmp, bytes);
+        vst1q_u8(lanes.as_mut_ptr(), ok);
+    }
+    Some(2 * lanes.iter().position(|&l| l != 0xFF).unwrap_or(0))
 }
 
 #[target_feature(enable = "neon")]
@@ -45,16 +57,26 @@ unsafe fn neon_impl(digits: &[u8], out: &mut [u8]) -> Result<usize, DecodeError>
     if out.len() < digits.len() / 2 {
         return Err(DecodeError::too_small());
     }
+    let mut tmp = [0u8; 16];
     let (mut i, mut o) = (0usize, 0usize);
     while i + 32 <= digits.len() {
         // In bounds: i + 32 <= digits.len(), and o <= i / 2 so
-        // o + 16 <= digits.len() / 2 <= out.len().
-        // SAFETY: the pointers cover 32 readable and 16 writable bytes (above).
-        if unsafe { block(digits.as_ptr().add(i), out.as_mut_ptr().add(o)) } {
-            i += 32;
-            o += 16;
-        } else {
-            (i, o) = scalar::run(digits, i, out, o, i + 32)?;
+        // o + 16 <= digits.len() / 2 <= out.len(); tmp holds 16.
+        // SAFETY: the pointers cover 32 readable and 16 + 16 writable bytes (above).
+        match unsafe { block(digits.as_ptr().add(i), out.as_mut_ptr().add(o), tmp.as_mut_ptr()) } {
+            None => {
+                i += 32;
+                o += 16;
+            }
+            Some(bad) => {
+                // Keep the whole valid pairs before the bad one, then one
+                // scalar step (skip whitespace, or decode/reject the pair).
+                let pairs = bad / 2;
+                out[o..o + pairs].copy_from_slice(&tmp[..pairs]);
+                i += 2 * pairs;
+                o += pairs;
+                (i, o) = scalar::run(digits, i, out, o, i + 1)?;
+            }
         }
     }
     scalar::run(digits, i, out, o, digits.len()).map(|(_, o)| o)

@@ -24,10 +24,16 @@ pub fn avx512_available() -> bool {
     is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512bw")
 }
 
-/// Shared driver: `block(i, o)` decodes `digits[i..i + IN]` into
-/// `out[o..o + IN / 2]` and returns true, or returns false having written
-/// nothing. Expanded inside each `#[target_feature]` function so the block
-/// code inlines with the right features.
+/// Shared driver: `block(src, dst, tmp)` decodes the `IN` digits at `src`.
+/// If they are all hex digits it stores the `IN / 2` bytes at `dst` and
+/// returns `None`; otherwise it stores what it decoded at `tmp` (only the
+/// part before the first non-digit means anything) and returns that
+/// non-digit's offset in the block. The driver then keeps the valid whole
+/// pairs before it, lets the scalar step machine take one step (skip one
+/// whitespace byte, or decode / reject the pair) and goes back to vector
+/// blocks: input with sparse whitespace stays mostly on the vector path.
+/// Expanded inside each `#[target_feature]` function so the block code
+/// inlines with the right features.
 macro_rules! drive {
     ($digits:expr, $out:expr, $in:expr, $block:expr) => {{
         let digits: &[u8] = $digits;
@@ -35,16 +41,24 @@ macro_rules! drive {
         if out.len() < digits.len() / 2 {
             return Err(DecodeError::too_small());
         }
+        let mut tmp = [0u8; $in / 2];
         let (mut i, mut o) = (0usize, 0usize);
         while i + $in <= digits.len() {
             // In bounds: i + IN <= digits.len(), and o <= i / 2 so
-            // o + IN / 2 <= digits.len() / 2 <= out.len().
+            // o + IN / 2 <= digits.len() / 2 <= out.len(); tmp holds IN / 2.
             debug_assert!(o + $in / 2 <= out.len());
-            if $block(digits.as_ptr().add(i), out.as_mut_ptr().add(o)) {
-                i += $in;
-                o += $in / 2;
-            } else {
-                (i, o) = scalar::run(digits, i, out, o, i + $in)?;
+            match $block(digits.as_ptr().add(i), out.as_mut_ptr().add(o), tmp.as_mut_ptr()) {
+                None => {
+                    i += $in;
+                    o += $in / 2;
+                }
+                Some(bad) => {
+                    let pairs = bad / 2;
+                    out[o..o + pairs].copy_from_slice(&tmp[..pairs]);
+                    i += 2 * pairs;
+                    o += pairs;
+                    (i, o) = scalar::run(digits, i, out, o, i + 1)?;
+                }
             }
         }
         scalar::run(digits, i, out, o, digits.len()).map(|(_, o)| o)
@@ -77,22 +91,27 @@ fn _mm_blendv_epi8_ssse3(a: __m128i, b: __m128i, mask: __m128i) -> __m128i {
 }
 
 /// # Safety
-/// `src` readable for 32 bytes, `dst` writable for 16; SSSE3 available.
+/// `src` readable for 32 bytes, `dst` and `tmp` writable for 16; SSSE3
+/// available. See `drive!` for the contract.
 #[target_feature(enable = "ssse3")]
 #[inline]
-unsafe fn block_ssse3(src: *const u8, dst: *mut u8) -> bool {
+unsafe fn block_ssse3(src: *const u8, dst: *mut u8, tmp: *mut u8) -> Option<usize> {
     // SAFETY: the caller guarantees 32 readable bytes; loadu has no alignment needs.
     let (a, b) = unsafe { (_mm_loadu_si128(src as *const __m128i), _mm_loadu_si128(src.add(16) as *const __m128i)) };
     let (va, oka) = nibbles128(a);
     let (vb, okb) = nibbles128(b);
-    if _mm_movemask_epi8(_mm_and_si128(oka, okb)) != 0xFFFF {
-        return false;
-    }
     let weights = _mm_set1_epi16(0x0110);
     let packed = _mm_packus_epi16(_mm_maddubs_epi16(va, weights), _mm_maddubs_epi16(vb, weights));
-    // SAFETY: the caller guarantees 16 writable bytes.
-    unsafe { _mm_storeu_si128(dst as *mut __m128i, packed) };
-    true
+    let ok = (_mm_movemask_epi8(oka) as u32) | ((_mm_movemask_epi8(okb) as u32) << 16);
+    if ok == u32::MAX {
+        // SAFETY: the caller guarantees 16 writable bytes at dst.
+        unsafe { _mm_storeu_si128(dst as *mut __m128i, packed) };
+        None
+    } else {
+        // SAFETY: the caller guarantees 16 writable bytes at tmp.
+        unsafe { _mm_storeu_si128(tmp as *mut __m128i, packed) };
+        Some((!ok).trailing_zeros() as usize)
+    }
 }
 
 #[target_feature(enable = "ssse3")]
@@ -137,10 +156,11 @@ fn pack256(va: __m256i, vb: __m256i) -> __m256i {
 }
 
 /// # Safety
-/// `src` readable for 128 bytes, `dst` writable for 64; AVX2 available.
+/// `src` readable for 128 bytes, `dst` and `tmp` writable for 64; AVX2
+/// available. See `drive!` for the contract.
 #[target_feature(enable = "avx2")]
 #[inline]
-unsafe fn block_avx2(src: *const u8, dst: *mut u8) -> bool {
+unsafe fn block_avx2(src: *const u8, dst: *mut u8, tmp: *mut u8) -> Option<usize> {
     // SAFETY: the caller guarantees 128 readable bytes; loadu has no alignment needs.
     let (a, b, c, d) = unsafe {
         (
@@ -155,15 +175,23 @@ unsafe fn block_avx2(src: *const u8, dst: *mut u8) -> bool {
     let (vc, okc) = nibbles256(c);
     let (vd, okd) = nibbles256(d);
     let ok = _mm256_and_si256(_mm256_and_si256(oka, okb), _mm256_and_si256(okc, okd));
-    if _mm256_movemask_epi8(ok) != -1 {
-        return false;
+    let (lo, hi) = (pack256(va, vb), pack256(vc, vd));
+    if _mm256_movemask_epi8(ok) == -1 {
+        // SAFETY: the caller guarantees 64 writable bytes at dst.
+        unsafe {
+            _mm256_storeu_si256(dst as *mut __m256i, lo);
+            _mm256_storeu_si256(dst.add(32) as *mut __m256i, hi);
+        }
+        return None;
     }
-    // SAFETY: the caller guarantees 64 writable bytes.
+    // SAFETY: the caller guarantees 64 writable bytes at tmp.
     unsafe {
-        _mm256_storeu_si256(dst as *mut __m256i, pack256(va, vb));
-        _mm256_storeu_si256(dst.add(32) as *mut __m256i, pack256(vc, vd));
+        _mm256_storeu_si256(tmp as *mut __m256i, lo);
+        _mm256_storeu_si256(tmp.add(32) as *mut __m256i, hi);
     }
-    true
+    let mask = |v: __m256i| _mm256_movemask_epi8(v) as u32 as u128;
+    let ok = mask(oka) | (mask(okb) << 32) | (mask(okc) << 64) | (mask(okd) << 96);
+    Some((!ok).trailing_zeros() as usize)
 }
 
 #[target_feature(enable = "avx2")]
@@ -183,37 +211,41 @@ pub fn decode_avx2(digits: &[u8], out: &mut [u8]) -> Result<usize, DecodeError> 
 
 #[target_feature(enable = "avx512f,avx512bw")]
 #[inline]
-fn nibbles512(c: __m512i) -> (__m512i, bool) {
+fn nibbles512(c: __m512i) -> (__m512i, u64) {
     let d = _mm512_sub_epi8(c, _mm512_set1_epi8(b'0' as i8));
     let is_digit = _mm512_cmple_epu8_mask(d, _mm512_set1_epi8(9));
     let l = _mm512_sub_epi8(_mm512_or_si512(c, _mm512_set1_epi8(0x20)), _mm512_set1_epi8(b'a' as i8));
     let is_alpha = _mm512_cmple_epu8_mask(l, _mm512_set1_epi8(5));
     let val = _mm512_mask_blend_epi8(is_alpha, d, _mm512_add_epi8(l, _mm512_set1_epi8(10)));
-    (val, is_digit | is_alpha == u64::MAX)
+    (val, is_digit | is_alpha)
 }
 
 /// # Safety
-/// `src` readable for 128 bytes, `dst` writable for 64; AVX-512F/BW available.
+/// `src` readable for 128 bytes, `dst` and `tmp` writable for 64;
+/// AVX-512F/BW available. See `drive!` for the contract.
 #[target_feature(enable = "avx512f,avx512bw")]
 #[inline]
-unsafe fn block_avx512(src: *const u8, dst: *mut u8) -> bool {
+unsafe fn block_avx512(src: *const u8, dst: *mut u8, tmp: *mut u8) -> Option<usize> {
     // SAFETY: the caller guarantees 128 readable bytes; loadu has no alignment needs.
     let (a, b) = unsafe { (_mm512_loadu_si512(src as *const _), _mm512_loadu_si512(src.add(64) as *const _)) };
     let (va, oka) = nibbles512(a);
     let (vb, okb) = nibbles512(b);
-    if !(oka && okb) {
-        return false;
-    }
     let weights = _mm512_set1_epi16(0x0110);
     // vpmovwb narrows the 32 pair values in order: no lane shuffle needed.
     let pa = _mm512_cvtepi16_epi8(_mm512_maddubs_epi16(va, weights));
     let pb = _mm512_cvtepi16_epi8(_mm512_maddubs_epi16(vb, weights));
-    // SAFETY: the caller guarantees 64 writable bytes.
+    let ok = (oka as u128) | ((okb as u128) << 64);
+    let target = if ok == u128::MAX { dst } else { tmp };
+    // SAFETY: the caller guarantees 64 writable bytes at both dst and tmp.
     unsafe {
-        _mm256_storeu_si256(dst as *mut __m256i, pa);
-        _mm256_storeu_si256(dst.add(32) as *mut __m256i, pb);
+        _mm256_storeu_si256(target as *mut __m256i, pa);
+        _mm256_storeu_si256(target.add(32) as *mut __m256i, pb);
     }
-    true
+    if ok == u128::MAX {
+        None
+    } else {
+        Some((!ok).trailing_zeros() as usize)
+    }
 }
 
 #[target_feature(enable = "avx512f,avx512bw")]
