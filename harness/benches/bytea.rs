@@ -3,9 +3,11 @@
 //! `hex-plain/<size>`: plain hex digits (no `\x`, no whitespace), every
 //! available hex kernel against the `hex`, `faster-hex` and `const-hex`
 //! crates on the same digits and against the reference (given the same
-//! digits behind `\x`). `hex-whitespace/<size>`: a newline after every 64
-//! digits and a space every 8 pairs. `escape/<size>`: the server's escape
-//! output of random bytes. Run: `cargo bench -p crossdec-harness --bench bytea`.
+//! digits behind `\x`). `hex-whitespace/<variant>`: a space after every 8
+//! pairs and a newline after every 32 (dense), or a newline after every 76
+//! digits (sparse). `escape/<variant>`: the server's escape output of random
+//! bytes and of text-like bytes. Run:
+//! `cargo bench -p crossdec-harness --bench bytea`.
 
 use std::time::Duration;
 
@@ -53,13 +55,19 @@ fn hex_plain(c: &mut Criterion) {
 fn whitespace_and_escape(c: &mut Criterion) {
     let mut g = c.benchmark_group("hex-whitespace");
     g.sample_size(20).warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(2));
-    for (size, label) in &SIZES[1..] {
+    // Dense: a space after every 8 pairs, a newline after every 32. Sparse:
+    // a newline after every 38 pairs (76-character lines).
+    for (size, label) in [(64 << 10, "dense-64KiB"), (64 << 10, "sparse-64KiB"), (1 << 20, "sparse-1MiB")] {
         let bytes = random(size / 2);
         let plain = reference::encode_hex(&bytes);
         let mut text = b"\\x".to_vec();
         for (k, pair) in plain[2..].chunks(2).enumerate() {
             text.extend_from_slice(pair);
-            if k % 32 == 31 {
+            if label.starts_with("sparse") {
+                if k % 38 == 37 {
+                    text.push(b'\n');
+                }
+            } else if k % 32 == 31 {
                 text.push(b'\n');
             } else if k % 8 == 7 {
                 text.push(b' ');
@@ -80,8 +88,22 @@ fn whitespace_and_escape(c: &mut Criterion) {
 
     let mut g = c.benchmark_group("escape");
     g.sample_size(20).warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(2));
-    for (size, label) in &SIZES[1..] {
-        let bytes = random(size / 2);
+    // Random bytes (most escaped: short runs, the bulk kernel's worst case)
+    // and text-like bytes (printable ASCII with a newline, backslash or
+    // high byte now and then: long runs).
+    let text_like = |n: usize| -> Vec<u8> {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7 + n as u64);
+        (0..n)
+            .map(|_| match rng.gen_range(0..100) {
+                0 => b'\n',
+                1 => b'\\',
+                2 => rng.gen_range(0x80..=0xff),
+                _ => rng.gen_range(0x20..0x7f),
+            })
+            .collect()
+    };
+    for (size, label) in [(64 << 10, "random-64KiB"), (1 << 20, "random-1MiB"), (64 << 10, "text-64KiB"), (1 << 20, "text-1MiB")] {
+        let bytes = if label.starts_with("random") { random(size / 2) } else { text_like(size) };
         let text = reference::encode_escape(&bytes);
         let mut out = vec![0u8; text.len()];
         g.throughput(Throughput::Bytes(text.len() as u64));
