@@ -17,9 +17,9 @@
 
 #![cfg(target_arch = "x86_64")]
 
-use crossdec_harness::families::bytea::server::{select_text_and_binary, PgServer};
+use crossdec_harness::families::bytea::server::{self, select_text_and_binary, PgServer};
 use crossdec_harness::families::bytea::PgBytea;
-use crossdec_harness::{Family, RunOptions};
+use crossdec_harness::{Family, Role, RunOptions};
 use crossdec_kernels::bytea as kernel;
 use crossdec_reference::bytea as reference;
 use rand::{Rng, SeedableRng};
@@ -91,15 +91,63 @@ fn server_output_in_both_formats_decodes_to_the_binary_value() {
     eprintln!("pg-bytea server: {checked} server texts decoded by every implementation");
 }
 
+/// `pg-bytea` with the `postgres-server` peer pointed at one server, without
+/// touching the process environment (tests run in parallel threads).
+struct WithServer(String);
+
+impl Family for WithServer {
+    type Input = <PgBytea as Family>::Input;
+    type Value = <PgBytea as Family>::Value;
+    type Error = <PgBytea as Family>::Error;
+    fn name(&self) -> &'static str {
+        PgBytea.name()
+    }
+    fn categories(&self) -> Vec<crossdec_harness::Category> {
+        PgBytea.categories()
+    }
+    fn generate(&self, category: &str, index: u64, rng: &mut crossdec_harness::CaseRng) -> Vec<crossdec_harness::Case<Self::Input>> {
+        PgBytea.generate(category, index, rng)
+    }
+    fn reference(&self, input: &Self::Input) -> Result<Self::Value, Self::Error> {
+        PgBytea.reference(input)
+    }
+    fn implementations(&self) -> Vec<crossdec_harness::Implementation<Self>> {
+        // The engine needs implementations of this type: adapt the peer's
+        // decoder (same input, value and error types).
+        let peer = server::peer_with_url(Some(self.0.clone()));
+        let make = peer.new_decoder.clone();
+        vec![crossdec_harness::Implementation::new("postgres-server", Role::Peer, peer.available, move || {
+            let mut inner = make();
+            move |input: &Self::Input, canary: u8| {
+                let d = inner.decode(input, canary);
+                crossdec_harness::Decoded { outcome: d.outcome, buffer_faults: d.buffer_faults }
+            }
+        })]
+    }
+    fn write_input(&self, input: &Self::Input, out: &mut Vec<u8>) {
+        PgBytea.write_input(input, out)
+    }
+    fn parse_input(&self, bytes: &[u8]) -> Option<Self::Input> {
+        PgBytea.parse_input(bytes)
+    }
+    fn write_outcome(&self, outcome: &Result<Self::Value, Self::Error>, out: &mut Vec<u8>) {
+        PgBytea.write_outcome(outcome, out)
+    }
+    fn allowed_differences(&self) -> Vec<crossdec_harness::AllowedDifference<Self>> {
+        PgBytea
+            .allowed_differences()
+            .into_iter()
+            .map(|a| crossdec_harness::AllowedDifference { id: a.id, implementation: a.implementation, reason: a.reason, applies: a.applies })
+            .collect()
+    }
+}
+
 #[test]
 fn server_rejects_exactly_what_we_reject() {
     let Some(server) = server_or_explain() else { return };
-    // SAFETY of the environment: this test binary sets it once before any
-    // implementation list is built, and no other test reads it.
-    std::env::set_var("CROSSDEC_PG_ORACLE", &server.url);
-    let family = PgBytea;
+    let family = WithServer(server.url.clone());
     let peer = family.implementations().into_iter().find(|i| i.name == "postgres-server").expect("peer registered");
-    assert!(peer.available, "CROSSDEC_PG_ORACLE is set, so the peer must be available");
+    assert!(peer.available);
     let options = RunOptions {
         cases: 12,
         seed: 7,

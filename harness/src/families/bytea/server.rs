@@ -176,9 +176,15 @@ pub fn select_text_and_binary(client: &mut Client, values: &[Vec<u8>], output: &
 
 static ORACLE: Mutex<Option<Client>> = Mutex::new(None);
 
-/// The `postgres-server` peer (see the module docs).
+/// The `postgres-server` peer (see the module docs): available when
+/// `CROSSDEC_PG_ORACLE` is set.
 pub fn peer() -> Implementation<PgBytea> {
-    let url = std::env::var("CROSSDEC_PG_ORACLE").ok().filter(|u| !u.is_empty());
+    peer_with_url(std::env::var("CROSSDEC_PG_ORACLE").ok().filter(|u| !u.is_empty()))
+}
+
+/// The `postgres-server` peer talking to `url` (unavailable when `None`).
+/// All decoder instances share one connection.
+pub fn peer_with_url(url: Option<String>) -> Implementation<PgBytea> {
     let available = url.is_some();
     Implementation::new("postgres-server", Role::Peer, available, move || {
         let url = url.clone().unwrap_or_default();
@@ -187,7 +193,7 @@ pub fn peer() -> Implementation<PgBytea> {
             if guard.is_none() {
                 match Client::connect(&url, NoTls) {
                     Ok(c) => *guard = Some(c),
-                    Err(e) => panic!("postgres-server: cannot connect to CROSSDEC_PG_ORACLE={url}: {e}"),
+                    Err(e) => panic!("postgres-server: cannot connect to {url}: {e}"),
                 }
             }
             let client = guard.as_mut().expect("connected above");
