@@ -178,7 +178,8 @@ fn server_error_classes_for_each_kind() {
     let mut client = server.connect().expect("connect");
     use crossdec_harness::families::bytea::server::server_decode;
     use crossdec_harness::families::bytea::ByteaFault;
-    let cases: [(&[u8], &str, Option<&[u8]>); 6] = [
+    type Expect<'a> = (&'a [u8], &'a str, Option<&'a [u8]>);
+    let cases: [Expect; 6] = [
         (b"\\x0g", "22023", Some(b"g")),
         (b"\\x0\xc3\xa9", "22023", Some("é".as_bytes())),
         (b"\\x 0 1", "22023", Some(b" ")),

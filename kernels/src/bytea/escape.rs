@@ -11,11 +11,8 @@ const HIGH: u64 = 0x8080_8080_8080_8080;
 /// sequence length.
 #[inline]
 fn sequence(text: &[u8], i: usize) -> Result<(u8, usize), DecodeError> {
-    match text.get(i + 1..i + 4) {
-        Some(&[a @ b'0'..=b'3', b @ b'0'..=b'7', c @ b'0'..=b'7']) => {
-            return Ok((((a - b'0') << 6) | ((b - b'0') << 3) | (c - b'0'), 4));
-        }
-        _ => {}
+    if let Some(&[a @ b'0'..=b'3', b @ b'0'..=b'7', c @ b'0'..=b'7']) = text.get(i + 1..i + 4) {
+        return Ok((((a - b'0') << 6) | ((b - b'0') << 3) | (c - b'0'), 4));
     }
     if text.get(i + 1) == Some(&b'\\') {
         Ok((b'\\', 2))

@@ -63,7 +63,7 @@ fn is_root() -> bool {
 
 /// Run a server binary, as `postgres` when we are root (initdb and postgres
 /// refuse to run as root).
-fn server_command(bin: &PathBuf, program: &str, root: bool) -> Command {
+fn server_command(bin: &std::path::Path, program: &str, root: bool) -> Command {
     if root {
         let mut c = Command::new("runuser");
         c.args(["-u", "postgres", "--"]).arg(bin.join(program));
