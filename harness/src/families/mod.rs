@@ -12,6 +12,7 @@ pub mod tsfile;
 pub fn all() -> Vec<Box<dyn AnyFamily>> {
     let mut all: Vec<Box<dyn AnyFamily>> = vec![Box::new(Erased(qwp::QwpTimestamps))];
     // bytea families
+    all.push(Box::new(Erased(bytea::PgBytea)));
     // tsfile families
     // cube families
     all.extend(Vec::<Box<dyn AnyFamily>>::new());

@@ -1,0 +1,300 @@
+//! Generators for the `pg-bytea` categories. Every category is bounded so
+//! that the default 200 calls per category run in seconds natively and in
+//! about a minute under QEMU s390x.
+
+use rand::seq::SliceRandom;
+use rand::Rng;
+
+use crossdec_reference::bytea as reference;
+
+use super::ByteaInput;
+use crate::engine::{Case, CaseRng, Category};
+
+pub const CATEGORIES: [Category; 11] = [
+    // Random bytes of every length 0..=300 (two lengths per call), hex with
+    // mixed-case digits, plus a large string every 50th call.
+    Category { name: "hex-plain", scale: 1.0 },
+    // The same with random legal whitespace between pairs, before and after.
+    Category { name: "hex-whitespace", scale: 1.0 },
+    // Escape format: the server's output rules plus other legal spellings
+    // (octal for printable bytes, `\134` for backslash, raw high bytes).
+    Category { name: "escape", scale: 1.0 },
+    // 1 KiB .. 256 KiB strings in both formats.
+    Category { name: "large", scale: 0.1 },
+    // One byte value per call (every value 0..=255 over 256 calls) at every
+    // position of a hex literal whose digits span two 128-byte blocks and a
+    // tail: every offset relative to 16/32/64/128-byte lanes.
+    Category { name: "hex-invalid-byte", scale: 1.3 },
+    // The same for the escape format: a backslash run, a byte after a
+    // backslash, at every position relative to 8/16/32-byte lanes.
+    Category { name: "escape-invalid-byte", scale: 0.3 },
+    // Odd digit counts at every length, with and without trailing whitespace;
+    // whitespace inside a pair.
+    Category { name: "hex-odd-and-split", scale: 1.0 },
+    // `\X`, whitespace in the prefix, hex text with random byte flips.
+    Category { name: "hex-malformed", scale: 1.0 },
+    // Truncated and out-of-range octal escapes, backslash + random byte.
+    Category { name: "escape-malformed", scale: 1.0 },
+    // Short random byte strings, half of them starting with `\x`.
+    Category { name: "random-text", scale: 1.0 },
+    // Several literals through one decoder: buffers grow and shrink.
+    Category { name: "reuse", scale: 0.5 },
+];
+
+const WHITESPACE: [u8; 4] = [b' ', b'\n', b'\t', b'\r'];
+
+fn case(text: Vec<u8>) -> Case<ByteaInput> {
+    Case::one(ByteaInput { text })
+}
+
+fn random_bytes(rng: &mut CaseRng, n: usize) -> Vec<u8> {
+    // Mix of uniform bytes and bytes drawn from a few interesting values.
+    let skew = rng.gen_range(0..4);
+    (0..n)
+        .map(|_| match skew {
+            0 => *[0u8, b'\\', 0x7f, 0xff, b'0', b'x'].choose(rng).expect("non-empty"),
+            _ => rng.gen(),
+        })
+        .collect()
+}
+
+/// Hex text of `bytes`, each digit upper- or lower-case at random.
+fn hex_text(rng: &mut CaseRng, bytes: &[u8]) -> Vec<u8> {
+    let mut t = reference::encode_hex(bytes);
+    let upper = rng.gen_range(0..3);
+    for c in &mut t[2..] {
+        if upper == 2 || (upper == 1 && rng.gen()) {
+            c.make_ascii_uppercase();
+        }
+    }
+    t
+}
+
+/// Insert random legal whitespace runs before pairs and at the end;
+/// `density` is the chance per pair boundary.
+pub fn with_whitespace(rng: &mut CaseRng, hex: &[u8], density: f64) -> Vec<u8> {
+    let mut t = hex[..2].to_vec();
+    let ws = |rng: &mut CaseRng, t: &mut Vec<u8>| {
+        for _ in 0..rng.gen_range(1..4) {
+            t.push(*WHITESPACE.choose(rng).expect("non-empty"));
+        }
+    };
+    for pair in hex[2..].chunks(2) {
+        if rng.gen_bool(density) {
+            ws(rng, &mut t);
+        }
+        t.extend_from_slice(pair);
+    }
+    if rng.gen_bool(density) {
+        ws(rng, &mut t);
+    }
+    t
+}
+
+/// Escape text that decodes to `bytes`, using any legal spelling.
+fn escape_text(rng: &mut CaseRng, bytes: &[u8]) -> Vec<u8> {
+    let style = rng.gen_range(0..3);
+    if style == 0 {
+        return reference::encode_escape(bytes);
+    }
+    let mut t = Vec::new();
+    for &b in bytes {
+        let octal = rng.gen_ratio(1, if style == 1 { 8 } else { 2 });
+        if octal || b == b'\\' && rng.gen() {
+            t.extend_from_slice(format!("\\{:03o}", b).as_bytes());
+        } else if b == b'\\' {
+            t.extend_from_slice(b"\\\\");
+        } else {
+            t.push(b);
+        }
+    }
+    t
+}
+
+fn lengths(index: u64) -> [usize; 2] {
+    [(2 * index % 301) as usize, ((2 * index + 1) % 301) as usize]
+}
+
+pub fn generate(category: &str, index: u64, rng: &mut CaseRng) -> Vec<Case<ByteaInput>> {
+    match category {
+        "hex-plain" => {
+            let mut out: Vec<_> = lengths(index)
+                .iter()
+                .map(|&n| {
+                    let b = random_bytes(rng, n);
+                    case(hex_text(rng, &b))
+                })
+                .collect();
+            if index % 50 == 49 {
+                let n = rng.gen_range(1000..20_000);
+                let b = random_bytes(rng, n);
+                out.push(case(hex_text(rng, &b)));
+            }
+            out
+        }
+        "hex-whitespace" => lengths(index)
+            .iter()
+            .map(|&n| {
+                let b = random_bytes(rng, n);
+                let h = hex_text(rng, &b);
+                let density = *[0.01, 0.05, 0.3, 1.0].choose(rng).expect("non-empty");
+                case(with_whitespace(rng, &h, density))
+            })
+            .collect(),
+        "escape" => lengths(index)
+            .iter()
+            .map(|&n| {
+                let b = random_bytes(rng, n);
+                case(escape_text(rng, &b))
+            })
+            .collect(),
+        "large" => {
+            let n = rng.gen_range(1024..256 * 1024);
+            let b = random_bytes(rng, n);
+            let h = hex_text(rng, &b);
+            vec![case(h.clone()), case(with_whitespace(rng, &h, 0.02)), case(escape_text(rng, &b))]
+        }
+        "hex-invalid-byte" => {
+            let bad = (index % 256) as u8;
+            let pairs = rng.gen_range(128..150);
+            let b = random_bytes(rng, pairs);
+            let h = hex_text(rng, &b);
+            (2..h.len())
+                .map(|p| {
+                    let mut t = h.clone();
+                    t[p] = bad;
+                    case(t)
+                })
+                .collect()
+        }
+        "escape-invalid-byte" => {
+            // A literal run of `n` plain bytes, then a backslash and `bad`,
+            // then more text, for every n < 40 (covers 8/16/32-byte lanes).
+            let bad = rng.gen::<u8>();
+            let tail = random_bytes(rng, 20);
+            let tail = escape_text(rng, &tail);
+            (0..40)
+                .map(|n| {
+                    let mut t: Vec<u8> = (0..n).map(|_| rng.gen_range(0x20u8..0x7f)).filter(|&c| c != b'\\').collect();
+                    t.push(b'\\');
+                    t.push(bad);
+                    if rng.gen() {
+                        t.extend_from_slice(&tail);
+                    }
+                    case(t)
+                })
+                .collect()
+        }
+        "hex-odd-and-split" => {
+            let n = (index % 301) as usize;
+            let b = random_bytes(rng, n);
+            let h = hex_text(rng, &b);
+            let mut out = Vec::new();
+            // Odd: drop the last digit, with and without trailing whitespace.
+            if n > 0 {
+                let mut t = h[..h.len() - 1].to_vec();
+                out.push(case(t.clone()));
+                t.push(*WHITESPACE.choose(rng).expect("non-empty"));
+                out.push(case(t));
+            }
+            // Whitespace inside a random pair.
+            if n > 0 {
+                let p = 2 + 2 * rng.gen_range(0..n) + 1;
+                let mut t = h.clone();
+                t.insert(p, *WHITESPACE.choose(rng).expect("non-empty"));
+                out.push(case(t));
+            }
+            // Odd count in the middle: one digit removed somewhere.
+            if n > 1 {
+                let mut t = h.clone();
+                t.remove(rng.gen_range(2..t.len()));
+                out.push(case(with_whitespace(rng, &t, 0.1)));
+            }
+            out.push(case(b"\\x".to_vec()));
+            out
+        }
+        "hex-malformed" => {
+            let n = rng.gen_range(0..200);
+            let b = random_bytes(rng, n);
+            let h = hex_text(rng, &b);
+            let mut out = Vec::new();
+            let mut upper = h.clone();
+            upper[1] = b'X';
+            out.push(case(upper));
+            let mut spaced = h.clone();
+            spaced.insert(1, *WHITESPACE.choose(rng).expect("non-empty"));
+            out.push(case(spaced));
+            let mut leading = h.clone();
+            leading.insert(0, b' ');
+            out.push(case(leading));
+            for _ in 0..4 {
+                let mut t = with_whitespace(rng, &h, 0.05);
+                if t.len() > 2 {
+                    for _ in 0..rng.gen_range(1..3) {
+                        let p = rng.gen_range(2..t.len());
+                        t[p] = rng.gen();
+                    }
+                }
+                out.push(case(t));
+            }
+            out
+        }
+        "escape-malformed" => {
+            let (n, m) = (rng.gen_range(0..70), rng.gen_range(0..20));
+            let pre = random_bytes(rng, n);
+            let pre = escape_text(rng, &pre);
+            let post = random_bytes(rng, m);
+            let post = escape_text(rng, &post);
+            let bad: Vec<Vec<u8>> = vec![
+                b"\\".to_vec(),
+                format!("\\{}", rng.gen_range(0..8)).into_bytes(),
+                format!("\\{}{}", rng.gen_range(0..8), rng.gen_range(0..8)).into_bytes(),
+                format!("\\{}{}{}", rng.gen_range(4..10), rng.gen_range(0..8), rng.gen_range(0..8)).into_bytes(),
+                format!("\\{}{}{}", rng.gen_range(0..4), rng.gen_range(8..10), rng.gen_range(0..8)).into_bytes(),
+                format!("\\{}{}{}", rng.gen_range(0..4), rng.gen_range(0..8), rng.gen_range(8..10)).into_bytes(),
+                vec![b'\\', rng.gen()],
+                b"\\X41".to_vec(),
+                b"\\ x".to_vec(),
+            ];
+            bad.into_iter()
+                .flat_map(|b| {
+                    let mut at_end = pre.clone();
+                    at_end.extend_from_slice(&b);
+                    let mut inside = at_end.clone();
+                    inside.extend_from_slice(&post);
+                    [case(at_end), case(inside)]
+                })
+                .collect()
+        }
+        "random-text" => (0..4)
+            .map(|_| {
+                let mut t = Vec::new();
+                if rng.gen() {
+                    t.extend_from_slice(b"\\x");
+                }
+                let n = rng.gen_range(0..64);
+                let alphabet: &[u8] = b"0123456789abcdefABCDEFgxX \n\t\r\\\x00\x7f\xff";
+                for _ in 0..n {
+                    t.push(if rng.gen_ratio(1, 4) { rng.gen() } else { *alphabet.choose(rng).expect("non-empty") });
+                }
+                case(t)
+            })
+            .collect(),
+        "reuse" => {
+            let steps = (0..rng.gen_range(2..6))
+                .map(|_| {
+                    let n = *[0usize, 3, 40, 700, 5000].choose(rng).expect("non-empty");
+                    let b = random_bytes(rng, n);
+                    let mut t = if rng.gen() { hex_text(rng, &b) } else { escape_text(rng, &b) };
+                    if rng.gen_ratio(1, 4) && !t.is_empty() {
+                        let p = rng.gen_range(0..t.len());
+                        t[p] = b'G';
+                    }
+                    ByteaInput { text: t }
+                })
+                .collect();
+            vec![Case { steps }]
+        }
+        other => panic!("pg-bytea has no category {other}"),
+    }
+}

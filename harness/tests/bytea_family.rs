@@ -1,0 +1,120 @@
+//! `pg-bytea` through the engine and as properties: every kernel agrees with
+//! the reference, every error kind is reached by the generators, and the
+//! registry names every kernel on every target.
+
+use crossdec_harness::families::bytea::{ByteaFault, ByteaInput, PgBytea};
+use crossdec_harness::{engine, Family, Role, RunOptions};
+use crossdec_kernels::bytea as kernel;
+use crossdec_reference::bytea as reference;
+use proptest::prelude::*;
+
+#[test]
+fn campaign_agrees_and_reaches_every_error_kind() {
+    let family = PgBytea;
+    let report = engine::run_family(&family, &RunOptions { cases: 20, seed: 11, ..RunOptions::default() });
+    for f in &report.failures {
+        eprintln!("{} {} {:?}: expected {} got {}", f.category, f.implementation, f.minimized_hex, f.minimized_expected, f.minimized_got);
+    }
+    assert_eq!(report.failure_count, 0);
+    assert!(report.categories.iter().all(|c| c.cases > 0));
+    let ran: Vec<_> = report.implementations.iter().filter(|i| i.ran && i.role == Role::Kernel).map(|i| i.name.as_str()).collect();
+    for must in ["hex-swar", "hex-scalar", "escape-bulk", "escape-scalar", "dispatch", "dispatch-vec"] {
+        assert!(ran.contains(&must), "{must} did not run: {ran:?}");
+    }
+    // Every error kind the reference can produce is generated.
+    let mut seen = [false; 4];
+    for category in family.categories() {
+        for index in 0..20 {
+            let mut rng = engine::case_rng(11, family.name(), category.name, index);
+            for case in family.generate(category.name, index, &mut rng) {
+                for step in &case.steps {
+                    match family.reference(step) {
+                        Ok(_) => seen[0] = true,
+                        Err(ByteaFault::InvalidHexDigit { .. }) => seen[1] = true,
+                        Err(ByteaFault::OddNumberOfDigits { .. }) => seen[2] = true,
+                        Err(ByteaFault::InvalidEscape { .. }) => seen[3] = true,
+                        Err(other) => panic!("reference produced {other:?}"),
+                    }
+                }
+            }
+        }
+    }
+    assert_eq!(seen, [true; 4], "[ok, digit, odd, escape] reached");
+}
+
+#[test]
+fn every_registered_kernel_is_listed_here() {
+    let names: Vec<_> = PgBytea.implementations().into_iter().map(|i| i.name).collect();
+    for k in kernel::HEX_KERNELS.iter().map(|k| k.name).chain(kernel::ESCAPE_KERNELS.iter().map(|k| k.name)) {
+        assert!(names.iter().any(|n| n == k), "{k} missing from the family");
+    }
+}
+
+#[test]
+fn canary_catches_a_write_past_the_output() {
+    // A kernel that writes one byte past what it reports must be caught.
+    fn sloppy(digits: &[u8], out: &mut [u8]) -> Result<usize, kernel::DecodeError> {
+        let n = (kernel::HEX_KERNELS[5].func)(digits, out)?;
+        out[n] = 0;
+        Ok(n)
+    }
+    let family = PgBytea;
+    let imp = crossdec_harness::Implementation::<PgBytea>::new("sloppy", Role::Kernel, true, || {
+        let mut buf = vec![0u8; 0];
+        move |input: &ByteaInput, canary: u8| {
+            buf.clear();
+            buf.resize(kernel::decoded_len_bound(&input.text) + 8, canary);
+            let r = kernel::decode_into_with(sloppy, kernel::best_escape(), &input.text, &mut buf);
+            let n = *r.as_ref().unwrap();
+            let faults = crossdec_harness::canary::untouched_after("out", &buf, n, canary).into_iter().collect();
+            crossdec_harness::Decoded { outcome: Ok(crossdec_harness::families::bytea::ByteaValue { bytes: buf[..n].to_vec(), consumed: input.text.len() }), buffer_faults: faults }
+        }
+    });
+    let mut d = (imp.new_decoder)();
+    let got = d.decode(&ByteaInput { text: b"\\x0102".to_vec() }, 0xA5);
+    assert_eq!(family.reference(&ByteaInput { text: b"\\x0102".to_vec() }), got.outcome);
+    assert!(!got.buffer_faults.is_empty(), "the canary check missed a write past the output");
+}
+
+fn all_kernels(text: &[u8]) -> Vec<(&'static str, Result<Vec<u8>, kernel::DecodeError>)> {
+    let mut out = Vec::new();
+    for h in kernel::HEX_KERNELS.iter().filter(|k| (k.is_available)()) {
+        for e in kernel::ESCAPE_KERNELS.iter() {
+            let mut buf = vec![0u8; kernel::decoded_len_bound(text)];
+            let r = kernel::decode_into_with(h.func, e.func, text, &mut buf).map(|n| buf[..n].to_vec());
+            out.push((h.name, r));
+        }
+    }
+    out
+}
+
+fn same(r: &Result<Vec<u8>, reference::ByteaError>, k: &Result<Vec<u8>, kernel::DecodeError>) -> bool {
+    match (r, k) {
+        (Ok(a), Ok(b)) => a == b,
+        (Err(e), Err(k)) => ByteaFault::from(*e) == ByteaFault::from(*k),
+        _ => false,
+    }
+}
+
+proptest! {
+    #[test]
+    fn kernels_match_reference_on_arbitrary_text(prefix in any::<bool>(), body in proptest::collection::vec(
+        prop_oneof![Just(b'0'), Just(b'a'), Just(b'F'), Just(b' '), Just(b'\n'), Just(b'\\'), Just(b'3'), Just(b'7'), any::<u8>()], 0..300)) {
+        let mut text = if prefix { b"\\x".to_vec() } else { Vec::new() };
+        text.extend_from_slice(&body);
+        let want = reference::decode(&text);
+        for (name, got) in all_kernels(&text) {
+            prop_assert!(same(&want, &got), "{name}: {:?} vs {:?}", want, got);
+        }
+    }
+
+    #[test]
+    fn whitespace_never_changes_the_value(bytes in proptest::collection::vec(any::<u8>(), 0..400), seed in any::<u64>()) {
+        use rand::SeedableRng;
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let text = crossdec_harness::families::bytea::with_whitespace(&mut rng, &reference::encode_hex(&bytes), 0.2);
+        for (name, got) in all_kernels(&text) {
+            prop_assert_eq!(got.as_ref(), Ok(&bytes), "{}", name);
+        }
+    }
+}

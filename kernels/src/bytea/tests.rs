@@ -1,0 +1,159 @@
+//! Kernel-level tests. The differential campaign against the reference
+//! decoder lives in the harness (family `pg-bytea`); these check the pieces
+//! on their own and every registry entry on small fixed inputs (small
+//! enough to run under Miri for the portable kernels).
+
+use super::*;
+
+fn available_hex() -> Vec<&'static Implementation<HexFn>> {
+    HEX_KERNELS.iter().filter(|k| (k.is_available)()).collect()
+}
+
+fn hex_with(k: HexFn, text: &[u8]) -> Result<Vec<u8>, DecodeError> {
+    let mut out = vec![0u8; decoded_len_bound(text)];
+    let n = decode_into_with(k, best_escape(), text, &mut out)?;
+    out.truncate(n);
+    Ok(out)
+}
+
+#[test]
+fn table_matches_char_to_digit_for_every_byte() {
+    for b in 0..=255u8 {
+        let want = match b {
+            b' ' | b'\n' | b'\t' | b'\r' => scalar::WHITESPACE,
+            _ => (b as char).to_digit(16).map(|d| d as u8).unwrap_or(scalar::INVALID),
+        };
+        assert_eq!(HEX_TABLE[b as usize], want, "table entry {b:#04x}");
+    }
+}
+
+#[test]
+fn registry_lists_every_kernel_on_every_target() {
+    let names: Vec<_> = HEX_KERNELS.iter().map(|k| k.name).collect();
+    assert_eq!(names, ["hex-avx512", "hex-avx2", "hex-ssse3", "hex-neon", "hex-swar", "hex-scalar"]);
+    assert!((HEX_KERNELS[4].is_available)() && (HEX_KERNELS[5].is_available)());
+    if cfg!(not(target_arch = "x86_64")) {
+        assert!(!(HEX_KERNELS[0].is_available)() && !(HEX_KERNELS[1].is_available)());
+    }
+    if cfg!(not(target_arch = "aarch64")) {
+        assert!(!(HEX_KERNELS[3].is_available)());
+    }
+    #[cfg(target_arch = "aarch64")]
+    assert!((HEX_KERNELS[3].is_available)(), "NEON is baseline on aarch64");
+}
+
+/// A deterministic byte generator (no dependency on rand for Miri speed).
+fn bytes(seed: u64, n: usize) -> Vec<u8> {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 24) as u8
+        })
+        .collect()
+}
+
+fn hex_text(data: &[u8], upper: bool) -> Vec<u8> {
+    let digits: &[u8; 16] = if upper { b"0123456789ABCDEF" } else { b"0123456789abcdef" };
+    let mut t = b"\\x".to_vec();
+    for &b in data {
+        t.push(digits[(b >> 4) as usize]);
+        t.push(digits[(b & 15) as usize]);
+    }
+    t
+}
+
+#[test]
+fn every_kernel_decodes_plain_hex_of_many_lengths() {
+    let max = if cfg!(miri) { 40 } else { 300 };
+    for n in 0..max {
+        let data = bytes(n as u64, n);
+        for upper in [false, true] {
+            let text = hex_text(&data, upper);
+            for k in available_hex() {
+                assert_eq!(hex_with(k.func, &text).as_deref(), Ok(&data[..]), "{} n={n}", k.name);
+            }
+        }
+    }
+}
+
+#[test]
+fn whitespace_between_pairs_is_skipped_inside_a_pair_rejected() {
+    let data = bytes(7, 100);
+    let plain = hex_text(&data, false);
+    // A newline every 7 pairs, plus leading and trailing whitespace.
+    let mut text = b"\\x \t".to_vec();
+    for (k, pair) in plain[2..].chunks(2).enumerate() {
+        text.extend_from_slice(pair);
+        if k % 7 == 6 {
+            text.extend_from_slice(b"\r\n");
+        }
+    }
+    text.push(b' ');
+    for k in available_hex() {
+        assert_eq!(hex_with(k.func, &text).as_deref(), Ok(&data[..]), "{}", k.name);
+        // Whitespace inside the pair that starts at digit 80 (offset 82).
+        let mut bad = plain.clone();
+        bad.insert(83, b' ');
+        assert_eq!(hex_with(k.func, &bad), Err(DecodeError::invalid_digit(83, b' ')), "{}", k.name);
+    }
+}
+
+#[test]
+fn every_error_kind_at_its_offset() {
+    for k in available_hex() {
+        let f = k.func;
+        for pos in [0usize, 1, 15, 16, 31, 32, 63, 64, 127, 128, 140] {
+            let mut text = hex_text(&bytes(pos as u64, 75), false);
+            text[2 + pos] = b'g';
+            assert_eq!(hex_with(f, &text), Err(DecodeError::invalid_digit(2 + pos, b'g')), "{} pos {pos}", k.name);
+            text[2 + pos] = 0xC3;
+            assert_eq!(hex_with(f, &text), Err(DecodeError::invalid_digit(2 + pos, 0xC3)), "{} pos {pos}", k.name);
+        }
+        assert_eq!(hex_with(f, b"\\x123"), Err(DecodeError::odd(5)), "{}", k.name);
+        assert_eq!(hex_with(f, b"\\x12 3 "), Err(DecodeError::invalid_digit(6, b' ')), "{}", k.name);
+        assert_eq!(hex_with(f, b"\\x"), Ok(vec![]));
+        assert_eq!(hex_with(f, b"\\x \n"), Ok(vec![]));
+    }
+    for e in &ESCAPE_KERNELS {
+        let f = |t: &[u8]| {
+            let mut out = vec![0u8; t.len()];
+            (e.func)(t, &mut out).map(|n| out[..n].to_vec())
+        };
+        assert_eq!(f(b"a\\\\b\\000\\377\\101"), Ok(b"a\\b\x00\xffA".to_vec()), "{}", e.name);
+        assert_eq!(f(b"0123456789\\400"), Err(DecodeError::escape(10)), "{}", e.name);
+        assert_eq!(f(b"\\X41"), Err(DecodeError::escape(0)), "{}", e.name);
+        assert_eq!(f(b"ab\\12"), Err(DecodeError::escape(2)), "{}", e.name);
+        assert_eq!(f(b"ab\\"), Err(DecodeError::escape(2)), "{}", e.name);
+        assert_eq!(f(b"\\018"), Err(DecodeError::escape(0)), "{}", e.name);
+        assert_eq!(f(b"\xff\x80 plain"), Ok(b"\xff\x80 plain".to_vec()), "{}", e.name);
+    }
+    let mut small = [0u8; 1];
+    assert_eq!(decode_into(b"\\x1234", &mut small), Err(DecodeError::too_small()));
+    assert_eq!(decode_into(b"ab", &mut small), Err(DecodeError::too_small()));
+    for k in available_hex() {
+        assert_eq!((k.func)(b"1234", &mut small), Err(DecodeError::too_small()), "{}", k.name);
+    }
+}
+
+#[test]
+fn kernels_write_nothing_past_the_decoded_length() {
+    let data = bytes(3, 200);
+    let mut text = hex_text(&data, false);
+    text.extend_from_slice(b"   ");
+    for k in available_hex() {
+        let mut out = vec![0xA5u8; 300];
+        let n = decode_into_with(k.func, best_escape(), &text, &mut out).unwrap();
+        assert_eq!(n, 200);
+        assert!(out[200..].iter().all(|&b| b == 0xA5), "{}", k.name);
+    }
+}
+
+#[test]
+fn to_vec_and_dispatch() {
+    assert_eq!(decode_to_vec(b"\\xDEADbeef"), Ok(vec![0xDE, 0xAD, 0xBE, 0xEF]));
+    assert_eq!(decode_to_vec(b"\\\\x"), Ok(b"\\x".to_vec()));
+    assert!((crate::best(&HEX_KERNELS).is_available)());
+}

@@ -1,0 +1,268 @@
+//! x86_64 hex kernels: SSSE3 (32 digits per block), AVX2 (128) and
+//! AVX-512BW (128). Each block is validated as all hex digits and packed; a
+//! block that is not (whitespace, an error) goes to the scalar step machine,
+//! which resumes the vector loop at the next pair boundary.
+//!
+//! Per byte `c`: `d = c - '0'` is a digit value when `d <= 9` (unsigned);
+//! `l = (c | 0x20) - 'a'` is a letter when `l <= 5`, value `l + 10`. Pairs
+//! are packed with `maddubs` (first digit * 16 + second digit).
+
+use std::arch::x86_64::*;
+
+use super::scalar;
+use super::DecodeError;
+
+pub fn ssse3_available() -> bool {
+    is_x86_feature_detected!("ssse3")
+}
+
+pub fn avx2_available() -> bool {
+    is_x86_feature_detected!("avx2")
+}
+
+pub fn avx512_available() -> bool {
+    is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512bw")
+}
+
+/// Shared driver: `block(src, dst, tmp)` decodes the `IN` digits at `src`.
+/// If they are all hex digits it stores the `IN / 2` bytes at `dst` and
+/// returns `None`; otherwise it stores what it decoded at `tmp` (only the
+/// part before the first non-digit means anything) and returns that
+/// non-digit's offset in the block. The driver then keeps the valid whole
+/// pairs before it, lets the scalar step machine take one step (skip one
+/// whitespace byte, or decode / reject the pair) and goes back to vector
+/// blocks: input with sparse whitespace stays mostly on the vector path.
+/// Expanded inside each `#[target_feature]` function so the block code
+/// inlines with the right features.
+macro_rules! drive {
+    ($digits:expr, $out:expr, $in:expr, $block:expr) => {{
+        let digits: &[u8] = $digits;
+        let out: &mut [u8] = $out;
+        if out.len() < digits.len() / 2 {
+            return Err(DecodeError::too_small());
+        }
+        let mut tmp = [0u8; $in / 2];
+        let (mut i, mut o) = (0usize, 0usize);
+        while i + $in <= digits.len() {
+            // In bounds: i + IN <= digits.len(), and o <= i / 2 so
+            // o + IN / 2 <= digits.len() / 2 <= out.len(); tmp holds IN / 2.
+            debug_assert!(o + $in / 2 <= out.len());
+            match $block(digits.as_ptr().add(i), out.as_mut_ptr().add(o), tmp.as_mut_ptr()) {
+                None => {
+                    i += $in;
+                    o += $in / 2;
+                }
+                Some(bad) => {
+                    let pairs = bad / 2;
+                    out[o..o + pairs].copy_from_slice(&tmp[..pairs]);
+                    i += 2 * pairs;
+                    o += pairs;
+                    (i, o) = scalar::run(digits, i, out, o, i + 1)?;
+                }
+            }
+        }
+        scalar::run(digits, i, out, o, digits.len()).map(|(_, o)| o)
+    }};
+}
+
+// ---------------------------------------------------------------- SSSE3
+
+/// Nibble values of 16 bytes (garbage where invalid) and a mask that is
+/// 0xFF where the byte is a hex digit. Ranges are tested with one biased add
+/// and one signed compare each: `c + 0x50` is -128..=-119 exactly for
+/// '0'..='9', `(c | 0x20) + 0x1F` is -128..=-123 exactly for letters.
+#[target_feature(enable = "ssse3")]
+#[inline]
+fn nibbles128(c: __m128i) -> (__m128i, __m128i) {
+    let dx = _mm_add_epi8(c, _mm_set1_epi8(0x50));
+    let is_digit = _mm_cmpgt_epi8(_mm_set1_epi8(-118), dx);
+    let lx = _mm_add_epi8(_mm_or_si128(c, _mm_set1_epi8(0x20)), _mm_set1_epi8(0x1F));
+    let is_alpha = _mm_cmpgt_epi8(_mm_set1_epi8(-122), lx);
+    // Biased value (0x80 + nibble), unbiased by the xor.
+    let biased = _mm_blendv_epi8_ssse3(dx, _mm_add_epi8(lx, _mm_set1_epi8(10)), is_alpha);
+    (_mm_xor_si128(biased, _mm_set1_epi8(-128)), _mm_or_si128(is_digit, is_alpha))
+}
+
+/// `mask ? b : a` per byte (SSSE3 has no blendv; SSE4.1 is not required).
+#[target_feature(enable = "ssse3")]
+#[inline]
+fn _mm_blendv_epi8_ssse3(a: __m128i, b: __m128i, mask: __m128i) -> __m128i {
+    _mm_or_si128(_mm_andnot_si128(mask, a), _mm_and_si128(mask, b))
+}
+
+/// # Safety
+/// `src` readable for 32 bytes, `dst` and `tmp` writable for 16; SSSE3
+/// available. See `drive!` for the contract.
+#[target_feature(enable = "ssse3")]
+#[inline]
+unsafe fn block_ssse3(src: *const u8, dst: *mut u8, tmp: *mut u8) -> Option<usize> {
+    // SAFETY: the caller guarantees 32 readable bytes; loadu has no alignment needs.
+    let (a, b) = unsafe { (_mm_loadu_si128(src as *const __m128i), _mm_loadu_si128(src.add(16) as *const __m128i)) };
+    let (va, oka) = nibbles128(a);
+    let (vb, okb) = nibbles128(b);
+    let weights = _mm_set1_epi16(0x0110);
+    let packed = _mm_packus_epi16(_mm_maddubs_epi16(va, weights), _mm_maddubs_epi16(vb, weights));
+    let ok = (_mm_movemask_epi8(oka) as u32) | ((_mm_movemask_epi8(okb) as u32) << 16);
+    if ok == u32::MAX {
+        // SAFETY: the caller guarantees 16 writable bytes at dst.
+        unsafe { _mm_storeu_si128(dst as *mut __m128i, packed) };
+        None
+    } else {
+        // SAFETY: the caller guarantees 16 writable bytes at tmp.
+        unsafe { _mm_storeu_si128(tmp as *mut __m128i, packed) };
+        Some((!ok).trailing_zeros() as usize)
+    }
+}
+
+#[target_feature(enable = "ssse3")]
+unsafe fn ssse3_impl(digits: &[u8], out: &mut [u8]) -> Result<usize, DecodeError> {
+    // SAFETY: `drive!` passes pointers to 32 readable digits and 16 writable
+    // output bytes (see its bounds comment); SSSE3 is enabled here.
+    unsafe { drive!(digits, out, 32, block_ssse3) }
+}
+
+pub fn decode_ssse3(digits: &[u8], out: &mut [u8]) -> Result<usize, DecodeError> {
+    assert!(ssse3_available(), "hex-ssse3 forced on a CPU without SSSE3");
+    // SAFETY: SSSE3 is available (checked above).
+    unsafe { ssse3_impl(digits, out) }
+}
+
+// ---------------------------------------------------------------- AVX2
+
+/// As [`nibbles128`], 32 bytes; the value is `(c & 0x0F) + 9` for letters
+/// (no blend needed).
+#[target_feature(enable = "avx2")]
+#[inline]
+fn nibbles256(c: __m256i) -> (__m256i, __m256i) {
+    let dx = _mm256_add_epi8(c, _mm256_set1_epi8(0x50));
+    let is_digit = _mm256_cmpgt_epi8(_mm256_set1_epi8(-118), dx);
+    let lx = _mm256_add_epi8(_mm256_or_si256(c, _mm256_set1_epi8(0x20)), _mm256_set1_epi8(0x1F));
+    let is_alpha = _mm256_cmpgt_epi8(_mm256_set1_epi8(-122), lx);
+    let val = _mm256_add_epi8(
+        _mm256_and_si256(c, _mm256_set1_epi8(0x0F)),
+        _mm256_and_si256(is_alpha, _mm256_set1_epi8(9)),
+    );
+    (val, _mm256_or_si256(is_digit, is_alpha))
+}
+
+/// 64 digits (two vectors at `src`) to 32 bytes.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn pack256(va: __m256i, vb: __m256i) -> __m256i {
+    let weights = _mm256_set1_epi16(0x0110);
+    // packus works per 128-bit lane: [a0 b0 a1 b1] -> reorder to [a0 a1 b0 b1].
+    let packed = _mm256_packus_epi16(_mm256_maddubs_epi16(va, weights), _mm256_maddubs_epi16(vb, weights));
+    _mm256_permute4x64_epi64::<0b11_01_10_00>(packed)
+}
+
+/// # Safety
+/// `src` readable for 128 bytes, `dst` and `tmp` writable for 64; AVX2
+/// available. See `drive!` for the contract.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn block_avx2(src: *const u8, dst: *mut u8, tmp: *mut u8) -> Option<usize> {
+    // SAFETY: the caller guarantees 128 readable bytes; loadu has no alignment needs.
+    let (a, b, c, d) = unsafe {
+        (
+            _mm256_loadu_si256(src as *const __m256i),
+            _mm256_loadu_si256(src.add(32) as *const __m256i),
+            _mm256_loadu_si256(src.add(64) as *const __m256i),
+            _mm256_loadu_si256(src.add(96) as *const __m256i),
+        )
+    };
+    let (va, oka) = nibbles256(a);
+    let (vb, okb) = nibbles256(b);
+    let (vc, okc) = nibbles256(c);
+    let (vd, okd) = nibbles256(d);
+    let ok = _mm256_and_si256(_mm256_and_si256(oka, okb), _mm256_and_si256(okc, okd));
+    let (lo, hi) = (pack256(va, vb), pack256(vc, vd));
+    if _mm256_movemask_epi8(ok) == -1 {
+        // SAFETY: the caller guarantees 64 writable bytes at dst.
+        unsafe {
+            _mm256_storeu_si256(dst as *mut __m256i, lo);
+            _mm256_storeu_si256(dst.add(32) as *mut __m256i, hi);
+        }
+        return None;
+    }
+    // SAFETY: the caller guarantees 64 writable bytes at tmp.
+    unsafe {
+        _mm256_storeu_si256(tmp as *mut __m256i, lo);
+        _mm256_storeu_si256(tmp.add(32) as *mut __m256i, hi);
+    }
+    let mask = |v: __m256i| _mm256_movemask_epi8(v) as u32 as u128;
+    let ok = mask(oka) | (mask(okb) << 32) | (mask(okc) << 64) | (mask(okd) << 96);
+    Some((!ok).trailing_zeros() as usize)
+}
+
+#[target_feature(enable = "avx2")]
+unsafe fn avx2_impl(digits: &[u8], out: &mut [u8]) -> Result<usize, DecodeError> {
+    // SAFETY: `drive!` passes pointers to 128 readable digits and 64 writable
+    // output bytes; AVX2 is enabled here.
+    unsafe { drive!(digits, out, 128, block_avx2) }
+}
+
+pub fn decode_avx2(digits: &[u8], out: &mut [u8]) -> Result<usize, DecodeError> {
+    assert!(avx2_available(), "hex-avx2 forced on a CPU without AVX2");
+    // SAFETY: AVX2 is available (checked above).
+    unsafe { avx2_impl(digits, out) }
+}
+
+// ---------------------------------------------------------------- AVX-512BW
+//
+// The AVX-512 intrinsics are stable since Rust 1.89, above the workspace's
+// declared MSRV (1.85): this section needs Rust >= 1.89 to build.
+
+#[allow(clippy::incompatible_msrv)]
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+fn nibbles512(c: __m512i) -> (__m512i, u64) {
+    let d = _mm512_sub_epi8(c, _mm512_set1_epi8(b'0' as i8));
+    let is_digit = _mm512_cmple_epu8_mask(d, _mm512_set1_epi8(9));
+    let l = _mm512_sub_epi8(_mm512_or_si512(c, _mm512_set1_epi8(0x20)), _mm512_set1_epi8(b'a' as i8));
+    let is_alpha = _mm512_cmple_epu8_mask(l, _mm512_set1_epi8(5));
+    let val = _mm512_mask_blend_epi8(is_alpha, d, _mm512_add_epi8(l, _mm512_set1_epi8(10)));
+    (val, is_digit | is_alpha)
+}
+
+/// # Safety
+/// `src` readable for 128 bytes, `dst` and `tmp` writable for 64;
+/// AVX-512F/BW available. See `drive!` for the contract.
+#[allow(clippy::incompatible_msrv)]
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+unsafe fn block_avx512(src: *const u8, dst: *mut u8, tmp: *mut u8) -> Option<usize> {
+    // SAFETY: the caller guarantees 128 readable bytes; loadu has no alignment needs.
+    let (a, b) = unsafe { (_mm512_loadu_si512(src as *const _), _mm512_loadu_si512(src.add(64) as *const _)) };
+    let (va, oka) = nibbles512(a);
+    let (vb, okb) = nibbles512(b);
+    let weights = _mm512_set1_epi16(0x0110);
+    // vpmovwb narrows the 32 pair values in order: no lane shuffle needed.
+    let pa = _mm512_cvtepi16_epi8(_mm512_maddubs_epi16(va, weights));
+    let pb = _mm512_cvtepi16_epi8(_mm512_maddubs_epi16(vb, weights));
+    let ok = (oka as u128) | ((okb as u128) << 64);
+    let target = if ok == u128::MAX { dst } else { tmp };
+    // SAFETY: the caller guarantees 64 writable bytes at both dst and tmp.
+    unsafe {
+        _mm256_storeu_si256(target as *mut __m256i, pa);
+        _mm256_storeu_si256(target.add(32) as *mut __m256i, pb);
+    }
+    if ok == u128::MAX {
+        None
+    } else {
+        Some((!ok).trailing_zeros() as usize)
+    }
+}
+
+#[allow(clippy::incompatible_msrv)]
+#[target_feature(enable = "avx512f,avx512bw")]
+unsafe fn avx512_impl(digits: &[u8], out: &mut [u8]) -> Result<usize, DecodeError> {
+    // SAFETY: `drive!` passes pointers to 128 readable digits and 64 writable
+    // output bytes; AVX-512F/BW are enabled here.
+    unsafe { drive!(digits, out, 128, block_avx512) }
+}
+
+pub fn decode_avx512(digits: &[u8], out: &mut [u8]) -> Result<usize, DecodeError> {
+    assert!(avx512_available(), "hex-avx512 forced on a CPU without AVX-512BW");
+    // SAFETY: AVX-512F and AVX-512BW are available (checked above).
+    unsafe { avx512_impl(digits, out) }
+}
