@@ -33,6 +33,8 @@ pub const TARGETS: &[Target] = &[
     Target { name: "qwp_ts_raw", family: "qwp-ts", mode: Mode::Raw, peers: false },
     Target { name: "qwp_ts_structured", family: "qwp-ts", mode: Mode::Structured, peers: false },
     Target { name: "qwp_ts_questdb", family: "qwp-ts", mode: Mode::Raw, peers: true },
+    Target { name: "pg_bytea_raw", family: "pg-bytea", mode: Mode::Raw, peers: false },
+    Target { name: "pg_bytea_structured", family: "pg-bytea", mode: Mode::Structured, peers: false },
 ];
 
 pub fn target(name: &str) -> Option<&'static Target> {

@@ -209,10 +209,8 @@ pub fn decode_avx2(digits: &[u8], out: &mut [u8]) -> Result<usize, DecodeError> 
 
 // ---------------------------------------------------------------- AVX-512BW
 //
-// The AVX-512 intrinsics are stable since Rust 1.89, above the workspace's
-// declared MSRV (1.85): this section needs Rust >= 1.89 to build.
+// The AVX-512 intrinsics are stable since Rust 1.89 (the workspace's rust-version).
 
-#[allow(clippy::incompatible_msrv)]
 #[target_feature(enable = "avx512f,avx512bw")]
 #[inline]
 fn nibbles512(c: __m512i) -> (__m512i, u64) {
@@ -227,7 +225,6 @@ fn nibbles512(c: __m512i) -> (__m512i, u64) {
 /// # Safety
 /// `src` readable for 128 bytes, `dst` and `tmp` writable for 64;
 /// AVX-512F/BW available. See `drive!` for the contract.
-#[allow(clippy::incompatible_msrv)]
 #[target_feature(enable = "avx512f,avx512bw")]
 #[inline]
 unsafe fn block_avx512(src: *const u8, dst: *mut u8, tmp: *mut u8) -> Option<usize> {
@@ -253,7 +250,6 @@ unsafe fn block_avx512(src: *const u8, dst: *mut u8, tmp: *mut u8) -> Option<usi
     }
 }
 
-#[allow(clippy::incompatible_msrv)]
 #[target_feature(enable = "avx512f,avx512bw")]
 unsafe fn avx512_impl(digits: &[u8], out: &mut [u8]) -> Result<usize, DecodeError> {
     // SAFETY: `drive!` passes pointers to 128 readable digits and 64 writable

@@ -124,11 +124,6 @@ fn kernel_impl(name: &'static str, available: bool, hex: kernel::HexFn, escape: 
     })
 }
 
-/// Whether this host can run the AVX-512 kernel.
-fn avx512_here() -> bool {
-    (kernel::HEX_KERNELS[0].is_available)()
-}
-
 impl Family for PgBytea {
     type Input = ByteaInput;
     type Value = ByteaValue;
@@ -157,18 +152,7 @@ impl Family for PgBytea {
         let scalar_hex = kernel::HEX_KERNELS[5].func;
         let mut list = Vec::new();
         for k in &kernel::HEX_KERNELS {
-            let mut imp = kernel_impl(k.name, (k.is_available)(), k.func, bulk);
-            // The gate requires every registered kernel to have run on some
-            // target. No CPU this project's CI can reach (natively or under
-            // qemu-user, which has no AVX-512) runs AVX-512, so where it is
-            // unavailable the entry is still listed (manifests name it, with
-            // ran = false) but as a peer, not a kernel. On a host with
-            // AVX-512BW it is an ordinary kernel, compared exactly. See
-            // docs/bytea.md.
-            if k.name == "hex-avx512" && !avx512_here() {
-                imp.role = Role::Peer;
-            }
-            list.push(imp);
+            list.push(kernel_impl(k.name, (k.is_available)(), k.func, bulk));
         }
         for e in &kernel::ESCAPE_KERNELS {
             list.push(kernel_impl(e.name, (e.is_available)(), scalar_hex, e.func));
