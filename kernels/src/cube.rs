@@ -314,9 +314,10 @@ fn parse_timestamp(s: &[u8], digits: u32) -> Result<i64, MapError> {
     }
     let secs = days_from_civil(year, month, day) * 86_400 + hour * 3_600 + minute * 60 + second;
     let ticks_per_sec = 10i64.pow(digits);
-    secs.checked_mul(ticks_per_sec)
-        .and_then(|t| t.checked_add(fraction / nanos_per_tick))
-        .ok_or(MapError::Overflow)
+    // The seconds alone may pass i64 at the lower ns edge even though the
+    // value with its fraction fits: add in i128.
+    let ticks = i128::from(secs) * i128::from(ticks_per_sec) + i128::from(fraction / nanos_per_tick);
+    i64::try_from(ticks).map_err(|_| MapError::Overflow)
 }
 
 /// `[+-]?D*(.D*)?` (at least one digit) to an unscaled i128.
@@ -1479,6 +1480,8 @@ mod tests {
         assert_eq!(parse_timestamp(b"1969-12-31T23:59:59.999999999Z", 9), Ok(-1));
         assert_eq!(parse_timestamp(b"2262-04-11T23:47:16.854775807", 9), Ok(i64::MAX));
         assert_eq!(parse_timestamp(b"2262-04-11T23:47:16.854775808", 9), Err(MapError::Overflow));
+        assert_eq!(parse_timestamp(b"1677-09-21T00:12:43.145224192", 9), Ok(i64::MIN));
+        assert_eq!(parse_timestamp(b"1677-09-21T00:12:43.145224191", 9), Err(MapError::Overflow));
         assert_eq!(parse_timestamp(b"2023-02-29T00:00:00", 3), Err(MapError::Unmappable));
         assert_eq!(parse_timestamp(b"2024-01-01T00:00:00.0001", 3), Err(MapError::Unmappable));
         assert_eq!(parse_timestamp(b"2024-01-01T00:00:00.0000", 3), Ok(1_704_067_200_000));

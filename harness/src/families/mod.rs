@@ -14,6 +14,7 @@ pub fn all() -> Vec<Box<dyn AnyFamily>> {
     // bytea families
     // tsfile families
     // cube families
+    all.push(Box::new(Erased(cube::CubeColumnar)));
     all.extend(Vec::<Box<dyn AnyFamily>>::new());
     all
 }
