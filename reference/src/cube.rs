@@ -89,7 +89,7 @@ pub fn json_error_offset(input: &[u8], line: usize, column: usize) -> u64 {
             start = i + 1;
         }
     }
-    (start + column) as u64
+    (start + column).saturating_sub(1) as u64
 }
 
 /// What a field reads.

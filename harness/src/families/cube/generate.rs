@@ -202,15 +202,13 @@ pub fn value(rng: &mut impl Rng, ty: Ty, mode: Mode) -> String {
                     "\"+0\"",
                     "\"-0\"",
                     "\"0000000000000000000000042\"",
-                    "9223372036854775808",
-                    "\"9223372036854775808\"",
-                    "\"-9223372036854775809\"",
-                    "18446744073709551616",
-                    "\"99999999999999999999999999\"",
+                    "!9223372036854775808",
+                    "!\"9223372036854775808\"",
+                    "!\"-9223372036854775809\"",
+                    "!18446744073709551616",
+                    "!\"99999999999999999999999999\"",
                 ]
-                .choose(rng)
-                .unwrap()
-                .to_string()
+                .pick_edge(rng)
             } else {
                 let v: i64 = match rng.gen_range(0..3) {
                     0 => rng.gen(),
@@ -227,12 +225,10 @@ pub fn value(rng: &mut impl Rng, ty: Ty, mode: Mode) -> String {
             if edge {
                 [
                     "1e308", "5e-324", "-0.0", "\"NaN\"", "\"inf\"", "\"-infinity\"", "1.7976931348623157e308",
-                    "\"1e400\"", "9007199254740993", "\"0x10\"", "\" 1\"", "\"1_0\"", "-9223372036854775808",
+                    "\"1e400\"", "9007199254740993", "!\"0x10\"", "!\" 1\"", "!\"1_0\"", "-9223372036854775808",
                     "18446744073709551616",
                 ]
-                .choose(rng)
-                .unwrap()
-                .to_string()
+                .pick_edge(rng)
             } else {
                 let v: f64 = rng.gen_range(-1e6..1e6);
                 match rng.gen_range(0..3) {
@@ -248,17 +244,15 @@ pub fn value(rng: &mut impl Rng, ty: Ty, mode: Mode) -> String {
                 match unit {
                     2 => [
                         "\"1677-09-21T00:12:43.145224192\"",
-                        "\"1677-09-21T00:12:43.145224191\"",
+                        "!\"1677-09-21T00:12:43.145224191\"",
                         "\"2262-04-11T23:47:16.854775807\"",
-                        "\"2262-04-11T23:47:16.854775808\"",
-                        "\"9999-12-31T23:59:59\"",
+                        "!\"2262-04-11T23:47:16.854775808\"",
+                        "!\"9999-12-31T23:59:59\"",
                         "\"1970-01-01T00:00:00.000000000Z\"",
                         "-9223372036854775808",
-                        "9223372036854775808",
+                        "!9223372036854775808",
                     ]
-                    .choose(rng)
-                    .unwrap()
-                    .to_string(),
+                    .pick_edge(rng),
                     _ => [
                         "\"0000-01-01T00:00:00\"",
                         "\"9999-12-31T23:59:59.999\"",
@@ -270,9 +264,7 @@ pub fn value(rng: &mut impl Rng, ty: Ty, mode: Mode) -> String {
                         "9223372036854775807",
                         "-1",
                     ]
-                    .choose(rng)
-                    .unwrap()
-                    .to_string(),
+                    .pick_edge(rng),
                 }
             } else if rng.gen_bool(0.1) {
                 rng.gen_range(-1_000_000_000_000i64..1_000_000_000_000).to_string()
@@ -284,7 +276,7 @@ pub fn value(rng: &mut impl Rng, ty: Ty, mode: Mode) -> String {
             let (p, s) = (u32::from(p), s.max(0) as u8);
             let max = pow10(p) - 1;
             if edge {
-                match rng.gen_range(0..8) {
+                match if rng.gen_bool(0.1) { rng.gen_range(0..8) } else { *[0, 1, 3, 7].choose(rng).unwrap() } {
                     0 => quote(&decimal_text(max, s)),
                     1 => quote(&decimal_text(-max, s)),
                     2 => quote(&decimal_text(max + 1, s)), // overflow
@@ -306,6 +298,26 @@ pub fn value(rng: &mut impl Rng, ty: Ty, mode: Mode) -> String {
             }
         }
         Ty::Unsupported(_) => "1".into(),
+    }
+}
+
+/// Pick an edge value; the ones marked `!` (errors) only now and then.
+trait PickEdge {
+    fn pick_edge(&self, rng: &mut impl Rng) -> String;
+}
+
+impl PickEdge for [&str] {
+    fn pick_edge(&self, rng: &mut impl Rng) -> String {
+        let failing = rng.gen_bool(0.03);
+        let pool: Vec<&str> = self.iter().copied().filter(|v| v.starts_with('!') == failing).collect();
+        let pool = if pool.is_empty() { self.to_vec() } else { pool };
+        pool.choose(rng).unwrap().trim_start_matches('!').to_string()
+    }
+}
+
+impl<const N: usize> PickEdge for [&str; N] {
+    fn pick_edge(&self, rng: &mut impl Rng) -> String {
+        self[..].pick_edge(rng)
     }
 }
 
