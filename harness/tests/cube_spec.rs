@@ -47,6 +47,17 @@ fn unsupported_types() {
 }
 
 #[test]
+fn non_nullable_fields_are_unsupported_not_a_panic() {
+    use std::sync::Arc;
+    let schema = Arc::new(arrow_schema::Schema::new(vec![arrow_schema::Field::new("a", arrow_schema::DataType::Int64, false)]));
+    let json = b"[{\"a\":null}]";
+    let r = crossdec_reference::cube::decode(json, crossdec_reference::cube::Shape::Rows, &schema, None);
+    let k = crossdec_kernels::cube::decode(json, crossdec_kernels::cube::Shape::Rows, &schema, None);
+    assert_eq!(r.unwrap_err(), crossdec_reference::cube::CubeError::UnsupportedType { field: 0 });
+    assert_eq!(k.unwrap_err(), crossdec_kernels::cube::CubeError::UnsupportedType { field: 0 });
+}
+
+#[test]
 fn bad_literals() {
     for (ty, text) in [(Ty::Int64, "\"x\""), (Ty::Int64, "[1]"), (Ty::Utf8, "{}"), (Ty::Boolean, "nul"), (Ty::Float64, "1 2"), (Ty::Int64, "")] {
         assert_eq!(err("[]", Shape::Rows, vec![lit("l", ty, text)], None), CubeFault::BadLiteral { field: 0 }, "{text}");

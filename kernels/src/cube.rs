@@ -1290,7 +1290,10 @@ pub fn decode_with(
     let mut convs = Vec::with_capacity(schema.fields().len());
     let mut sources = Vec::with_capacity(schema.fields().len());
     for (index, field) in schema.fields().iter().enumerate() {
-        let conv = conv_of(field.data_type()).ok_or(CubeError::UnsupportedType { field: index })?;
+        // Columns are built nullable: a non-nullable field is unsupported.
+        let conv = conv_of(field.data_type())
+            .filter(|_| field.is_nullable())
+            .ok_or(CubeError::UnsupportedType { field: index })?;
         convs.push(conv);
         match field.metadata().get(LITERAL_KEY) {
             None => sources.push(Source::Member),

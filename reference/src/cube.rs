@@ -103,7 +103,7 @@ pub fn decode(json: &[u8], shape: Shape, schema: &SchemaRef, limit: Option<i64>)
     // Phase 0: the schema, field by field, then the limit.
     let mut sources = Vec::new();
     for (index, field) in schema.fields().iter().enumerate() {
-        if !supported(field.data_type()) {
+        if !supported(field.data_type()) || !field.is_nullable() {
             return Err(CubeError::UnsupportedType { field: index });
         }
         match field.metadata().get(LITERAL_KEY) {
@@ -276,11 +276,12 @@ impl<'a> Table<'a> {
         match self {
             Table::Rows(rows) => {
                 let mut seen: Vec<String> = Vec::new();
+                let mut known = std::collections::BTreeSet::new();
                 for row in rows.iter() {
                     // `Map` iterates keys in sorted order: within a row the
                     // smallest name comes first, as the spec asks.
                     for key in row.as_object().expect("checked").keys() {
-                        if !seen.contains(key) {
+                        if known.insert(key.as_str()) {
                             seen.push(key.clone());
                         }
                     }
