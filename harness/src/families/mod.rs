@@ -15,6 +15,7 @@ pub fn all() -> Vec<Box<dyn AnyFamily>> {
     all.push(Box::new(Erased(bytea::PgBytea)));
     // tsfile families
     // cube families
+    all.push(Box::new(Erased(cube::CubeColumnar)));
     all.extend(Vec::<Box<dyn AnyFamily>>::new());
     all
 }

@@ -1,1 +1,458 @@
-//! (in progress)
+//! Family `cube-columnar`: Cube JSON results (row objects, compact and
+//! columnar batches) decoded into Arrow record batches. Semantics: docs/cube.md.
+
+pub mod generate;
+
+use std::sync::Arc;
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::{
+    Decimal128Type, Float64Type, Int64Type, TimestampMicrosecondType, TimestampMillisecondType,
+    TimestampNanosecondType,
+};
+use arrow_array::{Array, RecordBatch};
+use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
+use crossdec_kernels::cube as kernel;
+use crossdec_reference::cube as reference;
+
+use crate::engine::{Case, CaseRng, Category, Decoded, Family, Implementation, Outcome, Role};
+
+/// The shape of the JSON `data`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    Rows,
+    Compact,
+    Columnar,
+}
+
+/// A field type, including types the decoders must reject.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ty {
+    Utf8,
+    Int64,
+    Float64,
+    Boolean,
+    /// 0 = ms, 1 = us, 2 = ns.
+    Timestamp(u8),
+    Decimal(u8, i8),
+    /// 0 = Int32, 1 = Timestamp(s), 2 = Timestamp(ms, UTC), 3 = LargeUtf8, 4 = Date32.
+    Unsupported(u8),
+}
+
+impl Ty {
+    pub fn data_type(self) -> DataType {
+        match self {
+            Ty::Utf8 => DataType::Utf8,
+            Ty::Int64 => DataType::Int64,
+            Ty::Float64 => DataType::Float64,
+            Ty::Boolean => DataType::Boolean,
+            Ty::Timestamp(0) => DataType::Timestamp(TimeUnit::Millisecond, None),
+            Ty::Timestamp(1) => DataType::Timestamp(TimeUnit::Microsecond, None),
+            Ty::Timestamp(_) => DataType::Timestamp(TimeUnit::Nanosecond, None),
+            Ty::Decimal(p, s) => DataType::Decimal128(p, s),
+            Ty::Unsupported(0) => DataType::Int32,
+            Ty::Unsupported(1) => DataType::Timestamp(TimeUnit::Second, None),
+            Ty::Unsupported(2) => DataType::Timestamp(TimeUnit::Millisecond, Some("UTC".into())),
+            Ty::Unsupported(3) => DataType::LargeUtf8,
+            Ty::Unsupported(_) => DataType::Date32,
+        }
+    }
+
+    fn write(self, out: &mut Vec<u8>) {
+        match self {
+            Ty::Utf8 => out.push(0),
+            Ty::Int64 => out.push(1),
+            Ty::Float64 => out.push(2),
+            Ty::Boolean => out.push(3),
+            Ty::Timestamp(u) => out.extend_from_slice(&[4, u]),
+            Ty::Decimal(p, s) => out.extend_from_slice(&[5, p, s as u8]),
+            Ty::Unsupported(k) => out.extend_from_slice(&[6, k]),
+        }
+    }
+}
+
+/// One schema field: its name (= the member it reads) and, for a literal
+/// field, the literal's JSON text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldDesc {
+    pub name: String,
+    pub ty: Ty,
+    pub literal: Option<String>,
+}
+
+/// One decode call's input.
+#[derive(Debug, Clone)]
+pub struct CubeInput {
+    pub json: Vec<u8>,
+    pub shape: Shape,
+    pub fields: Vec<FieldDesc>,
+    pub limit: Option<i64>,
+    /// Built from `fields`.
+    pub schema: SchemaRef,
+}
+
+impl CubeInput {
+    pub fn new(json: Vec<u8>, shape: Shape, fields: Vec<FieldDesc>, limit: Option<i64>) -> Self {
+        let schema = Arc::new(Schema::new(
+            fields
+                .iter()
+                .map(|f| {
+                    let field = Field::new(&f.name, f.ty.data_type(), true);
+                    match &f.literal {
+                        Some(text) => field.with_metadata(
+                            [(reference::LITERAL_KEY.to_string(), text.clone())].into_iter().collect(),
+                        ),
+                        None => field,
+                    }
+                })
+                .collect::<Vec<_>>(),
+        ));
+        CubeInput { json, shape, fields, limit, schema }
+    }
+}
+
+/// A decoded column in comparable form (values are 0 under nulls; floats by
+/// bit pattern so NaN compares equal to itself).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Values {
+    Str(Vec<String>),
+    I64(Vec<i64>),
+    F64Bits(Vec<u64>),
+    Bool(Vec<bool>),
+    I128(Vec<i128>),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Column {
+    pub name: String,
+    pub ty: String,
+    pub validity: Vec<bool>,
+    pub values: Values,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Batch {
+    pub rows: usize,
+    pub columns: Vec<Column>,
+}
+
+/// A decode error in comparable form (messages and value texts are not
+/// compared).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CubeFault {
+    UnsupportedType { field: usize },
+    BadLiteral { field: usize },
+    BadLimit { limit: i64 },
+    InvalidJson { offset: u64 },
+    BadShape { path: String },
+    DuplicateMember { member: String },
+    ColumnCount { members: u64, columns: u64 },
+    Ragged { index: u64, expected: u64, found: u64 },
+    UnknownMember { member: String },
+    Unmappable { member: String, row: u64, ty: String },
+    Overflow { member: String, row: u64, ty: String },
+    TooLarge { field: usize },
+    /// The batch's schema is not the requested one.
+    SchemaMismatch,
+}
+
+macro_rules! fault_from {
+    ($e:ty) => {
+        impl From<$e> for CubeFault {
+            fn from(e: $e) -> Self {
+                type E = $e;
+                match e {
+                    E::UnsupportedType { field } => CubeFault::UnsupportedType { field },
+                    E::BadLiteral { field } => CubeFault::BadLiteral { field },
+                    E::BadLimit { limit } => CubeFault::BadLimit { limit },
+                    E::InvalidJson { offset, .. } => CubeFault::InvalidJson { offset },
+                    E::BadShape { path } => CubeFault::BadShape { path },
+                    E::DuplicateMember { member } => CubeFault::DuplicateMember { member },
+                    E::ColumnCount { members, columns } => CubeFault::ColumnCount { members, columns },
+                    E::Ragged { index, expected, found } => CubeFault::Ragged { index, expected, found },
+                    E::UnknownMember { member } => CubeFault::UnknownMember { member },
+                    E::Unmappable { member, row, ty, .. } => CubeFault::Unmappable { member, row, ty },
+                    E::Overflow { member, row, ty, .. } => CubeFault::Overflow { member, row, ty },
+                    E::TooLarge { field } => CubeFault::TooLarge { field },
+                }
+            }
+        }
+    };
+}
+fault_from!(reference::CubeError);
+fault_from!(kernel::CubeError);
+
+/// A RecordBatch in comparable form; checks it carries the requested schema.
+pub fn batch_of(batch: &RecordBatch, schema: &SchemaRef) -> Result<Batch, CubeFault> {
+    if batch.schema() != *schema {
+        return Err(CubeFault::SchemaMismatch);
+    }
+    let mut columns = Vec::new();
+    for (field, array) in schema.fields().iter().zip(batch.columns()) {
+        if array.data_type() != field.data_type() || array.len() != batch.num_rows() {
+            return Err(CubeFault::SchemaMismatch);
+        }
+        let validity: Vec<bool> = (0..array.len()).map(|i| array.is_valid(i)).collect();
+        let v = |i: usize| validity[i];
+        let values = match array.data_type() {
+            DataType::Utf8 => {
+                let a = array.as_string::<i32>();
+                Values::Str((0..a.len()).map(|i| if v(i) { a.value(i).to_string() } else { String::new() }).collect())
+            }
+            DataType::Int64 => {
+                let a = array.as_primitive::<Int64Type>();
+                Values::I64((0..a.len()).map(|i| if v(i) { a.value(i) } else { 0 }).collect())
+            }
+            DataType::Timestamp(TimeUnit::Millisecond, _) => {
+                let a = array.as_primitive::<TimestampMillisecondType>();
+                Values::I64((0..a.len()).map(|i| if v(i) { a.value(i) } else { 0 }).collect())
+            }
+            DataType::Timestamp(TimeUnit::Microsecond, _) => {
+                let a = array.as_primitive::<TimestampMicrosecondType>();
+                Values::I64((0..a.len()).map(|i| if v(i) { a.value(i) } else { 0 }).collect())
+            }
+            DataType::Timestamp(TimeUnit::Nanosecond, _) => {
+                let a = array.as_primitive::<TimestampNanosecondType>();
+                Values::I64((0..a.len()).map(|i| if v(i) { a.value(i) } else { 0 }).collect())
+            }
+            DataType::Float64 => {
+                let a = array.as_primitive::<Float64Type>();
+                Values::F64Bits((0..a.len()).map(|i| if v(i) { a.value(i).to_bits() } else { 0 }).collect())
+            }
+            DataType::Boolean => {
+                let a = array.as_boolean();
+                Values::Bool((0..a.len()).map(|i| v(i) && a.value(i)).collect())
+            }
+            DataType::Decimal128(..) => {
+                let a = array.as_primitive::<Decimal128Type>();
+                Values::I128((0..a.len()).map(|i| if v(i) { a.value(i) } else { 0 }).collect())
+            }
+            _ => return Err(CubeFault::SchemaMismatch),
+        };
+        columns.push(Column { name: field.name().clone(), ty: field.data_type().to_string(), validity, values });
+    }
+    Ok(Batch { rows: batch.num_rows(), columns })
+}
+
+fn reference_shape(s: Shape) -> reference::Shape {
+    match s {
+        Shape::Rows => reference::Shape::Rows,
+        Shape::Compact => reference::Shape::Compact,
+        Shape::Columnar => reference::Shape::Columnar,
+    }
+}
+
+fn kernel_shape(s: Shape) -> kernel::Shape {
+    match s {
+        Shape::Rows => kernel::Shape::Rows,
+        Shape::Compact => kernel::Shape::Compact,
+        Shape::Columnar => kernel::Shape::Columnar,
+    }
+}
+
+/// Decode with the reference (the old `Value`-tree path, any shape).
+pub fn run_reference(input: &CubeInput) -> Result<Batch, CubeFault> {
+    reference::decode(&input.json, reference_shape(input.shape), &input.schema, input.limit)
+        .map_err(CubeFault::from)
+        .and_then(|b| batch_of(&b, &input.schema))
+}
+
+/// The `cube-columnar` family.
+pub struct CubeColumnar;
+
+impl Family for CubeColumnar {
+    type Input = CubeInput;
+    type Value = Batch;
+    type Error = CubeFault;
+
+    fn name(&self) -> &'static str {
+        "cube-columnar"
+    }
+
+    fn categories(&self) -> Vec<Category> {
+        generate::CATEGORIES.to_vec()
+    }
+
+    fn generate(&self, category: &str, index: u64, rng: &mut CaseRng) -> Vec<Case<CubeInput>> {
+        generate::generate(category, index, rng)
+    }
+
+    fn reference(&self, input: &CubeInput) -> Outcome<Self> {
+        run_reference(input)
+    }
+
+    fn implementations(&self) -> Vec<Implementation<Self>> {
+        kernel::IMPLEMENTATIONS
+            .iter()
+            .map(|imp| {
+                let func = imp.func;
+                Implementation::new(imp.name, Role::Kernel, (imp.is_available)(), move || {
+                    // One decoder per case, reused across its steps. The
+                    // output is a freshly allocated RecordBatch: there are no
+                    // caller-owned buffers to guard with canaries.
+                    let mut decoder = kernel::CubeDecoder::new();
+                    move |input: &CubeInput, _canary: u8| {
+                        Decoded::clean(
+                            func(&mut decoder, &input.json, kernel_shape(input.shape), &input.schema, input.limit)
+                                .map_err(CubeFault::from)
+                                .and_then(|b| batch_of(&b, &input.schema)),
+                        )
+                    }
+                })
+            })
+            .collect()
+    }
+
+    fn write_input(&self, input: &CubeInput, out: &mut Vec<u8>) {
+        out.extend_from_slice(b"CUBE");
+        out.push(match input.shape {
+            Shape::Rows => 0,
+            Shape::Compact => 1,
+            Shape::Columnar => 2,
+        });
+        match input.limit {
+            None => out.push(0),
+            Some(l) => {
+                out.push(1);
+                out.extend_from_slice(&l.to_le_bytes());
+            }
+        }
+        out.extend_from_slice(&(input.fields.len() as u32).to_le_bytes());
+        for f in &input.fields {
+            out.extend_from_slice(&(f.name.len() as u32).to_le_bytes());
+            out.extend_from_slice(f.name.as_bytes());
+            f.ty.write(out);
+            match &f.literal {
+                None => out.push(0),
+                Some(text) => {
+                    out.push(1);
+                    out.extend_from_slice(&(text.len() as u32).to_le_bytes());
+                    out.extend_from_slice(text.as_bytes());
+                }
+            }
+        }
+        out.extend_from_slice(&input.json);
+    }
+
+    fn parse_input(&self, bytes: &[u8]) -> Option<CubeInput> {
+        let mut r = Reader(bytes);
+        if r.take(4)? != b"CUBE" {
+            return None;
+        }
+        let shape = match r.u8()? {
+            0 => Shape::Rows,
+            1 => Shape::Compact,
+            2 => Shape::Columnar,
+            _ => return None,
+        };
+        let limit = match r.u8()? {
+            0 => None,
+            1 => Some(i64::from_le_bytes(r.take(8)?.try_into().ok()?)),
+            _ => return None,
+        };
+        let count = r.u32()? as usize;
+        if count > 4096 {
+            return None;
+        }
+        let mut fields = Vec::new();
+        for _ in 0..count {
+            let len = r.u32()? as usize;
+            let name = String::from_utf8(r.take(len)?.to_vec()).ok()?;
+            let ty = match r.u8()? {
+                0 => Ty::Utf8,
+                1 => Ty::Int64,
+                2 => Ty::Float64,
+                3 => Ty::Boolean,
+                4 => Ty::Timestamp(r.u8()?.min(2)),
+                5 => Ty::Decimal(r.u8()?, r.u8()? as i8),
+                6 => Ty::Unsupported(r.u8()?.min(4)),
+                _ => return None,
+            };
+            let literal = match r.u8()? {
+                0 => None,
+                1 => {
+                    let len = r.u32()? as usize;
+                    Some(String::from_utf8(r.take(len)?.to_vec()).ok()?)
+                }
+                _ => return None,
+            };
+            fields.push(FieldDesc { name, ty, literal });
+        }
+        Some(CubeInput::new(r.0.to_vec(), shape, fields, limit))
+    }
+
+    fn write_outcome(&self, outcome: &Outcome<Self>, out: &mut Vec<u8>) {
+        let u = |out: &mut Vec<u8>, v: u64| out.extend_from_slice(&v.to_le_bytes());
+        let text = |out: &mut Vec<u8>, s: &str| {
+            out.extend_from_slice(&(s.len() as u64).to_le_bytes());
+            out.extend_from_slice(s.as_bytes());
+        };
+        match outcome {
+            Ok(batch) => {
+                out.push(0);
+                u(out, batch.rows as u64);
+                u(out, batch.columns.len() as u64);
+                for c in &batch.columns {
+                    text(out, &c.name);
+                    text(out, &c.ty);
+                    u(out, c.validity.len() as u64);
+                    out.extend(c.validity.iter().map(|b| *b as u8));
+                    match &c.values {
+                        Values::Str(v) => v.iter().for_each(|s| text(out, s)),
+                        Values::I64(v) => v.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
+                        Values::F64Bits(v) => v.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
+                        Values::Bool(v) => out.extend(v.iter().map(|b| *b as u8)),
+                        Values::I128(v) => v.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
+                    }
+                }
+            }
+            Err(e) => {
+                out.push(1);
+                // Debug text of a fault holds only integers and strings.
+                text(out, &format!("{e:?}"));
+            }
+        }
+    }
+
+    fn shrink(&self, input: &CubeInput) -> Vec<CubeInput> {
+        let mut out = Vec::new();
+        let len = input.json.len();
+        let with_json = |json: Vec<u8>| CubeInput::new(json, input.shape, input.fields.clone(), input.limit);
+        for keep in [len / 2, len.saturating_sub(1)] {
+            if keep < len {
+                out.push(with_json(input.json[..keep].to_vec()));
+            }
+        }
+        let step = (len / 16).max(1);
+        for at in (0..len).step_by(step) {
+            let mut json = input.json.clone();
+            json.remove(at);
+            out.push(with_json(json));
+        }
+        for drop in 0..input.fields.len() {
+            let mut fields = input.fields.clone();
+            fields.remove(drop);
+            out.push(CubeInput::new(input.json.clone(), input.shape, fields, input.limit));
+        }
+        out
+    }
+}
+
+struct Reader<'a>(&'a [u8]);
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        if self.0.len() < n {
+            return None;
+        }
+        let (a, b) = self.0.split_at(n);
+        self.0 = b;
+        Some(a)
+    }
+    fn u8(&mut self) -> Option<u8> {
+        Some(self.take(1)?[0])
+    }
+    fn u32(&mut self) -> Option<u32> {
+        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
+    }
+}
