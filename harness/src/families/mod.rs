@@ -13,6 +13,7 @@ pub fn all() -> Vec<Box<dyn AnyFamily>> {
     let mut all: Vec<Box<dyn AnyFamily>> = vec![Box::new(Erased(qwp::QwpTimestamps))];
     // bytea families
     // tsfile families
+    all.extend(tsfile::Encoding::ALL.map(|e| Box::new(Erased(tsfile::TsFamily(e))) as Box<dyn AnyFamily>));
     // cube families
     all.extend(Vec::<Box<dyn AnyFamily>>::new());
     all

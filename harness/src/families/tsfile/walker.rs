@@ -1,0 +1,1 @@
+//! (the file walker comes in the oracle step)
