@@ -28,10 +28,10 @@ fn load128(src: &[u8], at: usize) -> u128 {
     u128::from_be_bytes(raw)
 }
 
-/// Unpack one group of 8 values starting at byte `base` of `src`. Caller
-/// guarantees `base + W + 16 <= src.len()`.
+/// Unpack one group of 8 values starting at byte `base` of `src`, each
+/// turned into a lane by `emit`. Caller guarantees `base + W + 16 <= src.len()`.
 #[inline(always)]
-fn group<const W: u32, T: Lane>(src: &[u8], base: usize, out: &mut [T]) {
+fn group<const W: u32, T: Lane, F: FnMut(u64) -> T>(src: &[u8], base: usize, out: &mut [T], emit: &mut F) {
     assert!(base + W as usize + 16 <= src.len() && out.len() >= 8);
     for (j, slot) in out[..8].iter_mut().enumerate() {
         let bit = j * W as usize;
@@ -42,16 +42,17 @@ fn group<const W: u32, T: Lane>(src: &[u8], base: usize, out: &mut [T]) {
         } else {
             ((load128(src, at) << s) >> (128 - W)) as u64
         };
-        *slot = T::from_bits(v);
+        *slot = emit(v);
     }
 }
 
-fn unpack_w<const W: u32, T: Lane>(packed: &[u8], n: usize, out: &mut [T]) {
+#[inline(always)]
+fn unpack_w<const W: u32, T: Lane, F: FnMut(u64) -> T>(packed: &[u8], n: usize, out: &mut [T], mut emit: F) {
     let w = W as usize;
     let groups = n / 8;
     let fast = if packed.len() >= 16 { ((packed.len() - 16) / w).min(groups) } else { 0 };
     for g in 0..fast {
-        group::<W, T>(packed, g * w, &mut out[g * 8..g * 8 + 8]);
+        group::<W, T, F>(packed, g * w, &mut out[g * 8..g * 8 + 8], &mut emit);
     }
     // The rest (fewer than W + 16 + W bytes) through a zero-padded copy.
     let mut done = fast * 8;
@@ -64,7 +65,10 @@ fn unpack_w<const W: u32, T: Lane>(packed: &[u8], n: usize, out: &mut [T]) {
         let mut tmp = [T::default(); 8];
         let mut base = 0;
         while done < n && base + w + 16 <= TAIL {
-            group::<W, T>(&buf, base, &mut tmp);
+            // Lanes past `n` are emitted too (from zero bits) but not kept;
+            // `emit` must tolerate that (the prefix sum's extra adds are
+            // discarded with them).
+            group::<W, T, F>(&buf, base, &mut tmp, &mut emit);
             let k = (n - done).min(8);
             out[done..done + k].copy_from_slice(&tmp[..k]);
             done += k;
@@ -75,10 +79,15 @@ fn unpack_w<const W: u32, T: Lane>(packed: &[u8], n: usize, out: &mut [T]) {
 }
 
 macro_rules! dispatch {
-    ($width:expr, $packed:expr, $n:expr, $out:expr, [$($w:literal)*]) => {
+    ($width:expr, $packed:expr, $n:expr, $out:expr, $emit:expr, [$($w:literal)*]) => {
         match $width {
-            0 => $out[..$n].fill(T::from_bits(0)),
-            $($w => unpack_w::<$w, T>($packed, $n, $out),)*
+            0 => {
+                let mut emit = $emit;
+                for slot in $out[..$n].iter_mut() {
+                    *slot = emit(0);
+                }
+            }
+            $($w => unpack_w::<$w, T, _>($packed, $n, $out, $emit),)*
             _ => unreachable!("bit widths are validated before unpacking"),
         }
     };
@@ -87,8 +96,16 @@ macro_rules! dispatch {
 /// Unpack `n` values of `width` bits (0..=64) from `packed` (at least
 /// `ceil(n * width / 8)` bytes) into `out[..n]`.
 pub(crate) fn unpack<T: Lane>(packed: &[u8], width: u32, n: usize, out: &mut [T]) {
+    unpack_map(packed, width, n, out, T::from_bits)
+}
+
+/// [`unpack`] with each value turned into a lane by `emit`, called in order
+/// (the TS_2DIFF prefix sum rides along this way: one pass, no re-read).
+/// `emit` may be called for a few lanes past `n` whose results are dropped.
+#[inline(always)]
+pub(crate) fn unpack_map<T: Lane, F: FnMut(u64) -> T>(packed: &[u8], width: u32, n: usize, out: &mut [T], emit: F) {
     debug_assert!(packed.len() * 8 >= n * width as usize);
-    dispatch!(width, packed, n, out, [
+    dispatch!(width, packed, n, out, emit, [
         1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32
         33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63 64
     ])
