@@ -101,7 +101,7 @@ fn plain(c: &mut Criterion) {
     let mut g = c.benchmark_group("tsfile/plain-int32");
     g.throughput(Throughput::Elements(N as u64));
     let mut out = vec![0i32; N];
-    g.bench_function("kernel/plain/varint-word", |b| b.iter(|| kp::decode_i32_into(black_box(&page), &mut out).unwrap()));
+    g.bench_function("kernel/plain/varint", |b| b.iter(|| kp::decode_i32_into(black_box(&page), &mut out).unwrap()));
     g.bench_function("reference", |b| b.iter(|| rp::decode_i32(black_box(&page), N).unwrap()));
     g.finish();
 

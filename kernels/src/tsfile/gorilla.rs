@@ -1,7 +1,8 @@
-//! GORILLA (encoding id 8) for INT32, INT64, FLOAT and DOUBLE, read through an
-//! MSB-first 64-bit window: one unaligned big-endian load gives at least 57
-//! valid bits, enough for a value's control bits and window fields; runs of
-//! `0` control bits (repeated values) are taken in one step.
+//! GORILLA (encoding id 8) for INT32, INT64, FLOAT and DOUBLE, read through
+//! MSB-first windows: one unaligned big-endian 8-byte load finds runs of `0`
+//! control bits (repeated values, taken in one step); one 16-byte load (at
+//! least 121 valid bits) holds a changed value's control bits, both window
+//! fields and up to 64 significant bits, so each value costs one load.
 
 use super::{DecodeError, Done, Field, Lane};
 
@@ -44,6 +45,23 @@ impl Reader<'_> {
                 let rest = &self.data[at.min(self.data.len())..];
                 w[..rest.len()].copy_from_slice(rest);
                 u64::from_be_bytes(w) << s
+            }
+        }
+    }
+    /// 128 bits from `pos`, MSB-aligned; the first 121 are valid data (bits
+    /// past the end of the input read as 0). One load covers a whole value:
+    /// control bits, both window fields and up to 64 significant bits.
+    #[inline(always)]
+    fn peek128(&self) -> u128 {
+        let at = self.pos / 8;
+        let s = self.pos % 8;
+        match self.data.get(at..at + 16) {
+            Some(w) => u128::from_be_bytes(w.try_into().expect("16 bytes")) << s,
+            None => {
+                let mut w = [0u8; 16];
+                let rest = &self.data[at.min(self.data.len())..];
+                w[..rest.len()].copy_from_slice(rest);
+                u128::from_be_bytes(w) << s
             }
         }
     }
@@ -137,22 +155,22 @@ fn decode<const W: u32, T: Lane>(page: &[u8], terminator: u64, stop: Stop, out: 
             if r.pos + 2 > r.total {
                 return Err(r.truncated(Field::GorillaControl, value_start));
             }
-            let (lz, tz) = if (w >> 62) & 1 == 0 {
-                r.pos += 2;
+            let w = r.peek128();
+            // Bits of the value's fields consumed so far (after the control).
+            let mut used = 2u32;
+            let (lz, tz) = if (w >> 126) & 1 == 0 {
                 window.ok_or(DecodeError::NoWindow { offset: value_start / 8, bit: (value_start % 8) as u8 })?
             } else {
-                r.pos += 2;
-                if r.pos + field_bits as usize > r.total {
-                    return Err(r.truncated(Field::GorillaLeading, r.pos));
+                let at = r.pos + 2;
+                if at + field_bits as usize > r.total {
+                    return Err(r.truncated(Field::GorillaLeading, at));
                 }
-                let lz = ((w << 2) >> (64 - field_bits)) as u32;
-                r.pos += field_bits as usize;
-                let len_at = r.pos;
-                if r.pos + field_bits as usize > r.total {
+                let lz = ((w << 2) >> (128 - field_bits)) as u32;
+                let len_at = at + field_bits as usize;
+                if len_at + field_bits as usize > r.total {
                     return Err(r.truncated(Field::GorillaLength, len_at));
                 }
-                let sig = ((w << (2 + field_bits)) >> (64 - field_bits)) as u32 + 1;
-                r.pos += field_bits as usize;
+                let sig = ((w << (2 + field_bits)) >> (128 - field_bits)) as u32 + 1;
                 if lz + sig > W {
                     return Err(DecodeError::BadWindow {
                         leading: lz,
@@ -161,15 +179,19 @@ fn decode<const W: u32, T: Lane>(page: &[u8], terminator: u64, stop: Stop, out: 
                         bit: (len_at % 8) as u8,
                     });
                 }
+                used += 2 * field_bits;
                 let win = (lz, W - lz - sig);
                 window = Some(win);
                 win
             };
             let sig = W - lz - tz;
-            if r.pos + sig as usize > r.total {
-                return Err(r.truncated(Field::GorillaBits, r.pos));
+            let bits_at = r.pos + used as usize;
+            if bits_at + sig as usize > r.total {
+                return Err(r.truncated(Field::GorillaBits, bits_at));
             }
-            prev ^= r.take(sig) << tz;
+            let bits = ((w << used) >> (128 - sig)) as u64;
+            r.pos = bits_at + sig as usize;
+            prev ^= bits << tz;
             continue 'value;
         }
     }
@@ -200,9 +222,9 @@ pub type Decode32 = fn(&[u8], u32, Stop, &mut [u32]) -> Result<Done, DecodeError
 pub type Decode64 = fn(&[u8], u64, Stop, &mut [u64]) -> Result<Done, DecodeError>;
 
 pub static IMPLEMENTATIONS_32: &[crate::Implementation<Decode32>] =
-    &[crate::Implementation { name: "gorilla/window64", is_available: crate::always, func: decode32_into }];
+    &[crate::Implementation { name: "gorilla/window128", is_available: crate::always, func: decode32_into }];
 pub static IMPLEMENTATIONS_64: &[crate::Implementation<Decode64>] =
-    &[crate::Implementation { name: "gorilla/window64", is_available: crate::always, func: decode64_into }];
+    &[crate::Implementation { name: "gorilla/window128", is_available: crate::always, func: decode64_into }];
 
 #[cfg(test)]
 mod tests {

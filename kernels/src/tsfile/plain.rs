@@ -1,9 +1,10 @@
 //! PLAIN pages. INT64 / FLOAT / DOUBLE are big-endian: on little-endian hosts
 //! a bulk byte swap (AVX2 `vpshufb` on x86_64 when present, else a
 //! `from_be_bytes` loop the compiler turns into `bswap`/`movbe`), on
-//! big-endian hosts a plain copy. INT32 zigzag varints are read eight bytes at
-//! a time (the terminating byte found with one mask and a count of trailing
-//! zeros). BOOLEAN bytes are validated and widened in one pass.
+//! big-endian hosts a plain copy. INT32 zigzag varints: one-byte values
+//! straight from the byte, longer ones through a byte loop (a word-at-a-time
+//! variant measured slower: the length branch dominates either way). BOOLEAN
+//! bytes are validated and widened in one pass.
 
 use super::{uvarint32, DecodeError, Done, Field, Lane};
 
@@ -134,27 +135,34 @@ pub fn decode_i32_into(page: &[u8], out: &mut [i32]) -> Result<Done, DecodeError
         if n == max {
             return Err(DecodeError::TooManyValues { max, offset: pos });
         }
-        let (u, len) = match page.get(pos..pos + 8) {
-            Some(w) => {
-                let word = u64::from_le_bytes(w.try_into().expect("8 bytes"));
-                let stops = !word & 0x8080_8080_8080_8080;
-                let len = (stops.trailing_zeros() / 8 + 1) as usize;
-                if len > 5 {
-                    return Err(DecodeError::BadVarint { offset: pos });
-                }
-                // Gather the 7-bit groups of the first `len` bytes.
-                let bytes = if len == 8 { word } else { word & ((1u64 << (8 * len)) - 1) };
-                let mut v = 0u64;
-                for i in 0..len {
-                    v |= ((bytes >> (8 * i)) & 0x7F) << (7 * i);
-                }
-                if v > u32::MAX as u64 {
-                    return Err(DecodeError::BadVarint { offset: pos });
-                }
-                (v as u32, len)
+        // One-byte varints (small values) straight from the byte.
+        let b0 = page[pos];
+        if b0 < 0x80 {
+            out[n] = ((b0 >> 1) as i32) ^ -((b0 & 1) as i32);
+            n += 1;
+            pos += 1;
+            continue;
+        }
+        // The rest: a byte loop, errors built only on the cold path.
+        let mut u = (b0 & 0x7F) as u64;
+        let mut len = 1;
+        loop {
+            let Some(&b) = page.get(pos + len) else {
+                return Err(DecodeError::Truncated { field: Field::Varint, offset: pos, bit: 0 });
+            };
+            u |= ((b & 0x7F) as u64) << (7 * len);
+            len += 1;
+            if b < 0x80 {
+                break;
             }
-            None => uvarint32(page, pos, Field::Varint)?,
-        };
+            if len == 5 {
+                return Err(DecodeError::BadVarint { offset: pos });
+            }
+        }
+        if u > u32::MAX as u64 {
+            return Err(DecodeError::BadVarint { offset: pos });
+        }
+        let u = u as u32;
         out[n] = ((u >> 1) as i32) ^ -((u & 1) as i32);
         n += 1;
         pos += len;
