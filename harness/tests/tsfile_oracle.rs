@@ -15,20 +15,35 @@ fn fixtures_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tsfile")
 }
 
+type PageDecoder = Box<dyn Fn(&TsInput) -> Result<TsValue, TsFault>>;
+
 /// Every decoder the walk runs with: the reference, then each available kernel.
-fn decoders() -> Vec<(String, Box<dyn Fn(&TsInput) -> Result<TsValue, TsFault>>)> {
-    let mut list: Vec<(String, Box<dyn Fn(&TsInput) -> Result<TsValue, TsFault>>)> =
+fn decoders() -> Vec<(String, PageDecoder)> {
+    let mut list: Vec<(String, PageDecoder)> =
         vec![("reference".into(), Box::new(tsfile::reference_decode))];
     // Kernel k of every encoding's registry (the last one for shorter registries).
-    let most = Encoding::ALL.iter().map(|e| tsfile::kernel_names(*e).len()).max().unwrap();
+    let most = Encoding::ALL
+        .iter()
+        .map(|e| tsfile::kernel_names(*e).len())
+        .max()
+        .unwrap();
     for k in 0..most {
         let pick = move |e: Encoding| {
             let names = tsfile::kernel_names(e);
             let avail: Vec<_> = names.into_iter().filter(|(_, a)| *a).collect();
             avail[k.min(avail.len() - 1)].0
         };
-        let label = Encoding::ALL.iter().map(|e| pick(*e)).collect::<Vec<_>>().join("+");
-        list.push((label, Box::new(move |input: &TsInput| tsfile::decode_with(input.encoding, pick(input.encoding), input))));
+        let label = Encoding::ALL
+            .iter()
+            .map(|e| pick(*e))
+            .collect::<Vec<_>>()
+            .join("+");
+        list.push((
+            label,
+            Box::new(move |input: &TsInput| {
+                tsfile::decode_with(input.encoding, pick(input.encoding), input)
+            }),
+        ));
     }
     list
 }
@@ -64,8 +79,15 @@ fn check_dir(dir: &Path) -> (usize, walker::Verified) {
 #[test]
 fn committed_fixtures() {
     let (files, total) = check_dir(&fixtures_dir());
-    eprintln!("tsfile fixtures: {files} files, {} series, {} pages, {} points", total.series, total.pages, total.points);
-    assert!(files >= 4, "expected the committed fixtures in {}", fixtures_dir().display());
+    eprintln!(
+        "tsfile fixtures: {files} files, {} series, {} pages, {} points",
+        total.series, total.pages, total.points
+    );
+    assert!(
+        files >= 4,
+        "expected the committed fixtures in {}",
+        fixtures_dir().display()
+    );
     assert!(total.pages > files, "fixtures must hold multi-page chunks");
 }
 
@@ -76,9 +98,12 @@ fn python() -> Option<PathBuf> {
         return Some(PathBuf::from(p));
     }
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
-    [root.join("target/tsfile-venv/bin/python"), PathBuf::from("/opt/crossdec-venv/bin/python")]
-        .into_iter()
-        .find(|p| p.exists())
+    [
+        root.join("target/tsfile-venv/bin/python"),
+        PathBuf::from("/opt/crossdec-venv/bin/python"),
+    ]
+    .into_iter()
+    .find(|p| p.exists())
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -94,15 +119,28 @@ fn fresh_random_batch() {
         eprintln!("SKIPPED fresh_random_batch: no tsfile venv (run ci/install.d/tsfile.sh)");
         return;
     };
-    let seed: u64 = std::env::var("CROSSDEC_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or_else(|| {
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs()
-    });
+    let seed: u64 = std::env::var("CROSSDEC_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_secs()
+        });
     let dir = std::env::temp_dir().join(format!("crossdec-tsfile-{}-{seed}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../ci/tsfile/generate.py");
     let status = std::process::Command::new(&python)
         .arg(&script)
-        .args(["--out", dir.to_str().unwrap(), "--seed", &seed.to_string(), "--files", "10"])
+        .args([
+            "--out",
+            dir.to_str().unwrap(),
+            "--seed",
+            &seed.to_string(),
+            "--files",
+            "10",
+        ])
         .status()
         .unwrap_or_else(|e| panic!("running {}: {e}", python.display()));
     assert!(status.success(), "the generator failed (seed {seed})");

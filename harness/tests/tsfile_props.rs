@@ -23,11 +23,22 @@ fn agree(input: &TsInput) -> Result<(), TestCaseError> {
 
 fn shape() -> impl Strategy<Value = generate::Shape> {
     use generate::Shape::*;
-    prop_oneof![Just(Constant), Just(Monotone), Just(RandomWalk), Just(FullRange), Just(Edges)]
+    prop_oneof![
+        Just(Constant),
+        Just(Monotone),
+        Just(RandomWalk),
+        Just(FullRange),
+        Just(Edges)
+    ]
 }
 
 fn encoding() -> impl Strategy<Value = Encoding> {
-    prop_oneof![Just(Encoding::Ts2Diff), Just(Encoding::Gorilla), Just(Encoding::Plain), Just(Encoding::Rle)]
+    prop_oneof![
+        Just(Encoding::Ts2Diff),
+        Just(Encoding::Gorilla),
+        Just(Encoding::Plain),
+        Just(Encoding::Rle)
+    ]
 }
 
 proptest! {
@@ -94,7 +105,13 @@ fn every_category_runs() {
 }
 
 fn input(encoding: Encoding, dtype: DataType, stop: StopMode, max: u32, page: &[u8]) -> TsInput {
-    TsInput { encoding, dtype, stop, max_values: max, page: page.to_vec() }
+    TsInput {
+        encoding,
+        dtype,
+        stop,
+        max_values: max,
+        page: page.to_vec(),
+    }
 }
 
 /// One input per error kind; reference and kernels must both give it.
@@ -105,13 +122,31 @@ fn every_error_kind_on_both_sides() {
     let t = StopMode::AtTerminator;
     let cases: Vec<(TsInput, &str)> = vec![
         (input(Ts2Diff, Int64, t, 9, &[0, 0]), "Truncated"),
-        (input(Ts2Diff, Int32, t, 9, &[0, 0, 0, 1, 0, 0, 0, 40, 0, 0, 0, 0, 0, 0, 0, 0]), "BadBitWidth"),
+        (
+            input(
+                Ts2Diff,
+                Int32,
+                t,
+                9,
+                &[0, 0, 0, 1, 0, 0, 0, 40, 0, 0, 0, 0, 0, 0, 0, 0],
+            ),
+            "BadBitWidth",
+        ),
         (input(Ts2Diff, Int64, t, 9, &[0xff; 8]), "BadCount"),
         (input(Ts2Diff, Int32, t, 0, &[0; 16]), "TooManyValues"),
         (input(Gorilla, Int32, t, 9, &[0, 0, 0, 1, 0x40]), "NoWindow"),
-        (input(Gorilla, Int32, t, 9, &[0, 0, 0, 1, 0x7f, 0x08, 0]), "BadWindow"),
-        (input(Gorilla, Double, StopMode::Count(2), 9, &[0; 8]), "Truncated"),
-        (input(Plain, Int32, t, 9, &[0xff, 0xff, 0xff, 0xff, 0xff, 0xff]), "BadVarint"),
+        (
+            input(Gorilla, Int32, t, 9, &[0, 0, 0, 1, 0x7f, 0x08, 0]),
+            "BadWindow",
+        ),
+        (
+            input(Gorilla, Double, StopMode::Count(2), 9, &[0; 8]),
+            "Truncated",
+        ),
+        (
+            input(Plain, Int32, t, 9, &[0xff, 0xff, 0xff, 0xff, 0xff, 0xff]),
+            "BadVarint",
+        ),
         (input(Plain, Boolean, t, 9, &[1, 7]), "BadBoolean"),
         (input(Plain, Text, t, 9, &[3]), "BadCount"),
         (input(Rle, Int64, t, 9, &[1, 65]), "BadBitWidth"),

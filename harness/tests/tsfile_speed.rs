@@ -13,8 +13,18 @@ const N: usize = 1_000_000;
 fn cpu_seconds() -> f64 {
     // /proc/self/stat fields 14 and 15: user and system time in clock ticks.
     let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    let fields: Vec<&str> = stat.rsplit(')').next().unwrap_or("").split_whitespace().collect();
-    let ticks = |i: usize| fields.get(i).and_then(|f| f.parse::<f64>().ok()).unwrap_or(0.0);
+    let fields: Vec<&str> = stat
+        .rsplit(')')
+        .next()
+        .unwrap_or("")
+        .split_whitespace()
+        .collect();
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
     (ticks(11) + ticks(12)) / 100.0
 }
 
@@ -32,23 +42,75 @@ fn per_second(mut f: impl FnMut(), reps: usize) -> f64 {
 #[ignore]
 fn cpu_time_figures() {
     let mut rng = case_rng(42, "bench", "tsfile", 0);
-    let Values::Int64(v64) = series(&mut rng, DataType::Int64, Shape::RandomWalk, N) else { unreachable!() };
+    let Values::Int64(v64) = series(&mut rng, DataType::Int64, Shape::RandomWalk, N) else {
+        unreachable!()
+    };
     let page = rt::encode_i64(&v64, 128, false);
     let mut out = vec![0i64; N];
-    let k = per_second(|| drop(kt::decode_i64_into(&page, &mut out).unwrap()), 300);
-    let r = per_second(|| drop(rt::decode_i64(&page, N).unwrap()), 10);
-    println!("TS_2DIFF INT64: kernel {:.0} M values/s, reference {:.1} M/s, {:.1}x", k / 1e6, r / 1e6, k / r);
+    let k = per_second(
+        || {
+            std::hint::black_box(kt::decode_i64_into(&page, &mut out).unwrap());
+        },
+        300,
+    );
+    let r = per_second(
+        || {
+            std::hint::black_box(rt::decode_i64(&page, N).unwrap());
+        },
+        10,
+    );
+    println!(
+        "TS_2DIFF INT64: kernel {:.0} M values/s, reference {:.1} M/s, {:.1}x",
+        k / 1e6,
+        r / 1e6,
+        k / r
+    );
 
-    let Values::Double(vd) = series(&mut rng, DataType::Double, Shape::RandomWalk, N) else { unreachable!() };
+    let Values::Double(vd) = series(&mut rng, DataType::Double, Shape::RandomWalk, N) else {
+        unreachable!()
+    };
     let page = rg::encode64(&vd, Some(rg::TERMINATOR_F64));
     let mut out = vec![0u64; N];
-    let k = per_second(|| drop(kg::decode64_into(&page, rg::TERMINATOR_F64, kg::Stop::Count(N), &mut out).unwrap()), 50);
-    let r = per_second(|| drop(rg::decode64(&page, rg::TERMINATOR_F64, rg::Stop::Count(N), N).unwrap()), 5);
-    println!("GORILLA DOUBLE: kernel {:.0} M values/s, reference {:.1} M/s, {:.1}x", k / 1e6, r / 1e6, k / r);
+    let k = per_second(
+        || {
+            std::hint::black_box(
+                kg::decode64_into(&page, rg::TERMINATOR_F64, kg::Stop::Count(N), &mut out).unwrap(),
+            );
+        },
+        50,
+    );
+    let r = per_second(
+        || {
+            std::hint::black_box(
+                rg::decode64(&page, rg::TERMINATOR_F64, rg::Stop::Count(N), N).unwrap(),
+            );
+        },
+        5,
+    );
+    println!(
+        "GORILLA DOUBLE: kernel {:.0} M values/s, reference {:.1} M/s, {:.1}x",
+        k / 1e6,
+        r / 1e6,
+        k / r
+    );
 
     let page = rp::encode_i64(&v64);
     let mut out = vec![0u64; N];
-    let k = per_second(|| drop(kp::decode_be64_into(&page, &mut out).unwrap()), 500);
-    let p = per_second(|| drop(kp::decode_be64_portable_into(&page, &mut out).unwrap()), 500);
-    println!("PLAIN INT64: best {:.1} GB/s, portable {:.1} GB/s", k * 8.0 / 1e9, p * 8.0 / 1e9);
+    let k = per_second(
+        || {
+            std::hint::black_box(kp::decode_be64_into(&page, &mut out).unwrap());
+        },
+        500,
+    );
+    let p = per_second(
+        || {
+            std::hint::black_box(kp::decode_be64_portable_into(&page, &mut out).unwrap());
+        },
+        500,
+    );
+    println!(
+        "PLAIN INT64: best {:.1} GB/s, portable {:.1} GB/s",
+        k * 8.0 / 1e9,
+        p * 8.0 / 1e9
+    );
 }

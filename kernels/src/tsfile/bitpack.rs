@@ -31,7 +31,12 @@ fn load128(src: &[u8], at: usize) -> u128 {
 /// Unpack one group of 8 values starting at byte `base` of `src`, each
 /// turned into a lane by `emit`. Caller guarantees `base + W + 16 <= src.len()`.
 #[inline(always)]
-fn group<const W: u32, T: Lane, F: FnMut(u64) -> T>(src: &[u8], base: usize, out: &mut [T], emit: &mut F) {
+fn group<const W: u32, T: Lane, F: FnMut(u64) -> T>(
+    src: &[u8],
+    base: usize,
+    out: &mut [T],
+    emit: &mut F,
+) {
     assert!(base + W as usize + 16 <= src.len() && out.len() >= 8);
     for (j, slot) in out[..8].iter_mut().enumerate() {
         let bit = j * W as usize;
@@ -47,10 +52,19 @@ fn group<const W: u32, T: Lane, F: FnMut(u64) -> T>(src: &[u8], base: usize, out
 }
 
 #[inline(always)]
-fn unpack_w<const W: u32, T: Lane, F: FnMut(u64) -> T>(packed: &[u8], n: usize, out: &mut [T], mut emit: F) {
+fn unpack_w<const W: u32, T: Lane, F: FnMut(u64) -> T>(
+    packed: &[u8],
+    n: usize,
+    out: &mut [T],
+    mut emit: F,
+) {
     let w = W as usize;
     let groups = n / 8;
-    let fast = if packed.len() >= 16 { ((packed.len() - 16) / w).min(groups) } else { 0 };
+    let fast = if packed.len() >= 16 {
+        ((packed.len() - 16) / w).min(groups)
+    } else {
+        0
+    };
     for g in 0..fast {
         group::<W, T, F>(packed, g * w, &mut out[g * 8..g * 8 + 8], &mut emit);
     }
@@ -103,7 +117,13 @@ pub(crate) fn unpack<T: Lane>(packed: &[u8], width: u32, n: usize, out: &mut [T]
 /// (the TS_2DIFF prefix sum rides along this way: one pass, no re-read).
 /// `emit` may be called for a few lanes past `n` whose results are dropped.
 #[inline(always)]
-pub(crate) fn unpack_map<T: Lane, F: FnMut(u64) -> T>(packed: &[u8], width: u32, n: usize, out: &mut [T], emit: F) {
+pub(crate) fn unpack_map<T: Lane, F: FnMut(u64) -> T>(
+    packed: &[u8],
+    width: u32,
+    n: usize,
+    out: &mut [T],
+    emit: F,
+) {
     debug_assert!(packed.len() * 8 >= n * width as usize);
     dispatch!(width, packed, n, out, emit, [
         1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32
@@ -140,7 +160,11 @@ mod tests {
                         seed ^= seed << 13;
                         seed ^= seed >> 7;
                         seed ^= seed << 17;
-                        if width == 64 { seed } else { seed & ((1u64 << width) - 1) }
+                        if width == 64 {
+                            seed
+                        } else {
+                            seed & ((1u64 << width) - 1)
+                        }
                     })
                     .collect();
                 let packed = pack(&values, width);

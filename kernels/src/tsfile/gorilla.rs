@@ -84,13 +84,22 @@ impl Reader<'_> {
         }
     }
     fn truncated(&self, field: Field, at: usize) -> DecodeError {
-        DecodeError::Truncated { field, offset: at / 8, bit: (at % 8) as u8 }
+        DecodeError::Truncated {
+            field,
+            offset: at / 8,
+            bit: (at % 8) as u8,
+        }
     }
 }
 
 /// Decode into `out` (its length is the most values accepted). `W` is the
 /// value width (32 or 64); values are produced as lanes of `T`.
-fn decode<const W: u32, T: Lane>(page: &[u8], terminator: u64, stop: Stop, out: &mut [T]) -> Result<Done, DecodeError> {
+fn decode<const W: u32, T: Lane>(
+    page: &[u8],
+    terminator: u64,
+    stop: Stop,
+    out: &mut [T],
+) -> Result<Done, DecodeError> {
     let field_bits: u32 = if W == 32 { 5 } else { 6 };
     let max = out.len();
     let (count_mode, want) = match stop {
@@ -99,13 +108,20 @@ fn decode<const W: u32, T: Lane>(page: &[u8], terminator: u64, stop: Stop, out: 
                 return Err(DecodeError::TooManyValues { max, offset: 0 });
             }
             if n == 0 {
-                return Ok(Done { values: 0, consumed: 0 });
+                return Ok(Done {
+                    values: 0,
+                    consumed: 0,
+                });
             }
             (true, n)
         }
         Stop::AtTerminator => (false, usize::MAX),
     };
-    let mut r = Reader { data: page, pos: 0, total: page.len() * 8 };
+    let mut r = Reader {
+        data: page,
+        pos: 0,
+        total: page.len() * 8,
+    };
     if r.total < W as usize {
         return Err(r.truncated(Field::GorillaFirst, 0));
     }
@@ -119,15 +135,24 @@ fn decode<const W: u32, T: Lane>(page: &[u8], terminator: u64, stop: Stop, out: 
             if flush >= page.len() {
                 return Err(r.truncated(Field::GorillaFlush, r.pos));
             }
-            return Ok(Done { values: n, consumed: flush + 1 });
+            return Ok(Done {
+                values: n,
+                consumed: flush + 1,
+            });
         }
         if n == max {
-            return Err(DecodeError::TooManyValues { max, offset: value_start / 8 });
+            return Err(DecodeError::TooManyValues {
+                max,
+                offset: value_start / 8,
+            });
         }
         out[n] = T::from_bits(prev);
         n += 1;
         if n == want {
-            return Ok(Done { values: n, consumed: r.pos.div_ceil(8) });
+            return Ok(Done {
+                values: n,
+                consumed: r.pos.div_ceil(8),
+            });
         }
         loop {
             value_start = r.pos;
@@ -148,7 +173,10 @@ fn decode<const W: u32, T: Lane>(page: &[u8], terminator: u64, stop: Stop, out: 
                 n += take;
                 r.pos += take;
                 if n == want {
-                    return Ok(Done { values: n, consumed: r.pos.div_ceil(8) });
+                    return Ok(Done {
+                        values: n,
+                        consumed: r.pos.div_ceil(8),
+                    });
                 }
                 continue;
             }
@@ -159,7 +187,10 @@ fn decode<const W: u32, T: Lane>(page: &[u8], terminator: u64, stop: Stop, out: 
             // Bits of the value's fields consumed so far (after the control).
             let mut used = 2u32;
             let (lz, tz) = if (w >> 126) & 1 == 0 {
-                window.ok_or(DecodeError::NoWindow { offset: value_start / 8, bit: (value_start % 8) as u8 })?
+                window.ok_or(DecodeError::NoWindow {
+                    offset: value_start / 8,
+                    bit: (value_start % 8) as u8,
+                })?
             } else {
                 let at = r.pos + 2;
                 if at + field_bits as usize > r.total {
@@ -210,21 +241,37 @@ pub fn decode_f64_into(page: &[u8], stop: Stop, out: &mut [f64]) -> Result<Done,
     decode::<64, f64>(page, TERMINATOR_F64, stop, out)
 }
 /// 32-bit patterns with an explicit terminator (INT32 or FLOAT bits).
-pub fn decode32_into(page: &[u8], terminator: u32, stop: Stop, out: &mut [u32]) -> Result<Done, DecodeError> {
+pub fn decode32_into(
+    page: &[u8],
+    terminator: u32,
+    stop: Stop,
+    out: &mut [u32],
+) -> Result<Done, DecodeError> {
     decode::<32, u32>(page, terminator as u64, stop, out)
 }
 /// 64-bit patterns with an explicit terminator (INT64 or DOUBLE bits).
-pub fn decode64_into(page: &[u8], terminator: u64, stop: Stop, out: &mut [u64]) -> Result<Done, DecodeError> {
+pub fn decode64_into(
+    page: &[u8],
+    terminator: u64,
+    stop: Stop,
+    out: &mut [u64],
+) -> Result<Done, DecodeError> {
     decode::<64, u64>(page, terminator, stop, out)
 }
 
 pub type Decode32 = fn(&[u8], u32, Stop, &mut [u32]) -> Result<Done, DecodeError>;
 pub type Decode64 = fn(&[u8], u64, Stop, &mut [u64]) -> Result<Done, DecodeError>;
 
-pub static IMPLEMENTATIONS_32: &[crate::Implementation<Decode32>] =
-    &[crate::Implementation { name: "gorilla/window128", is_available: crate::always, func: decode32_into }];
-pub static IMPLEMENTATIONS_64: &[crate::Implementation<Decode64>] =
-    &[crate::Implementation { name: "gorilla/window128", is_available: crate::always, func: decode64_into }];
+pub static IMPLEMENTATIONS_32: &[crate::Implementation<Decode32>] = &[crate::Implementation {
+    name: "gorilla/window128",
+    is_available: crate::always,
+    func: decode32_into,
+}];
+pub static IMPLEMENTATIONS_64: &[crate::Implementation<Decode64>] = &[crate::Implementation {
+    name: "gorilla/window128",
+    is_available: crate::always,
+    func: decode64_into,
+}];
 
 #[cfg(test)]
 mod tests {
@@ -236,13 +283,32 @@ mod tests {
         let mut out = [0f64; 2];
         assert_eq!(
             decode_f64_into(&page, Stop::AtTerminator, &mut out),
-            Err(DecodeError::Truncated { field: Field::GorillaFlush, offset: 8, bit: 0 })
+            Err(DecodeError::Truncated {
+                field: Field::GorillaFlush,
+                offset: 8,
+                bit: 0
+            })
         );
         page.push(0);
-        assert_eq!(decode_f64_into(&page, Stop::AtTerminator, &mut out), Ok(Done { values: 0, consumed: 9 }));
-        assert_eq!(decode_f64_into(&page, Stop::Count(1), &mut out), Ok(Done { values: 1, consumed: 8 }));
+        assert_eq!(
+            decode_f64_into(&page, Stop::AtTerminator, &mut out),
+            Ok(Done {
+                values: 0,
+                consumed: 9
+            })
+        );
+        assert_eq!(
+            decode_f64_into(&page, Stop::Count(1), &mut out),
+            Ok(Done {
+                values: 1,
+                consumed: 8
+            })
+        );
         assert!(out[0].is_nan());
-        assert_eq!(decode_f64_into(&page, Stop::Count(3), &mut out), Err(DecodeError::TooManyValues { max: 2, offset: 0 }));
+        assert_eq!(
+            decode_f64_into(&page, Stop::Count(3), &mut out),
+            Err(DecodeError::TooManyValues { max: 2, offset: 0 })
+        );
     }
 
     #[test]
@@ -251,12 +317,21 @@ mod tests {
         let mut page = 7u32.to_be_bytes().to_vec();
         page.extend([0u8; 25]);
         let mut out = [0i32; 150];
-        assert_eq!(decode_i32_into(&page, Stop::Count(100), &mut out), Ok(Done { values: 100, consumed: 4 + 13 }));
+        assert_eq!(
+            decode_i32_into(&page, Stop::Count(100), &mut out),
+            Ok(Done {
+                values: 100,
+                consumed: 4 + 13
+            })
+        );
         assert!(out[..100].iter().all(|&v| v == 7));
         assert_eq!(out[100], 0);
         assert_eq!(
             decode_i32_into(&page, Stop::AtTerminator, &mut out),
-            Err(DecodeError::TooManyValues { max: 150, offset: 4 + 149 / 8 })
+            Err(DecodeError::TooManyValues {
+                max: 150,
+                offset: 4 + 149 / 8
+            })
         );
     }
 }

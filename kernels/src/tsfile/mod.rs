@@ -48,15 +48,28 @@ pub enum Field {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DecodeError {
     /// `field`, starting at byte `offset` (bit `bit`), runs past the end of its input.
-    Truncated { field: Field, offset: usize, bit: u8 },
+    Truncated {
+        field: Field,
+        offset: usize,
+        bit: u8,
+    },
     /// A bit width above `max`.
     BadBitWidth { width: i64, max: u32, offset: usize },
     /// A count or length that cannot be right.
-    BadCount { field: Field, count: i64, offset: usize },
+    BadCount {
+        field: Field,
+        count: i64,
+        offset: usize,
+    },
     /// GORILLA: window reuse before any window.
     NoWindow { offset: usize, bit: u8 },
     /// GORILLA: leading zeros + significant bits above the value width.
-    BadWindow { leading: u32, significant: u32, offset: usize, bit: u8 },
+    BadWindow {
+        leading: u32,
+        significant: u32,
+        offset: usize,
+        bit: u8,
+    },
     /// A varint too long for its type.
     BadVarint { offset: usize },
     /// A PLAIN boolean byte other than 0 or 1.
@@ -171,7 +184,11 @@ pub(crate) fn uvarint32(data: &[u8], at: usize, field: Field) -> Result<(u32, us
     }
     let mut v: u64 = 0;
     for i in 0..5 {
-        let b = *data.get(at + i).ok_or(DecodeError::Truncated { field, offset: at, bit: 0 })?;
+        let b = *data.get(at + i).ok_or(DecodeError::Truncated {
+            field,
+            offset: at,
+            bit: 0,
+        })?;
         v |= ((b & 0x7F) as u64) << (7 * i);
         if b & 0x80 == 0 {
             if v > u32::MAX as u64 {
@@ -185,10 +202,14 @@ pub(crate) fn uvarint32(data: &[u8], at: usize, field: Field) -> Result<(u32, us
 
 #[inline(always)]
 pub(crate) fn be_u32(data: &[u8], at: usize) -> Option<u32> {
-    Some(u32::from_be_bytes(data.get(at..at.checked_add(4)?)?.try_into().ok()?))
+    Some(u32::from_be_bytes(
+        data.get(at..at.checked_add(4)?)?.try_into().ok()?,
+    ))
 }
 
 #[inline(always)]
 pub(crate) fn be_u64(data: &[u8], at: usize) -> Option<u64> {
-    Some(u64::from_be_bytes(data.get(at..at.checked_add(8)?)?.try_into().ok()?))
+    Some(u64::from_be_bytes(
+        data.get(at..at.checked_add(8)?)?.try_into().ok()?,
+    ))
 }

@@ -14,10 +14,17 @@ fn fixed_count(len: usize, size: usize, max: usize) -> Result<usize, DecodeError
     let whole = len / size;
     let present = whole + usize::from(len % size != 0);
     if present > max {
-        return Err(DecodeError::TooManyValues { max, offset: max * size });
+        return Err(DecodeError::TooManyValues {
+            max,
+            offset: max * size,
+        });
     }
     if len % size != 0 {
-        return Err(DecodeError::Truncated { field: Field::Value, offset: whole * size, bit: 0 });
+        return Err(DecodeError::Truncated {
+            field: Field::Value,
+            offset: whole * size,
+            bit: 0,
+        });
     }
     Ok(whole)
 }
@@ -27,7 +34,10 @@ pub fn decode_be64_into<T: Lane>(page: &[u8], out: &mut [T]) -> Result<Done, Dec
     assert_eq!(T::BITS, 64);
     let n = fixed_count(page.len(), 8, out.len())?;
     swap64_best(&page[..n * 8], &mut out[..n]);
-    Ok(Done { values: n, consumed: page.len() })
+    Ok(Done {
+        values: n,
+        consumed: page.len(),
+    })
 }
 
 /// The portable entry: the same checks, then the portable swap.
@@ -35,7 +45,10 @@ pub fn decode_be64_portable_into<T: Lane>(page: &[u8], out: &mut [T]) -> Result<
     assert_eq!(T::BITS, 64);
     let n = fixed_count(page.len(), 8, out.len())?;
     swap64_portable(&page[..n * 8], &mut out[..n]);
-    Ok(Done { values: n, consumed: page.len() })
+    Ok(Done {
+        values: n,
+        consumed: page.len(),
+    })
 }
 
 /// Big-endian 4-byte values (FLOAT bits).
@@ -45,7 +58,10 @@ pub fn decode_be32_into<T: Lane>(page: &[u8], out: &mut [T]) -> Result<Done, Dec
     for (slot, c) in out[..n].iter_mut().zip(page.chunks_exact(4)) {
         *slot = T::from_bits(u32::from_be_bytes(c.try_into().expect("4 bytes")) as u64);
     }
-    Ok(Done { values: n, consumed: page.len() })
+    Ok(Done {
+        values: n,
+        consumed: page.len(),
+    })
 }
 
 #[inline]
@@ -57,7 +73,9 @@ fn swap64_portable<T: Lane>(src: &[u8], out: &mut [T]) {
         // the callers), every lane type here is a plain 8-byte number for
         // which any bit pattern is valid, and the two regions cannot overlap
         // (`out` is a unique borrow).
-        unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), out.as_mut_ptr() as *mut u8, out.len() * 8) };
+        unsafe {
+            std::ptr::copy_nonoverlapping(src.as_ptr(), out.as_mut_ptr() as *mut u8, out.len() * 8)
+        };
     }
     #[cfg(target_endian = "little")]
     for (slot, c) in out.iter_mut().zip(src.chunks_exact(8)) {
@@ -84,7 +102,8 @@ unsafe fn swap64_avx2<T: Lane>(src: &[u8], out: &mut [T]) {
     let n = out.len();
     assert!(src.len() >= n * 8);
     let mask = _mm256_setr_epi8(
-        7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8,
+        7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13,
+        12, 11, 10, 9, 8,
     );
     let dst = out.as_mut_ptr() as *mut u8;
     let s = src.as_ptr();
@@ -98,9 +117,18 @@ unsafe fn swap64_avx2<T: Lane>(src: &[u8], out: &mut [T]) {
             let c = _mm256_loadu_si256(s.add(i * 8 + 64) as *const __m256i);
             let d = _mm256_loadu_si256(s.add(i * 8 + 96) as *const __m256i);
             _mm256_storeu_si256(dst.add(i * 8) as *mut __m256i, _mm256_shuffle_epi8(a, mask));
-            _mm256_storeu_si256(dst.add(i * 8 + 32) as *mut __m256i, _mm256_shuffle_epi8(b, mask));
-            _mm256_storeu_si256(dst.add(i * 8 + 64) as *mut __m256i, _mm256_shuffle_epi8(c, mask));
-            _mm256_storeu_si256(dst.add(i * 8 + 96) as *mut __m256i, _mm256_shuffle_epi8(d, mask));
+            _mm256_storeu_si256(
+                dst.add(i * 8 + 32) as *mut __m256i,
+                _mm256_shuffle_epi8(b, mask),
+            );
+            _mm256_storeu_si256(
+                dst.add(i * 8 + 64) as *mut __m256i,
+                _mm256_shuffle_epi8(c, mask),
+            );
+            _mm256_storeu_si256(
+                dst.add(i * 8 + 96) as *mut __m256i,
+                _mm256_shuffle_epi8(d, mask),
+            );
         }
         i += 16;
     }
@@ -115,7 +143,10 @@ pub fn decode_bool_into(page: &[u8], out: &mut [bool]) -> Result<Done, DecodeErr
     // Validate the bytes the output can take in one vectorisable pass.
     let checked = page.len().min(max);
     if let Some(bad) = page[..checked].iter().position(|&b| b > 1) {
-        return Err(DecodeError::BadBoolean { byte: page[bad], offset: bad });
+        return Err(DecodeError::BadBoolean {
+            byte: page[bad],
+            offset: bad,
+        });
     }
     if page.len() > max {
         return Err(DecodeError::TooManyValues { max, offset: max });
@@ -123,7 +154,10 @@ pub fn decode_bool_into(page: &[u8], out: &mut [bool]) -> Result<Done, DecodeErr
     for (slot, &b) in out.iter_mut().zip(page) {
         *slot = b == 1;
     }
-    Ok(Done { values: page.len(), consumed: page.len() })
+    Ok(Done {
+        values: page.len(),
+        consumed: page.len(),
+    })
 }
 
 /// INT32 zigzag varints.
@@ -148,7 +182,11 @@ pub fn decode_i32_into(page: &[u8], out: &mut [i32]) -> Result<Done, DecodeError
         let mut len = 1;
         loop {
             let Some(&b) = page.get(pos + len) else {
-                return Err(DecodeError::Truncated { field: Field::Varint, offset: pos, bit: 0 });
+                return Err(DecodeError::Truncated {
+                    field: Field::Varint,
+                    offset: pos,
+                    bit: 0,
+                });
             };
             u |= ((b & 0x7F) as u64) << (7 * len);
             len += 1;
@@ -167,7 +205,10 @@ pub fn decode_i32_into(page: &[u8], out: &mut [i32]) -> Result<Done, DecodeError
         n += 1;
         pos += len;
     }
-    Ok(Done { values: n, consumed: pos })
+    Ok(Done {
+        values: n,
+        consumed: pos,
+    })
 }
 
 /// TEXT / STRING / BLOB: the values as slices of the page.
@@ -181,11 +222,19 @@ pub fn decode_binary(page: &[u8], max: usize) -> Result<(Vec<&[u8]>, usize), Dec
         let (u, len) = uvarint32(page, pos, Field::Varint)?;
         let length = ((u >> 1) as i32) ^ -((u & 1) as i32);
         if length < 0 {
-            return Err(DecodeError::BadCount { field: Field::Bytes, count: length as i64, offset: pos });
+            return Err(DecodeError::BadCount {
+                field: Field::Bytes,
+                count: length as i64,
+                offset: pos,
+            });
         }
         let start = pos + len;
         let end = start + length as usize;
-        let v = page.get(start..end).ok_or(DecodeError::Truncated { field: Field::Bytes, offset: start, bit: 0 })?;
+        let v = page.get(start..end).ok_or(DecodeError::Truncated {
+            field: Field::Bytes,
+            offset: start,
+            bit: 0,
+        })?;
         values.push(v);
         pos = end;
     }
@@ -208,8 +257,16 @@ fn avx2() -> bool {
 /// 8-byte big-endian implementations, best first (the others are single
 /// portable kernels).
 pub static IMPLEMENTATIONS_BE64: &[crate::Implementation<DecodeBe64>] = &[
-    crate::Implementation { name: "plain/avx2-bswap", is_available: avx2, func: decode_be64_into::<u64> },
-    crate::Implementation { name: "plain/portable", is_available: crate::always, func: decode_be64_portable_into::<u64> },
+    crate::Implementation {
+        name: "plain/avx2-bswap",
+        is_available: avx2,
+        func: decode_be64_into::<u64>,
+    },
+    crate::Implementation {
+        name: "plain/portable",
+        is_available: crate::always,
+        func: decode_be64_portable_into::<u64>,
+    },
 ];
 
 #[cfg(test)]
@@ -219,7 +276,9 @@ mod tests {
     #[test]
     fn be64_every_length() {
         for n in 0..70usize {
-            let page: Vec<u8> = (0..n as u64).flat_map(|v| (v * 0x0102_0304_0506_0708).to_be_bytes()).collect();
+            let page: Vec<u8> = (0..n as u64)
+                .flat_map(|v| (v * 0x0102_0304_0506_0708).to_be_bytes())
+                .collect();
             for imp in IMPLEMENTATIONS_BE64.iter().filter(|i| (i.is_available)()) {
                 let mut out = vec![u64::MAX; n + 2];
                 let done = (imp.func)(&page, &mut out[..n + 1]).unwrap();
@@ -236,11 +295,23 @@ mod tests {
     fn varint_edges() {
         let page = [0x00, 0xff, 0xff, 0xff, 0xff, 0x0f, 0x01, 0x80, 0x01];
         let mut out = [0i32; 4];
-        assert_eq!(decode_i32_into(&page, &mut out), Ok(Done { values: 4, consumed: 9 }));
+        assert_eq!(
+            decode_i32_into(&page, &mut out),
+            Ok(Done {
+                values: 4,
+                consumed: 9
+            })
+        );
         assert_eq!(out, [0, i32::MIN, -1, 64]);
         let bad = [0xffu8, 0xff, 0xff, 0xff, 0xff, 0x01, 0, 0, 0];
-        assert_eq!(decode_i32_into(&bad, &mut out), Err(DecodeError::BadVarint { offset: 0 }));
+        assert_eq!(
+            decode_i32_into(&bad, &mut out),
+            Err(DecodeError::BadVarint { offset: 0 })
+        );
         let bad = [0xffu8, 0xff, 0xff, 0xff, 0x1f, 0, 0, 0];
-        assert_eq!(decode_i32_into(&bad, &mut out), Err(DecodeError::BadVarint { offset: 0 }));
+        assert_eq!(
+            decode_i32_into(&bad, &mut out),
+            Err(DecodeError::BadVarint { offset: 0 })
+        );
     }
 }

@@ -32,13 +32,25 @@ pub fn decode_into<T: Lane>(page: &[u8], out: &mut [T]) -> Result<Done, DecodeEr
         pos += k;
         let len = len as usize;
         if len > page.len() - pos {
-            return Err(DecodeError::BadCount { field: Field::RleLength, count: len as i64, offset: pkg });
+            return Err(DecodeError::BadCount {
+                field: Field::RleLength,
+                count: len as i64,
+                offset: pkg,
+            });
         }
         let end = pos + len;
         let body = &page[..end];
-        let width = *body.get(pos).ok_or(DecodeError::Truncated { field: Field::RleBitWidth, offset: pos, bit: 0 })? as u32;
+        let width = *body.get(pos).ok_or(DecodeError::Truncated {
+            field: Field::RleBitWidth,
+            offset: pos,
+            bit: 0,
+        })? as u32;
         if width > T::BITS {
-            return Err(DecodeError::BadBitWidth { width: width as i64, max: T::BITS, offset: pos });
+            return Err(DecodeError::BadBitWidth {
+                width: width as i64,
+                max: T::BITS,
+                offset: pos,
+            });
         }
         pos += 1;
         while pos < end {
@@ -48,29 +60,44 @@ pub fn decode_into<T: Lane>(page: &[u8], out: &mut [T]) -> Result<Done, DecodeEr
             if header & 1 == 0 {
                 let count = (header >> 1) as usize;
                 if count == 0 {
-                    return Err(DecodeError::BadCount { field: Field::RunHeader, count: 0, offset: run });
+                    return Err(DecodeError::BadCount {
+                        field: Field::RunHeader,
+                        count: 0,
+                        offset: run,
+                    });
                 }
                 if count > max - n {
                     return Err(DecodeError::TooManyValues { max, offset: run });
                 }
                 let size = width.div_ceil(8) as usize;
-                let bytes = body
-                    .get(pos..pos + size)
-                    .ok_or(DecodeError::Truncated { field: Field::RunValue, offset: pos, bit: 0 })?;
+                let bytes = body.get(pos..pos + size).ok_or(DecodeError::Truncated {
+                    field: Field::RunValue,
+                    offset: pos,
+                    bit: 0,
+                })?;
                 out[n..n + count].fill(T::from_bits(run_value(bytes, big_endian)));
                 n += count;
                 pos += size;
             } else {
                 let groups = (header >> 1) as usize;
                 if groups == 0 {
-                    return Err(DecodeError::BadCount { field: Field::Groups, count: 0, offset: run });
+                    return Err(DecodeError::BadCount {
+                        field: Field::Groups,
+                        count: 0,
+                        offset: run,
+                    });
                 }
-                let last = *body
-                    .get(pos)
-                    .ok_or(DecodeError::Truncated { field: Field::LastBitPackedNum, offset: pos, bit: 0 })?
-                    as usize;
+                let last = *body.get(pos).ok_or(DecodeError::Truncated {
+                    field: Field::LastBitPackedNum,
+                    offset: pos,
+                    bit: 0,
+                })? as usize;
                 if last > 8 {
-                    return Err(DecodeError::BadCount { field: Field::LastBitPackedNum, count: last as i64, offset: pos });
+                    return Err(DecodeError::BadCount {
+                        field: Field::LastBitPackedNum,
+                        count: last as i64,
+                        offset: pos,
+                    });
                 }
                 pos += 1;
                 let count = (groups - 1) * 8 + last;
@@ -79,7 +106,11 @@ pub fn decode_into<T: Lane>(page: &[u8], out: &mut [T]) -> Result<Done, DecodeEr
                 }
                 let packed_len = groups * width as usize;
                 if end - pos < packed_len {
-                    return Err(DecodeError::Truncated { field: Field::Groups, offset: pos, bit: 0 });
+                    return Err(DecodeError::Truncated {
+                        field: Field::Groups,
+                        offset: pos,
+                        bit: 0,
+                    });
                 }
                 let used = (count * width as usize).div_ceil(8);
                 bitpack::unpack(&body[pos..pos + used], width, count, &mut out[n..n + count]);
@@ -89,7 +120,10 @@ pub fn decode_into<T: Lane>(page: &[u8], out: &mut [T]) -> Result<Done, DecodeEr
         }
         pos = end;
     }
-    Ok(Done { values: n, consumed: pos })
+    Ok(Done {
+        values: n,
+        consumed: pos,
+    })
 }
 
 pub fn decode_i32_into(page: &[u8], out: &mut [i32]) -> Result<Done, DecodeError> {
@@ -102,7 +136,11 @@ pub fn decode_i64_into(page: &[u8], out: &mut [i64]) -> Result<Done, DecodeError
 
 /// BOOLEAN: an INT32 stream, any non-zero value true. Uses `scratch` (grown
 /// as needed, kept by the caller across pages) for the INT32 lanes.
-pub fn decode_bool_into(page: &[u8], scratch: &mut Vec<u32>, out: &mut [bool]) -> Result<Done, DecodeError> {
+pub fn decode_bool_into(
+    page: &[u8],
+    scratch: &mut Vec<u32>,
+    out: &mut [bool],
+) -> Result<Done, DecodeError> {
     if scratch.len() < out.len() {
         scratch.resize(out.len(), 0);
     }
@@ -116,10 +154,16 @@ pub fn decode_bool_into(page: &[u8], scratch: &mut Vec<u32>, out: &mut [bool]) -
 pub type DecodeI32 = fn(&[u8], &mut [i32]) -> Result<Done, DecodeError>;
 pub type DecodeI64 = fn(&[u8], &mut [i64]) -> Result<Done, DecodeError>;
 
-pub static IMPLEMENTATIONS_I32: &[crate::Implementation<DecodeI32>] =
-    &[crate::Implementation { name: "rle/unrolled", is_available: crate::always, func: decode_i32_into }];
-pub static IMPLEMENTATIONS_I64: &[crate::Implementation<DecodeI64>] =
-    &[crate::Implementation { name: "rle/unrolled", is_available: crate::always, func: decode_i64_into }];
+pub static IMPLEMENTATIONS_I32: &[crate::Implementation<DecodeI32>] = &[crate::Implementation {
+    name: "rle/unrolled",
+    is_available: crate::always,
+    func: decode_i32_into,
+}];
+pub static IMPLEMENTATIONS_I64: &[crate::Implementation<DecodeI64>] = &[crate::Implementation {
+    name: "rle/unrolled",
+    is_available: crate::always,
+    func: decode_i64_into,
+}];
 
 #[cfg(test)]
 mod tests {
@@ -133,21 +177,42 @@ mod tests {
             page.extend_from_slice(&v.to_be_bytes());
         }
         let mut out = [0i32; 6];
-        assert_eq!(decode_i32_into(&page, &mut out), Ok(Done { values: 5, consumed: page.len() }));
+        assert_eq!(
+            decode_i32_into(&page, &mut out),
+            Ok(Done {
+                values: 5,
+                consumed: page.len()
+            })
+        );
         assert_eq!(out, [0, -1, -2, -3, -4, 0]);
     }
 
     #[test]
     fn run_value_byte_order() {
         let mut out32 = [0i32; 3];
-        assert_eq!(decode_i32_into(&[4, 16, 6, 0x34, 0x12], &mut out32).unwrap().values, 3);
+        assert_eq!(
+            decode_i32_into(&[4, 16, 6, 0x34, 0x12], &mut out32)
+                .unwrap()
+                .values,
+            3
+        );
         assert_eq!(out32, [0x1234; 3]);
         let mut out64 = [0i64; 3];
-        assert_eq!(decode_i64_into(&[4, 16, 6, 0x12, 0x34], &mut out64).unwrap().values, 3);
+        assert_eq!(
+            decode_i64_into(&[4, 16, 6, 0x12, 0x34], &mut out64)
+                .unwrap()
+                .values,
+            3
+        );
         assert_eq!(out64, [0x1234; 3]);
         let mut scratch = Vec::new();
         let mut b = [false; 4];
-        assert_eq!(decode_bool_into(&[3, 1, 4, 1], &mut scratch, &mut b).unwrap().values, 2);
+        assert_eq!(
+            decode_bool_into(&[3, 1, 4, 1], &mut scratch, &mut b)
+                .unwrap()
+                .values,
+            2
+        );
         assert_eq!(b, [true, true, false, false]);
     }
 }

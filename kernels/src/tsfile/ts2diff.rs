@@ -28,14 +28,26 @@ struct Block {
 #[inline(always)]
 fn header<T: Lane>(page: &[u8], at: usize, room: usize, max: usize) -> Result<Block, DecodeError> {
     let word = (T::BITS / 8) as usize;
-    let t = |field, offset| DecodeError::Truncated { field, offset, bit: 0 };
+    let t = |field, offset| DecodeError::Truncated {
+        field,
+        offset,
+        bit: 0,
+    };
     let write_index = be_u32(page, at).ok_or(t(Field::WriteIndex, at))? as i32 as i64;
     if !(0..=MAX_BLOCK_DELTAS).contains(&write_index) {
-        return Err(DecodeError::BadCount { field: Field::WriteIndex, count: write_index, offset: at });
+        return Err(DecodeError::BadCount {
+            field: Field::WriteIndex,
+            count: write_index,
+            offset: at,
+        });
     }
     let width = be_u32(page, at + 4).ok_or(t(Field::BitWidth, at + 4))? as i32 as i64;
     if !(0..=T::BITS as i64).contains(&width) {
-        return Err(DecodeError::BadBitWidth { width, max: T::BITS, offset: at + 4 });
+        return Err(DecodeError::BadBitWidth {
+            width,
+            max: T::BITS,
+            offset: at + 4,
+        });
     }
     let read = |off: usize, field| -> Result<u64, DecodeError> {
         if word == 4 {
@@ -55,7 +67,14 @@ fn header<T: Lane>(page: &[u8], at: usize, room: usize, max: usize) -> Result<Bl
     if page.len() - packed < packed_len {
         return Err(t(Field::Packed, packed));
     }
-    Ok(Block { values: deltas + 1, width: width as u32, min_delta, first, packed, packed_len })
+    Ok(Block {
+        values: deltas + 1,
+        width: width as u32,
+        min_delta,
+        first,
+        packed,
+        packed_len,
+    })
 }
 
 /// Decode a whole page into `out` (its length is the most values accepted):
@@ -72,7 +91,10 @@ pub fn decode_two_pass_into<T: Lane>(page: &[u8], out: &mut [T]) -> Result<Done,
 }
 
 #[inline(always)]
-fn decode_blocks<T: Lane, const FUSED: bool>(page: &[u8], out: &mut [T]) -> Result<Done, DecodeError> {
+fn decode_blocks<T: Lane, const FUSED: bool>(
+    page: &[u8],
+    out: &mut [T],
+) -> Result<Done, DecodeError> {
     let max = out.len();
     let mut pos = 0;
     let mut n = 0;
@@ -96,7 +118,10 @@ fn decode_blocks<T: Lane, const FUSED: bool>(page: &[u8], out: &mut [T]) -> Resu
         n += b.values;
         pos = b.packed + b.packed_len;
     }
-    Ok(Done { values: n, consumed: pos })
+    Ok(Done {
+        values: n,
+        consumed: pos,
+    })
 }
 
 /// `v_i = v_(i-1) + min + packed_i`, in place over the unpacked lanes. The
@@ -168,7 +193,10 @@ pub fn decode_generic_into<T: Lane>(page: &[u8], out: &mut [T]) -> Result<Done, 
         n += b.values;
         pos = b.packed + b.packed_len;
     }
-    Ok(Done { values: n, consumed: pos })
+    Ok(Done {
+        values: n,
+        consumed: pos,
+    })
 }
 
 /// `width` bits at bit offset `bit`, MSB first, through a 16-byte window.
@@ -190,16 +218,40 @@ pub type DecodeI64 = fn(&[u8], &mut [i64]) -> Result<Done, DecodeError>;
 
 /// INT32 implementations, best first.
 pub static IMPLEMENTATIONS_I32: &[crate::Implementation<DecodeI32>] = &[
-    crate::Implementation { name: "ts2diff/fused", is_available: crate::always, func: decode_into::<i32> },
-    crate::Implementation { name: "ts2diff/two-pass", is_available: crate::always, func: decode_two_pass_into::<i32> },
-    crate::Implementation { name: "ts2diff/generic", is_available: crate::always, func: decode_generic_into::<i32> },
+    crate::Implementation {
+        name: "ts2diff/fused",
+        is_available: crate::always,
+        func: decode_into::<i32>,
+    },
+    crate::Implementation {
+        name: "ts2diff/two-pass",
+        is_available: crate::always,
+        func: decode_two_pass_into::<i32>,
+    },
+    crate::Implementation {
+        name: "ts2diff/generic",
+        is_available: crate::always,
+        func: decode_generic_into::<i32>,
+    },
 ];
 
 /// INT64 implementations, best first.
 pub static IMPLEMENTATIONS_I64: &[crate::Implementation<DecodeI64>] = &[
-    crate::Implementation { name: "ts2diff/fused", is_available: crate::always, func: decode_into::<i64> },
-    crate::Implementation { name: "ts2diff/two-pass", is_available: crate::always, func: decode_two_pass_into::<i64> },
-    crate::Implementation { name: "ts2diff/generic", is_available: crate::always, func: decode_generic_into::<i64> },
+    crate::Implementation {
+        name: "ts2diff/fused",
+        is_available: crate::always,
+        func: decode_into::<i64>,
+    },
+    crate::Implementation {
+        name: "ts2diff/two-pass",
+        is_available: crate::always,
+        func: decode_two_pass_into::<i64>,
+    },
+    crate::Implementation {
+        name: "ts2diff/generic",
+        is_available: crate::always,
+        func: decode_generic_into::<i64>,
+    },
 ];
 
 #[cfg(test)]
@@ -210,7 +262,11 @@ mod tests {
         // A hand-built block: deltas all equal (width 0) or given via width 8.
         let mut out = Vec::new();
         out.extend_from_slice(&((values.len() - 1) as u32).to_be_bytes());
-        let d = if values.len() > 1 { values[1] - values[0] } else { 0 };
+        let d = if values.len() > 1 {
+            values[1] - values[0]
+        } else {
+            0
+        };
         out.extend_from_slice(&0u32.to_be_bytes());
         out.extend_from_slice(&d.to_be_bytes());
         out.extend_from_slice(&values[0].to_be_bytes());
@@ -223,12 +279,21 @@ mod tests {
         for imp in IMPLEMENTATIONS_I64 {
             let mut out = [0i64; 8];
             let done = (imp.func)(&page, &mut out).unwrap();
-            assert_eq!(done, Done { values: 5, consumed: page.len() });
+            assert_eq!(
+                done,
+                Done {
+                    values: 5,
+                    consumed: page.len()
+                }
+            );
             assert_eq!(&out[..5], &[10, 13, 16, 19, -5]);
             assert_eq!(out[5..], [0; 3]);
             assert_eq!(count::<i64>(&page, 8), Ok(5));
             let mut small = [0i64; 4];
-            assert_eq!((imp.func)(&page, &mut small), Err(DecodeError::TooManyValues { max: 4, offset: 24 }));
+            assert_eq!(
+                (imp.func)(&page, &mut small),
+                Err(DecodeError::TooManyValues { max: 4, offset: 24 })
+            );
         }
     }
 
@@ -236,20 +301,46 @@ mod tests {
     fn header_errors_in_order() {
         let page = block64(&[1, 2]);
         let mut out = [0i64; 4];
-        let t = |field, offset| Err(DecodeError::Truncated { field, offset, bit: 0 });
-        assert_eq!(decode_i64_into(&page[..3], &mut out), t(Field::WriteIndex, 0));
+        let t = |field, offset| {
+            Err(DecodeError::Truncated {
+                field,
+                offset,
+                bit: 0,
+            })
+        };
+        assert_eq!(
+            decode_i64_into(&page[..3], &mut out),
+            t(Field::WriteIndex, 0)
+        );
         assert_eq!(decode_i64_into(&page[..7], &mut out), t(Field::BitWidth, 4));
-        assert_eq!(decode_i64_into(&page[..15], &mut out), t(Field::MinDeltaBase, 8));
-        assert_eq!(decode_i64_into(&page[..23], &mut out), t(Field::FirstValue, 16));
+        assert_eq!(
+            decode_i64_into(&page[..15], &mut out),
+            t(Field::MinDeltaBase, 8)
+        );
+        assert_eq!(
+            decode_i64_into(&page[..23], &mut out),
+            t(Field::FirstValue, 16)
+        );
         let mut wide = page.clone();
         wide[7] = 1;
         assert_eq!(decode_i64_into(&wide, &mut out), t(Field::Packed, 24));
         wide[7] = 65;
-        assert_eq!(decode_i64_into(&wide, &mut out), Err(DecodeError::BadBitWidth { width: 65, max: 64, offset: 4 }));
+        assert_eq!(
+            decode_i64_into(&wide, &mut out),
+            Err(DecodeError::BadBitWidth {
+                width: 65,
+                max: 64,
+                offset: 4
+            })
+        );
         wide[0] = 0xff;
         assert_eq!(
             decode_i64_into(&wide, &mut out),
-            Err(DecodeError::BadCount { field: Field::WriteIndex, count: -16777215, offset: 0 })
+            Err(DecodeError::BadCount {
+                field: Field::WriteIndex,
+                count: -16777215,
+                offset: 0
+            })
         );
     }
 }

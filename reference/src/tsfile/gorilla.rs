@@ -23,26 +23,51 @@ pub enum Stop {
 }
 
 /// Decode 32-bit patterns (INT32, FLOAT).
-pub fn decode32(page: &[u8], terminator: u32, stop: Stop, max_values: usize) -> Result<Decoded<u32>, DecodeError> {
+pub fn decode32(
+    page: &[u8],
+    terminator: u32,
+    stop: Stop,
+    max_values: usize,
+) -> Result<Decoded<u32>, DecodeError> {
     let d = decode(page, 32, terminator as u64, stop, max_values)?;
-    Ok(Decoded { values: d.values.into_iter().map(|v| v as u32).collect(), consumed: d.consumed })
+    Ok(Decoded {
+        values: d.values.into_iter().map(|v| v as u32).collect(),
+        consumed: d.consumed,
+    })
 }
 
 /// Decode 64-bit patterns (INT64, DOUBLE).
-pub fn decode64(page: &[u8], terminator: u64, stop: Stop, max_values: usize) -> Result<Decoded<u64>, DecodeError> {
+pub fn decode64(
+    page: &[u8],
+    terminator: u64,
+    stop: Stop,
+    max_values: usize,
+) -> Result<Decoded<u64>, DecodeError> {
     decode(page, 64, terminator, stop, max_values)
 }
 
-fn decode(page: &[u8], width: u32, terminator: u64, stop: Stop, max_values: usize) -> Result<Decoded<u64>, DecodeError> {
+fn decode(
+    page: &[u8],
+    width: u32,
+    terminator: u64,
+    stop: Stop,
+    max_values: usize,
+) -> Result<Decoded<u64>, DecodeError> {
     let field_bits = if width == 32 { 5 } else { 6 };
     let mut r = Bits::new(page);
     let mut values = Vec::new();
     if let Stop::Count(n) = stop {
         if n > max_values {
-            return Err(DecodeError::TooManyValues { max: max_values, offset: 0 });
+            return Err(DecodeError::TooManyValues {
+                max: max_values,
+                offset: 0,
+            });
         }
         if n == 0 {
-            return Ok(Decoded { values, consumed: 0 });
+            return Ok(Decoded {
+                values,
+                consumed: 0,
+            });
         }
     }
     let mut prev = r.bits(width).ok_or(r.truncated(Field::GorillaFirst, 0))?;
@@ -56,33 +81,59 @@ fn decode(page: &[u8], width: u32, terminator: u64, stop: Stop, max_values: usiz
                 if flush >= page.len() {
                     return Err(r.truncated(Field::GorillaFlush, r.pos));
                 }
-                return Ok(Decoded { values, consumed: flush + 1 });
+                return Ok(Decoded {
+                    values,
+                    consumed: flush + 1,
+                });
             }
             _ => {}
         }
         if values.len() == max_values {
-            return Err(DecodeError::TooManyValues { max: max_values, offset: value_start / 8 });
+            return Err(DecodeError::TooManyValues {
+                max: max_values,
+                offset: value_start / 8,
+            });
         }
         values.push(prev);
         if stop == Stop::Count(values.len()) {
-            return Ok(Decoded { values, consumed: r.pos.div_ceil(8) });
+            return Ok(Decoded {
+                values,
+                consumed: r.pos.div_ceil(8),
+            });
         }
         // The next value.
         value_start = r.pos;
-        let c1 = r.bit().ok_or(r.truncated(Field::GorillaControl, value_start))?;
+        let c1 = r
+            .bit()
+            .ok_or(r.truncated(Field::GorillaControl, value_start))?;
         if !c1 {
             continue;
         }
-        let c2 = r.bit().ok_or(r.truncated(Field::GorillaControl, value_start))?;
+        let c2 = r
+            .bit()
+            .ok_or(r.truncated(Field::GorillaControl, value_start))?;
         let (lz, tz) = if !c2 {
-            window.ok_or(DecodeError::NoWindow { offset: value_start / 8, bit: (value_start % 8) as u8 })?
+            window.ok_or(DecodeError::NoWindow {
+                offset: value_start / 8,
+                bit: (value_start % 8) as u8,
+            })?
         } else {
             let at = r.pos;
-            let lz = r.bits(field_bits).ok_or(r.truncated(Field::GorillaLeading, at))? as u32;
+            let lz = r
+                .bits(field_bits)
+                .ok_or(r.truncated(Field::GorillaLeading, at))? as u32;
             let at = r.pos;
-            let sig = r.bits(field_bits).ok_or(r.truncated(Field::GorillaLength, at))? as u32 + 1;
+            let sig = r
+                .bits(field_bits)
+                .ok_or(r.truncated(Field::GorillaLength, at))? as u32
+                + 1;
             if lz + sig > width {
-                return Err(DecodeError::BadWindow { leading: lz, significant: sig, offset: at / 8, bit: (at % 8) as u8 });
+                return Err(DecodeError::BadWindow {
+                    leading: lz,
+                    significant: sig,
+                    offset: at / 8,
+                    bit: (at % 8) as u8,
+                });
             }
             let w = (lz, width - lz - sig);
             window = Some(w);
@@ -155,7 +206,10 @@ mod tests {
     use proptest::prelude::*;
 
     fn hex(b: &[u8]) -> String {
-        b.iter().map(|x| format!("{x:02x}")).collect::<Vec<_>>().join(" ")
+        b.iter()
+            .map(|x| format!("{x:02x}"))
+            .collect::<Vec<_>>()
+            .join(" ")
     }
 
     #[test]
@@ -181,7 +235,11 @@ mod tests {
         assert_eq!((d.values.len(), d.consumed), (0, 9));
         assert_eq!(
             decode64(&page[..8], TERMINATOR_F64, Stop::AtTerminator, 0),
-            Err(DecodeError::Truncated { field: Field::GorillaFlush, offset: 8, bit: 0 })
+            Err(DecodeError::Truncated {
+                field: Field::GorillaFlush,
+                offset: 8,
+                bit: 0
+            })
         );
     }
 
@@ -206,11 +264,19 @@ mod tests {
         assert_eq!(d(&[0, 0, 0, 1, 0x03]), t(Field::GorillaLeading, 5, 0));
         assert_eq!(d(&[0, 0, 0, 1, 0x7e]), t(Field::GorillaLength, 5, 0));
         assert_eq!(d(&[0, 0, 0, 1, 0x60, 0xf8]), t(Field::GorillaBits, 5, 5));
-        assert_eq!(d(&[0, 0, 0, 1, 0x40]), Err(DecodeError::NoWindow { offset: 4, bit: 1 }));
+        assert_eq!(
+            d(&[0, 0, 0, 1, 0x40]),
+            Err(DecodeError::NoWindow { offset: 4, bit: 1 })
+        );
         // lz 31, sig 2.
         assert_eq!(
             d(&[0, 0, 0, 1, 0x7f, 0x08, 0]),
-            Err(DecodeError::BadWindow { leading: 31, significant: 2, offset: 5, bit: 0 })
+            Err(DecodeError::BadWindow {
+                leading: 31,
+                significant: 2,
+                offset: 5,
+                bit: 0
+            })
         );
         assert_eq!(d(&page[..0]), t(Field::GorillaFirst, 0, 0));
         assert_eq!(

@@ -81,19 +81,32 @@ pub enum Field {
 pub enum DecodeError {
     /// `field`, starting at byte `offset` (bit `bit`, 0 = MSB), runs past the
     /// end of its input (the page, or the RLE package that holds it).
-    Truncated { field: Field, offset: usize, bit: u8 },
+    Truncated {
+        field: Field,
+        offset: usize,
+        bit: u8,
+    },
     /// A bit width above what the type allows (`max`).
     BadBitWidth { width: i64, max: u32, offset: usize },
     /// A count or length that cannot be right: negative, zero where the
     /// format forbids it, above the format's cap, or longer than its input.
-    BadCount { field: Field, count: i64, offset: usize },
+    BadCount {
+        field: Field,
+        count: i64,
+        offset: usize,
+    },
     /// A varint longer than its type allows, or with bits beyond it.
     BadVarint { offset: usize },
     /// GORILLA: a window reuse (`1 0`) before any window was set.
     NoWindow { offset: usize, bit: u8 },
     /// GORILLA: a new window whose leading zeros plus significant bits exceed
     /// the value width (the length field starts at `offset`, `bit`).
-    BadWindow { leading: u32, significant: u32, offset: usize, bit: u8 },
+    BadWindow {
+        leading: u32,
+        significant: u32,
+        offset: usize,
+        bit: u8,
+    },
     /// A PLAIN boolean byte other than 0 or 1.
     BadBoolean { byte: u8, offset: usize },
     /// The page holds more values than `max_values`; the value (or the block
@@ -154,7 +167,11 @@ impl<'a> Bytes<'a> {
         self.data.len() - self.pos
     }
     pub fn byte(&mut self, field: Field) -> Result<u8, DecodeError> {
-        let b = *self.data.get(self.pos).ok_or(DecodeError::Truncated { field, offset: self.pos, bit: 0 })?;
+        let b = *self.data.get(self.pos).ok_or(DecodeError::Truncated {
+            field,
+            offset: self.pos,
+            bit: 0,
+        })?;
         self.pos += 1;
         Ok(b)
     }
@@ -163,7 +180,11 @@ impl<'a> Bytes<'a> {
         let start = self.pos;
         let mut v: u64 = 0;
         for _ in 0..n {
-            let b = self.byte(field).map_err(|_| DecodeError::Truncated { field, offset: start, bit: 0 })?;
+            let b = self.byte(field).map_err(|_| DecodeError::Truncated {
+                field,
+                offset: start,
+                bit: 0,
+            })?;
             v = (v << 8) | b as u64;
         }
         Ok(v)
@@ -173,7 +194,11 @@ impl<'a> Bytes<'a> {
         let start = self.pos;
         let mut v: u64 = 0;
         for i in 0..n {
-            let b = self.byte(field).map_err(|_| DecodeError::Truncated { field, offset: start, bit: 0 })?;
+            let b = self.byte(field).map_err(|_| DecodeError::Truncated {
+                field,
+                offset: start,
+                bit: 0,
+            })?;
             v |= (b as u64) << (8 * i);
         }
         Ok(v)
@@ -183,7 +208,11 @@ impl<'a> Bytes<'a> {
         let start = self.pos;
         let mut v: u64 = 0;
         for i in 0..5 {
-            let b = self.byte(field).map_err(|_| DecodeError::Truncated { field, offset: start, bit: 0 })?;
+            let b = self.byte(field).map_err(|_| DecodeError::Truncated {
+                field,
+                offset: start,
+                bit: 0,
+            })?;
             v |= ((b & 0x7F) as u64) << (7 * i);
             if b & 0x80 == 0 {
                 if v > u32::MAX as u64 {
@@ -235,7 +264,11 @@ impl<'a> Bits<'a> {
         Some(v)
     }
     pub fn truncated(&self, field: Field, at: usize) -> DecodeError {
-        DecodeError::Truncated { field, offset: at / 8, bit: (at % 8) as u8 }
+        DecodeError::Truncated {
+            field,
+            offset: at / 8,
+            bit: (at % 8) as u8,
+        }
     }
 }
 

@@ -23,7 +23,10 @@ pub fn decode_bool(page: &[u8], max_values: usize) -> Result<Decoded<bool>, Deco
             byte => return Err(DecodeError::BadBoolean { byte, offset: at }),
         }
     }
-    Ok(Decoded { values, consumed: r.pos })
+    Ok(Decoded {
+        values,
+        consumed: r.pos,
+    })
 }
 
 pub fn decode_i32(page: &[u8], max_values: usize) -> Result<Decoded<i32>, DecodeError> {
@@ -33,7 +36,10 @@ pub fn decode_i32(page: &[u8], max_values: usize) -> Result<Decoded<i32>, Decode
         check_room(&r, values.len(), max_values)?;
         values.push(r.zigzag32(Field::Varint)?);
     }
-    Ok(Decoded { values, consumed: r.pos })
+    Ok(Decoded {
+        values,
+        consumed: r.pos,
+    })
 }
 
 fn decode_be(page: &[u8], size: usize, max_values: usize) -> Result<Decoded<u64>, DecodeError> {
@@ -43,22 +49,38 @@ fn decode_be(page: &[u8], size: usize, max_values: usize) -> Result<Decoded<u64>
         check_room(&r, values.len(), max_values)?;
         values.push(r.be(size, Field::Value)?);
     }
-    Ok(Decoded { values, consumed: r.pos })
+    Ok(Decoded {
+        values,
+        consumed: r.pos,
+    })
 }
 
 pub fn decode_i64(page: &[u8], max_values: usize) -> Result<Decoded<i64>, DecodeError> {
     let d = decode_be(page, 8, max_values)?;
-    Ok(Decoded { values: d.values.into_iter().map(|v| v as i64).collect(), consumed: d.consumed })
+    Ok(Decoded {
+        values: d.values.into_iter().map(|v| v as i64).collect(),
+        consumed: d.consumed,
+    })
 }
 
 pub fn decode_f32(page: &[u8], max_values: usize) -> Result<Decoded<f32>, DecodeError> {
     let d = decode_be(page, 4, max_values)?;
-    Ok(Decoded { values: d.values.into_iter().map(|v| f32::from_bits(v as u32)).collect(), consumed: d.consumed })
+    Ok(Decoded {
+        values: d
+            .values
+            .into_iter()
+            .map(|v| f32::from_bits(v as u32))
+            .collect(),
+        consumed: d.consumed,
+    })
 }
 
 pub fn decode_f64(page: &[u8], max_values: usize) -> Result<Decoded<f64>, DecodeError> {
     let d = decode_be(page, 8, max_values)?;
-    Ok(Decoded { values: d.values.into_iter().map(f64::from_bits).collect(), consumed: d.consumed })
+    Ok(Decoded {
+        values: d.values.into_iter().map(f64::from_bits).collect(),
+        consumed: d.consumed,
+    })
 }
 
 /// TEXT, STRING and BLOB.
@@ -70,16 +92,27 @@ pub fn decode_binary(page: &[u8], max_values: usize) -> Result<Decoded<Vec<u8>>,
         let at = r.pos;
         let len = r.zigzag32(Field::Varint)?;
         if len < 0 {
-            return Err(DecodeError::BadCount { field: Field::Bytes, count: len as i64, offset: at });
+            return Err(DecodeError::BadCount {
+                field: Field::Bytes,
+                count: len as i64,
+                offset: at,
+            });
         }
         let start = r.pos;
         let mut v = Vec::new();
         for _ in 0..len {
-            v.push(r.byte(Field::Bytes).map_err(|_| DecodeError::Truncated { field: Field::Bytes, offset: start, bit: 0 })?);
+            v.push(r.byte(Field::Bytes).map_err(|_| DecodeError::Truncated {
+                field: Field::Bytes,
+                offset: start,
+                bit: 0,
+            })?);
         }
         values.push(v);
     }
-    Ok(Decoded { values, consumed: r.pos })
+    Ok(Decoded {
+        values,
+        consumed: r.pos,
+    })
 }
 
 pub fn encode_bool(values: &[bool]) -> Vec<u8> {
@@ -99,11 +132,17 @@ pub fn encode_i64(values: &[i64]) -> Vec<u8> {
 }
 
 pub fn encode_f32(values: &[f32]) -> Vec<u8> {
-    values.iter().flat_map(|v| v.to_bits().to_be_bytes()).collect()
+    values
+        .iter()
+        .flat_map(|v| v.to_bits().to_be_bytes())
+        .collect()
 }
 
 pub fn encode_f64(values: &[f64]) -> Vec<u8> {
-    values.iter().flat_map(|v| v.to_bits().to_be_bytes()).collect()
+    values
+        .iter()
+        .flat_map(|v| v.to_bits().to_be_bytes())
+        .collect()
 }
 
 pub fn encode_binary(values: &[Vec<u8>]) -> Vec<u8> {
@@ -121,7 +160,10 @@ mod tests {
     use proptest::prelude::*;
 
     fn hex(b: &[u8]) -> String {
-        b.iter().map(|x| format!("{x:02x}")).collect::<Vec<_>>().join(" ")
+        b.iter()
+            .map(|x| format!("{x:02x}"))
+            .collect::<Vec<_>>()
+            .join(" ")
     }
 
     #[test]
@@ -130,21 +172,52 @@ mod tests {
         insta::assert_snapshot!(hex(&encode_i64(&[1, -2])), @"00 00 00 00 00 00 00 01 ff ff ff ff ff ff ff fe");
         insta::assert_snapshot!(hex(&encode_f32(&[1.0])), @"3f 80 00 00");
         insta::assert_snapshot!(hex(&encode_binary(&[b"ab".to_vec(), vec![]])), @"04 61 62 00");
-        assert_eq!(decode_i32(&encode_i32(&[0, -1, 1, 64, i32::MIN]), 9).unwrap().values, vec![0, -1, 1, 64, i32::MIN]);
+        assert_eq!(
+            decode_i32(&encode_i32(&[0, -1, 1, 64, i32::MIN]), 9)
+                .unwrap()
+                .values,
+            vec![0, -1, 1, 64, i32::MIN]
+        );
     }
 
     #[test]
     fn every_error_variant() {
-        let tr = |field, offset| DecodeError::Truncated { field, offset, bit: 0 };
+        let tr = |field, offset| DecodeError::Truncated {
+            field,
+            offset,
+            bit: 0,
+        };
         assert_eq!(decode_i64(&[0; 12], 9).unwrap_err(), tr(Field::Value, 8));
         assert_eq!(decode_f32(&[0; 5], 9).unwrap_err(), tr(Field::Value, 4));
-        assert_eq!(decode_i64(&[0; 16], 1), Err(DecodeError::TooManyValues { max: 1, offset: 8 }));
+        assert_eq!(
+            decode_i64(&[0; 16], 1),
+            Err(DecodeError::TooManyValues { max: 1, offset: 8 })
+        );
         assert_eq!(decode_i32(&[0x80], 9).unwrap_err(), tr(Field::Varint, 0));
-        assert_eq!(decode_i32(&[0, 0xff, 0xff, 0xff, 0xff, 0x1f], 9), Err(DecodeError::BadVarint { offset: 1 }));
-        assert_eq!(decode_i32(&[0xff, 0xff, 0xff, 0xff, 0xff, 0x01], 9), Err(DecodeError::BadVarint { offset: 0 }));
-        assert_eq!(decode_bool(&[1, 0, 2], 9), Err(DecodeError::BadBoolean { byte: 2, offset: 2 }));
-        assert_eq!(decode_binary(&[1], 9), Err(DecodeError::BadCount { field: Field::Bytes, count: -1, offset: 0 }));
-        assert_eq!(decode_binary(&[0, 6, 1, 2], 9).unwrap_err(), tr(Field::Bytes, 2));
+        assert_eq!(
+            decode_i32(&[0, 0xff, 0xff, 0xff, 0xff, 0x1f], 9),
+            Err(DecodeError::BadVarint { offset: 1 })
+        );
+        assert_eq!(
+            decode_i32(&[0xff, 0xff, 0xff, 0xff, 0xff, 0x01], 9),
+            Err(DecodeError::BadVarint { offset: 0 })
+        );
+        assert_eq!(
+            decode_bool(&[1, 0, 2], 9),
+            Err(DecodeError::BadBoolean { byte: 2, offset: 2 })
+        );
+        assert_eq!(
+            decode_binary(&[1], 9),
+            Err(DecodeError::BadCount {
+                field: Field::Bytes,
+                count: -1,
+                offset: 0
+            })
+        );
+        assert_eq!(
+            decode_binary(&[0, 6, 1, 2], 9).unwrap_err(),
+            tr(Field::Bytes, 2)
+        );
     }
 
     proptest! {

@@ -35,18 +35,27 @@ impl Kind {
 
 pub fn decode_i32(page: &[u8], max_values: usize) -> Result<Decoded<i32>, DecodeError> {
     let d = decode(page, Kind::I32, max_values)?;
-    Ok(Decoded { values: d.values.into_iter().map(|v| v as u32 as i32).collect(), consumed: d.consumed })
+    Ok(Decoded {
+        values: d.values.into_iter().map(|v| v as u32 as i32).collect(),
+        consumed: d.consumed,
+    })
 }
 
 pub fn decode_i64(page: &[u8], max_values: usize) -> Result<Decoded<i64>, DecodeError> {
     let d = decode(page, Kind::I64, max_values)?;
-    Ok(Decoded { values: d.values.into_iter().map(|v| v as i64).collect(), consumed: d.consumed })
+    Ok(Decoded {
+        values: d.values.into_iter().map(|v| v as i64).collect(),
+        consumed: d.consumed,
+    })
 }
 
 /// BOOLEAN: an INT32 RLE stream; any non-zero value is `true` (as Java's reader).
 pub fn decode_bool(page: &[u8], max_values: usize) -> Result<Decoded<bool>, DecodeError> {
     let d = decode(page, Kind::I32, max_values)?;
-    Ok(Decoded { values: d.values.into_iter().map(|v| v as u32 != 0).collect(), consumed: d.consumed })
+    Ok(Decoded {
+        values: d.values.into_iter().map(|v| v as u32 != 0).collect(),
+        consumed: d.consumed,
+    })
 }
 
 fn decode(page: &[u8], kind: Kind, max_values: usize) -> Result<Decoded<u64>, DecodeError> {
@@ -56,15 +65,26 @@ fn decode(page: &[u8], kind: Kind, max_values: usize) -> Result<Decoded<u64>, De
         let pkg = r.pos;
         let len = r.uvarint32(Field::RleLength)? as usize;
         if len > r.remaining() {
-            return Err(DecodeError::BadCount { field: Field::RleLength, count: len as i64, offset: pkg });
+            return Err(DecodeError::BadCount {
+                field: Field::RleLength,
+                count: len as i64,
+                offset: pkg,
+            });
         }
         let end = r.pos + len;
         // The package's own cursor: fields may not run past its end.
-        let mut b = Bytes { data: &page[..end], pos: r.pos };
+        let mut b = Bytes {
+            data: &page[..end],
+            pos: r.pos,
+        };
         let bw_at = b.pos;
         let bit_width = b.byte(Field::RleBitWidth)? as u32;
         if bit_width > kind.width() {
-            return Err(DecodeError::BadBitWidth { width: bit_width as i64, max: kind.width(), offset: bw_at });
+            return Err(DecodeError::BadBitWidth {
+                width: bit_width as i64,
+                max: kind.width(),
+                offset: bw_at,
+            });
         }
         while !b.at_end() {
             let run = b.pos;
@@ -72,10 +92,17 @@ fn decode(page: &[u8], kind: Kind, max_values: usize) -> Result<Decoded<u64>, De
             if header & 1 == 0 {
                 let count = (header >> 1) as usize;
                 if count == 0 {
-                    return Err(DecodeError::BadCount { field: Field::RunHeader, count: 0, offset: run });
+                    return Err(DecodeError::BadCount {
+                        field: Field::RunHeader,
+                        count: 0,
+                        offset: run,
+                    });
                 }
                 if values.len() + count > max_values {
-                    return Err(DecodeError::TooManyValues { max: max_values, offset: run });
+                    return Err(DecodeError::TooManyValues {
+                        max: max_values,
+                        offset: run,
+                    });
                 }
                 let size = bit_width.div_ceil(8) as usize;
                 let value = match kind {
@@ -88,21 +115,36 @@ fn decode(page: &[u8], kind: Kind, max_values: usize) -> Result<Decoded<u64>, De
             } else {
                 let groups = (header >> 1) as usize;
                 if groups == 0 {
-                    return Err(DecodeError::BadCount { field: Field::Groups, count: 0, offset: run });
+                    return Err(DecodeError::BadCount {
+                        field: Field::Groups,
+                        count: 0,
+                        offset: run,
+                    });
                 }
                 let last_at = b.pos;
                 let last = b.byte(Field::LastBitPackedNum)? as usize;
                 if last > 8 {
-                    return Err(DecodeError::BadCount { field: Field::LastBitPackedNum, count: last as i64, offset: last_at });
+                    return Err(DecodeError::BadCount {
+                        field: Field::LastBitPackedNum,
+                        count: last as i64,
+                        offset: last_at,
+                    });
                 }
                 let count = (groups - 1) * 8 + last;
                 if values.len() + count > max_values {
-                    return Err(DecodeError::TooManyValues { max: max_values, offset: run });
+                    return Err(DecodeError::TooManyValues {
+                        max: max_values,
+                        offset: run,
+                    });
                 }
                 let packed_at = b.pos;
                 let packed_len = groups * bit_width as usize;
                 if b.remaining() < packed_len {
-                    return Err(DecodeError::Truncated { field: Field::Groups, offset: packed_at, bit: 0 });
+                    return Err(DecodeError::Truncated {
+                        field: Field::Groups,
+                        offset: packed_at,
+                        bit: 0,
+                    });
                 }
                 let mut bits = Bits::new(&page[packed_at..packed_at + packed_len]);
                 for _ in 0..count {
@@ -113,13 +155,21 @@ fn decode(page: &[u8], kind: Kind, max_values: usize) -> Result<Decoded<u64>, De
         }
         r.pos = end;
     }
-    Ok(Decoded { values, consumed: r.pos })
+    Ok(Decoded {
+        values,
+        consumed: r.pos,
+    })
 }
 
 /// The bit width a writer picks: `max(1, widest value)`, where a negative
 /// INT32 takes 32 and a negative INT64 64 bits.
 pub fn bit_width_of(values: &[u64]) -> u32 {
-    values.iter().map(|v| 64 - v.leading_zeros()).max().unwrap_or(0).max(1)
+    values
+        .iter()
+        .map(|v| 64 - v.leading_zeros())
+        .max()
+        .unwrap_or(0)
+        .max(1)
 }
 
 /// One package with the given bit width and runs. `big_endian_values`: RLE
@@ -173,7 +223,10 @@ pub fn plan_java(values: &[u64]) -> Vec<Run> {
             let fill = (8 - pending.len() % 8) % 8;
             pending.extend(std::iter::repeat_n(values[i], fill));
             flush_packed(&mut runs, &mut pending);
-            runs.push(Run::Repeat { count: (j - i - fill) as u32, value: values[i] });
+            runs.push(Run::Repeat {
+                count: (j - i - fill) as u32,
+                value: values[i],
+            });
         } else {
             pending.extend_from_slice(&values[i..j]);
         }
@@ -185,7 +238,10 @@ pub fn plan_java(values: &[u64]) -> Vec<Run> {
 
 /// Bit-packed runs only, as the C++ writer does.
 pub fn plan_packed(values: &[u64]) -> Vec<Run> {
-    values.chunks(63 * 8).map(|c| Run::Packed(c.to_vec())).collect()
+    values
+        .chunks(63 * 8)
+        .map(|c| Run::Packed(c.to_vec()))
+        .collect()
 }
 
 fn flush_packed(runs: &mut Vec<Run>, pending: &mut Vec<u64>) {
@@ -216,7 +272,11 @@ fn encode(v: &[u64], java_runs: bool, big_endian: bool) -> Vec<u8> {
     if v.is_empty() {
         return Vec::new();
     }
-    let runs = if java_runs { plan_java(v) } else { plan_packed(v) };
+    let runs = if java_runs {
+        plan_java(v)
+    } else {
+        plan_packed(v)
+    };
     encode_package(bit_width_of(v), &runs, big_endian)
 }
 
@@ -226,7 +286,10 @@ mod tests {
     use proptest::prelude::*;
 
     fn hex(b: &[u8]) -> String {
-        b.iter().map(|x| format!("{x:02x}")).collect::<Vec<_>>().join(" ")
+        b.iter()
+            .map(|x| format!("{x:02x}"))
+            .collect::<Vec<_>>()
+            .join(" ")
     }
 
     #[test]
@@ -234,14 +297,31 @@ mod tests {
         // The official C++ writer's bytes for INT32 0, -1, -2, -3, -4.
         let page = encode_i32(&[0, -1, -2, -3, -4], false);
         insta::assert_snapshot!(hex(&page), @"23 20 03 05 00 00 00 00 ff ff ff ff ff ff ff fe ff ff ff fd ff ff ff fc 00 00 00 00 00 00 00 00 00 00 00 00");
-        assert_eq!(decode_i32(&page, 5).unwrap().values, vec![0, -1, -2, -3, -4]);
+        assert_eq!(
+            decode_i32(&page, 5).unwrap().values,
+            vec![0, -1, -2, -3, -4]
+        );
     }
 
     #[test]
     fn rle_value_byte_order() {
-        let p32 = encode_package(16, &[Run::Repeat { count: 3, value: 0x1234 }], false);
+        let p32 = encode_package(
+            16,
+            &[Run::Repeat {
+                count: 3,
+                value: 0x1234,
+            }],
+            false,
+        );
         insta::assert_snapshot!(hex(&p32), @"04 10 06 34 12");
-        let p64 = encode_package(16, &[Run::Repeat { count: 3, value: 0x1234 }], true);
+        let p64 = encode_package(
+            16,
+            &[Run::Repeat {
+                count: 3,
+                value: 0x1234,
+            }],
+            true,
+        );
         insta::assert_snapshot!(hex(&p64), @"04 10 06 12 34");
         assert_eq!(decode_i32(&p32, 3).unwrap().values, vec![0x1234; 3]);
         assert_eq!(decode_i64(&p64, 3).unwrap().values, vec![0x1234; 3]);
@@ -249,19 +329,73 @@ mod tests {
 
     #[test]
     fn every_error_variant() {
-        let t = |field, offset| Err(DecodeError::Truncated { field, offset, bit: 0 });
+        let t = |field, offset| {
+            Err(DecodeError::Truncated {
+                field,
+                offset,
+                bit: 0,
+            })
+        };
         assert_eq!(decode_i32(&[0x80], 9), t(Field::RleLength, 0));
-        assert_eq!(decode_i32(&[0x05, 1], 9), Err(DecodeError::BadCount { field: Field::RleLength, count: 5, offset: 0 }));
+        assert_eq!(
+            decode_i32(&[0x05, 1], 9),
+            Err(DecodeError::BadCount {
+                field: Field::RleLength,
+                count: 5,
+                offset: 0
+            })
+        );
         assert_eq!(decode_i32(&[0x00], 9), t(Field::RleBitWidth, 1));
-        assert_eq!(decode_i64(&[0x01, 65], 9), Err(DecodeError::BadBitWidth { width: 65, max: 64, offset: 1 }));
-        assert_eq!(decode_i32(&[0x01, 33], 9), Err(DecodeError::BadBitWidth { width: 33, max: 32, offset: 1 }));
+        assert_eq!(
+            decode_i64(&[0x01, 65], 9),
+            Err(DecodeError::BadBitWidth {
+                width: 65,
+                max: 64,
+                offset: 1
+            })
+        );
+        assert_eq!(
+            decode_i32(&[0x01, 33], 9),
+            Err(DecodeError::BadBitWidth {
+                width: 33,
+                max: 32,
+                offset: 1
+            })
+        );
         assert_eq!(decode_i32(&[0x02, 8, 0x80], 9), t(Field::RunHeader, 2));
-        assert_eq!(decode_i32(&[0x02, 8, 0x00], 9), Err(DecodeError::BadCount { field: Field::RunHeader, count: 0, offset: 2 }));
+        assert_eq!(
+            decode_i32(&[0x02, 8, 0x00], 9),
+            Err(DecodeError::BadCount {
+                field: Field::RunHeader,
+                count: 0,
+                offset: 2
+            })
+        );
         assert_eq!(decode_i32(&[0x03, 16, 0x04, 1], 9), t(Field::RunValue, 3));
-        assert_eq!(decode_i32(&[0x03, 8, 0x0a, 1], 4), Err(DecodeError::TooManyValues { max: 4, offset: 2 }));
-        assert_eq!(decode_i32(&[0x02, 8, 0x03], 9), t(Field::LastBitPackedNum, 3));
-        assert_eq!(decode_i32(&[0x03, 8, 0x01, 0], 9), Err(DecodeError::BadCount { field: Field::Groups, count: 0, offset: 2 }));
-        assert_eq!(decode_i32(&[0x03, 8, 0x03, 9], 9), Err(DecodeError::BadCount { field: Field::LastBitPackedNum, count: 9, offset: 3 }));
+        assert_eq!(
+            decode_i32(&[0x03, 8, 0x0a, 1], 4),
+            Err(DecodeError::TooManyValues { max: 4, offset: 2 })
+        );
+        assert_eq!(
+            decode_i32(&[0x02, 8, 0x03], 9),
+            t(Field::LastBitPackedNum, 3)
+        );
+        assert_eq!(
+            decode_i32(&[0x03, 8, 0x01, 0], 9),
+            Err(DecodeError::BadCount {
+                field: Field::Groups,
+                count: 0,
+                offset: 2
+            })
+        );
+        assert_eq!(
+            decode_i32(&[0x03, 8, 0x03, 9], 9),
+            Err(DecodeError::BadCount {
+                field: Field::LastBitPackedNum,
+                count: 9,
+                offset: 3
+            })
+        );
         assert_eq!(decode_i32(&[0x04, 8, 0x03, 8, 0], 9), t(Field::Groups, 4));
     }
 

@@ -15,13 +15,19 @@ pub const DEFAULT_BLOCK: usize = 128;
 /// Decode a whole INT32 page.
 pub fn decode_i32(page: &[u8], max_values: usize) -> Result<Decoded<i32>, DecodeError> {
     let d = decode(page, 32, max_values)?;
-    Ok(Decoded { values: d.values.into_iter().map(|v| v as u32 as i32).collect(), consumed: d.consumed })
+    Ok(Decoded {
+        values: d.values.into_iter().map(|v| v as u32 as i32).collect(),
+        consumed: d.consumed,
+    })
 }
 
 /// Decode a whole INT64 page.
 pub fn decode_i64(page: &[u8], max_values: usize) -> Result<Decoded<i64>, DecodeError> {
     let d = decode(page, 64, max_values)?;
-    Ok(Decoded { values: d.values.into_iter().map(|v| v as i64).collect(), consumed: d.consumed })
+    Ok(Decoded {
+        values: d.values.into_iter().map(|v| v as i64).collect(),
+        consumed: d.consumed,
+    })
 }
 
 fn mask(width: u32) -> u64 {
@@ -41,18 +47,29 @@ fn decode(page: &[u8], width: u32, max_values: usize) -> Result<Decoded<u64>, De
         let block = r.pos;
         let write_index = r.be(4, Field::WriteIndex)? as u32 as i32 as i64;
         if !(0..=MAX_BLOCK_DELTAS).contains(&write_index) {
-            return Err(DecodeError::BadCount { field: Field::WriteIndex, count: write_index, offset: block });
+            return Err(DecodeError::BadCount {
+                field: Field::WriteIndex,
+                count: write_index,
+                offset: block,
+            });
         }
         let bw_at = r.pos;
         let bit_width = r.be(4, Field::BitWidth)? as u32 as i32 as i64;
         if !(0..=width as i64).contains(&bit_width) {
-            return Err(DecodeError::BadBitWidth { width: bit_width, max: width, offset: bw_at });
+            return Err(DecodeError::BadBitWidth {
+                width: bit_width,
+                max: width,
+                offset: bw_at,
+            });
         }
         let min_delta = r.be(word, Field::MinDeltaBase)?;
         let first = r.be(word, Field::FirstValue)?;
         let n = write_index as usize;
         if values.len() + n + 1 > max_values {
-            return Err(DecodeError::TooManyValues { max: max_values, offset: block });
+            return Err(DecodeError::TooManyValues {
+                max: max_values,
+                offset: block,
+            });
         }
         let packed_at = r.pos;
         let packed_len = (n * bit_width as usize).div_ceil(8);
@@ -61,19 +78,28 @@ fn decode(page: &[u8], width: u32, max_values: usize) -> Result<Decoded<u64>, De
         values.push(first);
         let mut prev = first;
         for _ in 0..n {
-            let p = bits
-                .bits(bit_width as u32)
-                .ok_or(DecodeError::Truncated { field: Field::Packed, offset: packed_at, bit: 0 })?;
+            let p = bits.bits(bit_width as u32).ok_or(DecodeError::Truncated {
+                field: Field::Packed,
+                offset: packed_at,
+                bit: 0,
+            })?;
             prev = prev.wrapping_add(min_delta).wrapping_add(p) & mask(width);
             values.push(prev);
         }
         // The padding bits of the last byte are skipped, whatever they hold.
         if packed.len() < packed_len {
-            return Err(DecodeError::Truncated { field: Field::Packed, offset: packed_at, bit: 0 });
+            return Err(DecodeError::Truncated {
+                field: Field::Packed,
+                offset: packed_at,
+                bit: 0,
+            });
         }
         r.pos = packed_at + packed_len;
     }
-    Ok(Decoded { values, consumed: r.pos })
+    Ok(Decoded {
+        values,
+        consumed: r.pos,
+    })
 }
 
 /// Encode INT32 values in blocks of `block` deltas. `stale_padding` fills the
@@ -102,15 +128,25 @@ fn encode(values: &[u64], width: u32, block: usize, stale_padding: bool) -> Vec<
     let word = (width / 8) as usize;
     let mut out = Vec::new();
     for chunk in values.chunks(block + 1) {
-        let deltas: Vec<u64> = chunk.windows(2).map(|w| w[1].wrapping_sub(w[0]) & mask(width)).collect();
+        let deltas: Vec<u64> = chunk
+            .windows(2)
+            .map(|w| w[1].wrapping_sub(w[0]) & mask(width))
+            .collect();
         // Smallest delta as a signed number; MAX_VALUE for a one-value block.
         let min = deltas
             .iter()
             .copied()
             .min_by_key(|&d| sign(d, width))
             .unwrap_or(mask(width) >> 1);
-        let packed: Vec<u64> = deltas.iter().map(|&d| d.wrapping_sub(min) & mask(width)).collect();
-        let bit_width = packed.iter().map(|&p| 64 - p.leading_zeros()).max().unwrap_or(0);
+        let packed: Vec<u64> = deltas
+            .iter()
+            .map(|&d| d.wrapping_sub(min) & mask(width))
+            .collect();
+        let bit_width = packed
+            .iter()
+            .map(|&p| 64 - p.leading_zeros())
+            .max()
+            .unwrap_or(0);
         out.extend_from_slice(&(deltas.len() as u32).to_be_bytes());
         out.extend_from_slice(&bit_width.to_be_bytes());
         out.extend_from_slice(&min.to_be_bytes()[8 - word..]);
@@ -133,7 +169,10 @@ mod tests {
     use proptest::prelude::*;
 
     fn hex(b: &[u8]) -> String {
-        b.iter().map(|x| format!("{x:02x}")).collect::<Vec<_>>().join(" ")
+        b.iter()
+            .map(|x| format!("{x:02x}"))
+            .collect::<Vec<_>>()
+            .join(" ")
     }
 
     #[test]
@@ -141,7 +180,10 @@ mod tests {
         // What the official C++ writer produced for 1000..=1004 (a time column).
         let page = encode_i64(&[1000, 1001, 1002, 1003, 1004], DEFAULT_BLOCK, false);
         insta::assert_snapshot!(hex(&page), @"00 00 00 04 00 00 00 00 00 00 00 00 00 00 00 01 00 00 00 00 00 00 03 e8");
-        assert_eq!(decode_i64(&page, 10).unwrap().values, vec![1000, 1001, 1002, 1003, 1004]);
+        assert_eq!(
+            decode_i64(&page, 10).unwrap().values,
+            vec![1000, 1001, 1002, 1003, 1004]
+        );
     }
 
     #[test]
@@ -170,38 +212,79 @@ mod tests {
         let page = encode_i64(&[1, 2, 100], 128, false);
         assert_eq!(
             decode_i64(&page[..2], 9),
-            Err(DecodeError::Truncated { field: Field::WriteIndex, offset: 0, bit: 0 })
+            Err(DecodeError::Truncated {
+                field: Field::WriteIndex,
+                offset: 0,
+                bit: 0
+            })
         );
         assert_eq!(
             decode_i64(&page[..6], 9),
-            Err(DecodeError::Truncated { field: Field::BitWidth, offset: 4, bit: 0 })
+            Err(DecodeError::Truncated {
+                field: Field::BitWidth,
+                offset: 4,
+                bit: 0
+            })
         );
         assert_eq!(
             decode_i64(&page[..12], 9),
-            Err(DecodeError::Truncated { field: Field::MinDeltaBase, offset: 8, bit: 0 })
+            Err(DecodeError::Truncated {
+                field: Field::MinDeltaBase,
+                offset: 8,
+                bit: 0
+            })
         );
         assert_eq!(
             decode_i64(&page[..20], 9),
-            Err(DecodeError::Truncated { field: Field::FirstValue, offset: 16, bit: 0 })
+            Err(DecodeError::Truncated {
+                field: Field::FirstValue,
+                offset: 16,
+                bit: 0
+            })
         );
         assert_eq!(
             decode_i64(&page[..24], 9),
-            Err(DecodeError::Truncated { field: Field::Packed, offset: 24, bit: 0 })
+            Err(DecodeError::Truncated {
+                field: Field::Packed,
+                offset: 24,
+                bit: 0
+            })
         );
-        assert_eq!(decode_i64(&page, 2), Err(DecodeError::TooManyValues { max: 2, offset: 0 }));
+        assert_eq!(
+            decode_i64(&page, 2),
+            Err(DecodeError::TooManyValues { max: 2, offset: 0 })
+        );
         let mut bad = page.clone();
         bad[0] = 0x80;
         assert_eq!(
             decode_i64(&bad, 9),
-            Err(DecodeError::BadCount { field: Field::WriteIndex, count: (i32::MIN + 2) as i64, offset: 0 })
+            Err(DecodeError::BadCount {
+                field: Field::WriteIndex,
+                count: (i32::MIN + 2) as i64,
+                offset: 0
+            })
         );
         let mut bad = page.clone();
         bad[7] = 65;
-        assert_eq!(decode_i64(&bad, 9), Err(DecodeError::BadBitWidth { width: 65, max: 64, offset: 4 }));
+        assert_eq!(
+            decode_i64(&bad, 9),
+            Err(DecodeError::BadBitWidth {
+                width: 65,
+                max: 64,
+                offset: 4
+            })
+        );
         let bad = encode_i32(&[1, 2], 128, false);
         let mut bad32 = bad.clone();
         bad32[7] = 33;
-        assert_eq!(decode_i32(&bad32, 9), Err(DecodeError::BadBitWidth { width: 33, max: 32, offset: 4 }));
+        assert_eq!(
+            decode_i32(&bad32, 9),
+            Err(DecodeError::BadBitWidth {
+                width: 33,
+                max: 32,
+                offset: 4
+            })
+        );
     }
 
     proptest! {

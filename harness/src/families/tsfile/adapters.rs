@@ -44,8 +44,15 @@ fn guarded<T: Copy + PartialEq + Debug>(
         Ok(d) => d.values,
         Err(_) => max,
     };
-    faults.extend(canary::untouched_after("values", buf, written, canary_value));
-    result.map(|d| (buf[..d.values].to_vec(), d.consumed)).map_err(TsFault::from)
+    faults.extend(canary::untouched_after(
+        "values",
+        buf,
+        written,
+        canary_value,
+    ));
+    result
+        .map(|d| (buf[..d.values].to_vec(), d.consumed))
+        .map_err(TsFault::from)
 }
 
 fn stop_of(input: &TsInput) -> gorilla::Stop {
@@ -73,29 +80,46 @@ impl Adapter {
         let f = &mut faults;
         macro_rules! out {
             ($r:expr, $variant:ident) => {
-                $r.map(|(v, consumed)| TsValue { values: Values::$variant(v), consumed })
+                $r.map(|(v, consumed)| TsValue {
+                    values: Values::$variant(v),
+                    consumed,
+                })
             };
             ($r:expr, $variant:ident, $map:expr) => {
-                $r.map(|(v, consumed)| TsValue { values: Values::$variant(v.into_iter().map($map).collect()), consumed })
+                $r.map(|(v, consumed)| TsValue {
+                    values: Values::$variant(v.into_iter().map($map).collect()),
+                    consumed,
+                })
             };
         }
         let outcome = match (self.encoding, input.dtype) {
             (Encoding::Ts2Diff, DataType::Int32) => {
-                let imp = crossdec_kernels::by_name(ts2diff::IMPLEMENTATIONS_I32, name).expect("registered");
-                out!(guarded(&mut b.i32s, max, c32, f, |o| (imp.func)(page, o)), Int32)
+                let imp = crossdec_kernels::by_name(ts2diff::IMPLEMENTATIONS_I32, name)
+                    .expect("registered");
+                out!(
+                    guarded(&mut b.i32s, max, c32, f, |o| (imp.func)(page, o)),
+                    Int32
+                )
             }
             (Encoding::Ts2Diff, DataType::Int64) => {
-                let imp = crossdec_kernels::by_name(ts2diff::IMPLEMENTATIONS_I64, name).expect("registered");
-                out!(guarded(&mut b.i64s, max, c64, f, |o| (imp.func)(page, o)), Int64)
+                let imp = crossdec_kernels::by_name(ts2diff::IMPLEMENTATIONS_I64, name)
+                    .expect("registered");
+                out!(
+                    guarded(&mut b.i64s, max, c64, f, |o| (imp.func)(page, o)),
+                    Int64
+                )
             }
             (Encoding::Gorilla, DataType::Int32 | DataType::Float) => {
-                let imp = crossdec_kernels::by_name(gorilla::IMPLEMENTATIONS_32, name).expect("registered");
+                let imp = crossdec_kernels::by_name(gorilla::IMPLEMENTATIONS_32, name)
+                    .expect("registered");
                 let (term, float) = if input.dtype == DataType::Float {
                     (gorilla::TERMINATOR_F32, true)
                 } else {
                     (gorilla::TERMINATOR_I32, false)
                 };
-                let r = guarded(&mut b.u32s, max, u32c, f, |o| (imp.func)(page, term, stop_of(input), o));
+                let r = guarded(&mut b.u32s, max, u32c, f, |o| {
+                    (imp.func)(page, term, stop_of(input), o)
+                });
                 if float {
                     out!(r, Float)
                 } else {
@@ -103,13 +127,16 @@ impl Adapter {
                 }
             }
             (Encoding::Gorilla, DataType::Int64 | DataType::Double) => {
-                let imp = crossdec_kernels::by_name(gorilla::IMPLEMENTATIONS_64, name).expect("registered");
+                let imp = crossdec_kernels::by_name(gorilla::IMPLEMENTATIONS_64, name)
+                    .expect("registered");
                 let (term, float) = if input.dtype == DataType::Double {
                     (gorilla::TERMINATOR_F64, true)
                 } else {
                     (gorilla::TERMINATOR_I64, false)
                 };
-                let r = guarded(&mut b.u64s, max, u64c, f, |o| (imp.func)(page, term, stop_of(input), o));
+                let r = guarded(&mut b.u64s, max, u64c, f, |o| {
+                    (imp.func)(page, term, stop_of(input), o)
+                });
                 if float {
                     out!(r, Double)
                 } else {
@@ -117,13 +144,24 @@ impl Adapter {
                 }
             }
             (Encoding::Plain, DataType::Boolean) => {
-                out!(guarded(&mut b.bools, max, bc, f, |o| plain::decode_bool_into(page, o)), Boolean)
+                out!(
+                    guarded(&mut b.bools, max, bc, f, |o| plain::decode_bool_into(
+                        page, o
+                    )),
+                    Boolean
+                )
             }
             (Encoding::Plain, DataType::Int32) => {
-                out!(guarded(&mut b.i32s, max, c32, f, |o| plain::decode_i32_into(page, o)), Int32)
+                out!(
+                    guarded(&mut b.i32s, max, c32, f, |o| plain::decode_i32_into(
+                        page, o
+                    )),
+                    Int32
+                )
             }
             (Encoding::Plain, DataType::Int64 | DataType::Double) => {
-                let imp = crossdec_kernels::by_name(plain::IMPLEMENTATIONS_BE64, name).expect("registered");
+                let imp = crossdec_kernels::by_name(plain::IMPLEMENTATIONS_BE64, name)
+                    .expect("registered");
                 let r = guarded(&mut b.u64s, max, u64c, f, |o| (imp.func)(page, o));
                 if input.dtype == DataType::Double {
                     out!(r, Double)
@@ -132,7 +170,12 @@ impl Adapter {
                 }
             }
             (Encoding::Plain, DataType::Float) => {
-                out!(guarded(&mut b.u32s, max, u32c, f, |o| plain::decode_be32_into(page, o)), Float)
+                out!(
+                    guarded(&mut b.u32s, max, u32c, f, |o| plain::decode_be32_into(
+                        page, o
+                    )),
+                    Float
+                )
             }
             (Encoding::Plain, DataType::Text) => plain::decode_binary(page, max)
                 .map(|(v, consumed)| TsValue {
@@ -142,25 +185,43 @@ impl Adapter {
                 .map_err(TsFault::from),
             (Encoding::Rle, DataType::Boolean) => {
                 let scratch = &mut b.scratch;
-                out!(guarded(&mut b.bools, max, bc, f, |o| rle::decode_bool_into(page, scratch, o)), Boolean)
+                out!(
+                    guarded(&mut b.bools, max, bc, f, |o| rle::decode_bool_into(
+                        page, scratch, o
+                    )),
+                    Boolean
+                )
             }
             (Encoding::Rle, DataType::Int32) => {
-                let imp = crossdec_kernels::by_name(rle::IMPLEMENTATIONS_I32, name).expect("registered");
-                out!(guarded(&mut b.i32s, max, c32, f, |o| (imp.func)(page, o)), Int32)
+                let imp =
+                    crossdec_kernels::by_name(rle::IMPLEMENTATIONS_I32, name).expect("registered");
+                out!(
+                    guarded(&mut b.i32s, max, c32, f, |o| (imp.func)(page, o)),
+                    Int32
+                )
             }
             (Encoding::Rle, DataType::Int64) => {
-                let imp = crossdec_kernels::by_name(rle::IMPLEMENTATIONS_I64, name).expect("registered");
-                out!(guarded(&mut b.i64s, max, c64, f, |o| (imp.func)(page, o)), Int64)
+                let imp =
+                    crossdec_kernels::by_name(rle::IMPLEMENTATIONS_I64, name).expect("registered");
+                out!(
+                    guarded(&mut b.i64s, max, c64, f, |o| (imp.func)(page, o)),
+                    Int64
+                )
             }
             (e, t) => unreachable!("{e:?} does not decode {t:?}"),
         };
-        Decoded { outcome, buffer_faults: faults }
+        Decoded {
+            outcome,
+            buffer_faults: faults,
+        }
     }
 }
 
 /// The kernel entries of one family: (name, available).
 pub fn kernel_names(encoding: Encoding) -> Vec<(&'static str, bool)> {
-    fn list<F: Copy>(r: &'static [crossdec_kernels::Implementation<F>]) -> Vec<(&'static str, bool)> {
+    fn list<F: Copy>(
+        r: &'static [crossdec_kernels::Implementation<F>],
+    ) -> Vec<(&'static str, bool)> {
         r.iter().map(|i| (i.name, (i.is_available)())).collect()
     }
     match encoding {
@@ -172,8 +233,18 @@ pub fn kernel_names(encoding: Encoding) -> Vec<(&'static str, bool)> {
 }
 
 /// Decode with the named kernel outside the engine (the file walker's path).
-pub fn decode_with(encoding: Encoding, name: &'static str, input: &TsInput) -> Result<TsValue, TsFault> {
-    Adapter { encoding, name, bufs: Buffers::default() }.decode(input, 0xA5).outcome
+pub fn decode_with(
+    encoding: Encoding,
+    name: &'static str,
+    input: &TsInput,
+) -> Result<TsValue, TsFault> {
+    Adapter {
+        encoding,
+        name,
+        bufs: Buffers::default(),
+    }
+    .decode(input, 0xA5)
+    .outcome
 }
 
 pub fn implementations(encoding: Encoding) -> Vec<Implementation<TsFamily>> {
@@ -181,7 +252,11 @@ pub fn implementations(encoding: Encoding) -> Vec<Implementation<TsFamily>> {
         .into_iter()
         .map(|(name, available)| {
             Implementation::new(name, Role::Kernel, available, move || {
-                let mut adapter = Adapter { encoding, name, bufs: Buffers::default() };
+                let mut adapter = Adapter {
+                    encoding,
+                    name,
+                    bufs: Buffers::default(),
+                };
                 move |input: &TsInput, c: u8| adapter.decode(input, c)
             })
         })

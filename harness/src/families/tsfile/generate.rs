@@ -11,16 +11,46 @@ use crate::engine::{Case, CaseRng, Category};
 
 pub fn categories(_encoding: Encoding) -> Vec<Category> {
     vec![
-        Category { name: "constant", scale: 0.5 },
-        Category { name: "monotone", scale: 0.5 },
-        Category { name: "random-walk", scale: 0.5 },
-        Category { name: "full-range", scale: 0.5 },
-        Category { name: "edges", scale: 1.0 },
-        Category { name: "block-boundaries", scale: 0.5 },
-        Category { name: "malformed-truncation", scale: 0.05 },
-        Category { name: "malformed-corrupt", scale: 1.0 },
-        Category { name: "malformed-counts", scale: 0.5 },
-        Category { name: "reuse", scale: 0.25 },
+        Category {
+            name: "constant",
+            scale: 0.5,
+        },
+        Category {
+            name: "monotone",
+            scale: 0.5,
+        },
+        Category {
+            name: "random-walk",
+            scale: 0.5,
+        },
+        Category {
+            name: "full-range",
+            scale: 0.5,
+        },
+        Category {
+            name: "edges",
+            scale: 1.0,
+        },
+        Category {
+            name: "block-boundaries",
+            scale: 0.5,
+        },
+        Category {
+            name: "malformed-truncation",
+            scale: 0.05,
+        },
+        Category {
+            name: "malformed-corrupt",
+            scale: 1.0,
+        },
+        Category {
+            name: "malformed-counts",
+            scale: 0.5,
+        },
+        Category {
+            name: "reuse",
+            scale: 0.25,
+        },
     ]
 }
 
@@ -35,8 +65,10 @@ pub enum Shape {
 }
 
 /// Lengths around every block, group and run boundary.
-pub const BOUNDARY_LENGTHS: &[usize] =
-    &[0, 1, 2, 3, 7, 8, 9, 15, 16, 17, 127, 128, 129, 130, 131, 257, 258, 259, 503, 504, 505, 512, 513];
+pub const BOUNDARY_LENGTHS: &[usize] = &[
+    0, 1, 2, 3, 7, 8, 9, 15, 16, 17, 127, 128, 129, 130, 131, 257, 258, 259, 503, 504, 505, 512,
+    513,
+];
 
 fn random_len(rng: &mut impl Rng) -> usize {
     match rng.gen_range(0..20) {
@@ -47,7 +79,17 @@ fn random_len(rng: &mut impl Rng) -> usize {
 }
 
 const I32_EDGES: &[i32] = &[i32::MIN, i32::MIN + 1, -1, 0, 1, i32::MAX - 1, i32::MAX];
-const I64_EDGES: &[i64] = &[i64::MIN, i64::MIN + 1, -1, 0, 1, i64::MAX - 1, i64::MAX, i32::MIN as i64, i32::MAX as i64];
+const I64_EDGES: &[i64] = &[
+    i64::MIN,
+    i64::MIN + 1,
+    -1,
+    0,
+    1,
+    i64::MAX - 1,
+    i64::MAX,
+    i32::MIN as i64,
+    i32::MAX as i64,
+];
 const F32_EDGES: &[u32] = &[
     0x7FC0_0000, // the GORILLA terminator, canonical NaN
     0x7FC0_0001,
@@ -84,8 +126,13 @@ const F64_EDGES: &[u64] = &[
 /// A series of `len` values of `dtype` with the given shape.
 pub fn series(rng: &mut impl Rng, dtype: DataType, shape: Shape, len: usize) -> Values {
     let ints = |rng: &mut dyn rand::RngCore, bits: u32| -> Vec<i64> {
-        let lim = if bits == 32 { i32::MAX as i64 } else { i64::MAX };
-        let start: i64 = rng.gen_range(-1000..1000) * if rng.gen_bool(0.3) { lim / 1000 } else { 1 };
+        let lim = if bits == 32 {
+            i32::MAX as i64
+        } else {
+            i64::MAX
+        };
+        let start: i64 =
+            rng.gen_range(-1000..1000) * if rng.gen_bool(0.3) { lim / 1000 } else { 1 };
         let step_max: i64 = *[1i64, 10, 1000, 1 << 20, 1 << 40].choose(rng).unwrap();
         let step_max = step_max.min(lim);
         let mut v = start;
@@ -204,14 +251,26 @@ pub fn encode(rng: &mut impl Rng, encoding: Encoding, values: &Values) -> TsInpu
             let (page, contains_terminator) = match v {
                 Values::Int32(v) => {
                     let bits: Vec<u32> = v.iter().map(|&x| x as u32).collect();
-                    (gorilla::encode32(&bits, Some(gorilla::TERMINATOR_I32)), bits.contains(&gorilla::TERMINATOR_I32))
+                    (
+                        gorilla::encode32(&bits, Some(gorilla::TERMINATOR_I32)),
+                        bits.contains(&gorilla::TERMINATOR_I32),
+                    )
                 }
-                Values::Float(v) => (gorilla::encode32(v, Some(gorilla::TERMINATOR_F32)), v.contains(&gorilla::TERMINATOR_F32)),
+                Values::Float(v) => (
+                    gorilla::encode32(v, Some(gorilla::TERMINATOR_F32)),
+                    v.contains(&gorilla::TERMINATOR_F32),
+                ),
                 Values::Int64(v) => {
                     let bits: Vec<u64> = v.iter().map(|&x| x as u64).collect();
-                    (gorilla::encode64(&bits, Some(gorilla::TERMINATOR_I64)), bits.contains(&gorilla::TERMINATOR_I64))
+                    (
+                        gorilla::encode64(&bits, Some(gorilla::TERMINATOR_I64)),
+                        bits.contains(&gorilla::TERMINATOR_I64),
+                    )
                 }
-                Values::Double(v) => (gorilla::encode64(v, Some(gorilla::TERMINATOR_F64)), v.contains(&gorilla::TERMINATOR_F64)),
+                Values::Double(v) => (
+                    gorilla::encode64(v, Some(gorilla::TERMINATOR_F64)),
+                    v.contains(&gorilla::TERMINATOR_F64),
+                ),
                 _ => unreachable!("GORILLA types only"),
             };
             // A value equal to the terminator: mostly counted (the newer
@@ -242,8 +301,18 @@ pub fn encode(rng: &mut impl Rng, encoding: Encoding, values: &Values) -> TsInpu
         }
         (e, v) => unreachable!("{e:?} does not encode {:?}", v.dtype()),
     };
-    let max_values = if rng.gen_bool(0.8) { len } else { len + rng.gen_range(1..20) };
-    TsInput { encoding, dtype: values.dtype(), stop, max_values: max_values as u32, page }
+    let max_values = if rng.gen_bool(0.8) {
+        len
+    } else {
+        len + rng.gen_range(1..20)
+    };
+    TsInput {
+        encoding,
+        dtype: values.dtype(),
+        stop,
+        max_values: max_values as u32,
+        page,
+    }
 }
 
 fn block_size(rng: &mut impl Rng) -> usize {
@@ -259,15 +328,27 @@ fn rle_page(rng: &mut impl Rng, bits: &[u64], big_endian: bool) -> Vec<u8> {
     if bits.is_empty() {
         return Vec::new();
     }
-    let packages = if rng.gen_bool(0.2) { rng.gen_range(2..4) } else { 1 };
+    let packages = if rng.gen_bool(0.2) {
+        rng.gen_range(2..4)
+    } else {
+        1
+    };
     let per = bits.len().div_ceil(packages);
     let mut page = Vec::new();
     for part in bits.chunks(per) {
-        let runs = if rng.gen_bool(0.5) { rle::plan_java(part) } else { rle::plan_packed(part) };
+        let runs = if rng.gen_bool(0.5) {
+            rle::plan_java(part)
+        } else {
+            rle::plan_packed(part)
+        };
         let width = rle::bit_width_of(part);
         // Sometimes a wider bit width than needed (the writers never do, the format allows it).
         let max = if big_endian { 64 } else { 32 };
-        let width = if rng.gen_bool(0.1) { rng.gen_range(width..=max) } else { width };
+        let width = if rng.gen_bool(0.1) {
+            rng.gen_range(width..=max)
+        } else {
+            width
+        };
         page.extend(rle::encode_package(width, &runs, big_endian));
     }
     page
@@ -278,7 +359,15 @@ fn random_type(rng: &mut impl Rng, encoding: Encoding) -> DataType {
 }
 
 fn random_shape(rng: &mut impl Rng) -> Shape {
-    *[Shape::Constant, Shape::Monotone, Shape::RandomWalk, Shape::FullRange, Shape::Edges].choose(rng).unwrap()
+    *[
+        Shape::Constant,
+        Shape::Monotone,
+        Shape::RandomWalk,
+        Shape::FullRange,
+        Shape::Edges,
+    ]
+    .choose(rng)
+    .unwrap()
 }
 
 /// A valid page of a random type and shape.
@@ -309,7 +398,19 @@ fn corrupt(rng: &mut impl Rng, encoding: Encoding) -> TsInput {
             let (field, value): (usize, i32) = match rng.gen_range(0..4) {
                 0 => (4, rng.gen_range(33..=70)),
                 1 => (4, -rng.gen_range(1..5)),
-                2 => (0, *[-1, i32::MIN, i32::MAX, 1 << 16, (1 << 16) + 1, rng.gen_range(0..300)].choose(rng).unwrap()),
+                2 => (
+                    0,
+                    *[
+                        -1,
+                        i32::MIN,
+                        i32::MAX,
+                        1 << 16,
+                        (1 << 16) + 1,
+                        rng.gen_range(0..300),
+                    ]
+                    .choose(rng)
+                    .unwrap(),
+                ),
                 _ => (4, rng.gen_range(0..=64)),
             };
             if at + field + 4 <= page.len() {
@@ -405,13 +506,20 @@ fn bad_counts(rng: &mut impl Rng, encoding: Encoding) -> TsInput {
         }
         _ => {
             // Allowed exactly as many as the page holds, plus trailing junk.
-            input.page.extend((0..rng.gen_range(1..6)).map(|_| rng.gen::<u8>()));
+            input
+                .page
+                .extend((0..rng.gen_range(1..6)).map(|_| rng.gen::<u8>()));
         }
     }
     input
 }
 
-pub fn generate(encoding: Encoding, category: &str, index: u64, rng: &mut CaseRng) -> Vec<Case<TsInput>> {
+pub fn generate(
+    encoding: Encoding,
+    category: &str,
+    index: u64,
+    rng: &mut CaseRng,
+) -> Vec<Case<TsInput>> {
     let shaped = |rng: &mut CaseRng, shape: Shape| {
         let dtype = random_type(rng, encoding);
         let len = random_len(rng);
@@ -426,7 +534,8 @@ pub fn generate(encoding: Encoding, category: &str, index: u64, rng: &mut CaseRn
         "edges" => shaped(rng, Shape::Edges),
         "block-boundaries" => {
             let len = BOUNDARY_LENGTHS[(index as usize) % BOUNDARY_LENGTHS.len()];
-            let dtype = encoding.types()[(index as usize / BOUNDARY_LENGTHS.len()) % encoding.types().len()];
+            let dtype = encoding.types()
+                [(index as usize / BOUNDARY_LENGTHS.len()) % encoding.types().len()];
             let shape = random_shape(rng);
             let values = series(rng, dtype, shape, len);
             vec![Case::one(encode(rng, encoding, &values))]
@@ -435,7 +544,12 @@ pub fn generate(encoding: Encoding, category: &str, index: u64, rng: &mut CaseRn
             let len = rng.gen_range(1..40);
             let input = valid(rng, encoding, len);
             (0..input.page.len())
-                .map(|cut| Case::one(TsInput { page: input.page[..cut].to_vec(), ..input.clone() }))
+                .map(|cut| {
+                    Case::one(TsInput {
+                        page: input.page[..cut].to_vec(),
+                        ..input.clone()
+                    })
+                })
                 .collect()
         }
         "malformed-corrupt" => vec![Case::one(corrupt(rng, encoding))],
@@ -447,7 +561,11 @@ pub fn generate(encoding: Encoding, category: &str, index: u64, rng: &mut CaseRn
                 .map(|k| match rng.gen_range(0..4) {
                     0 => corrupt(rng, encoding),
                     _ => {
-                        let len = if k % 2 == 0 { rng.gen_range(200..1500) } else { rng.gen_range(0..20) };
+                        let len = if k % 2 == 0 {
+                            rng.gen_range(200..1500)
+                        } else {
+                            rng.gen_range(0..20)
+                        };
                         valid(rng, encoding, len)
                     }
                 })

@@ -29,7 +29,12 @@ pub enum Encoding {
 }
 
 impl Encoding {
-    pub const ALL: [Encoding; 4] = [Encoding::Ts2Diff, Encoding::Gorilla, Encoding::Plain, Encoding::Rle];
+    pub const ALL: [Encoding; 4] = [
+        Encoding::Ts2Diff,
+        Encoding::Gorilla,
+        Encoding::Plain,
+        Encoding::Rle,
+    ];
 
     /// TsFile's encoding id.
     pub fn id(self) -> u8 {
@@ -167,14 +172,42 @@ pub struct TsValue {
 /// A decode error in comparable form (field names as text).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TsFault {
-    Truncated { field: String, offset: usize, bit: u8 },
-    BadBitWidth { width: i64, max: u32, offset: usize },
-    BadCount { field: String, count: i64, offset: usize },
-    NoWindow { offset: usize, bit: u8 },
-    BadWindow { leading: u32, significant: u32, offset: usize, bit: u8 },
-    BadVarint { offset: usize },
-    BadBoolean { byte: u8, offset: usize },
-    TooManyValues { max: usize, offset: usize },
+    Truncated {
+        field: String,
+        offset: usize,
+        bit: u8,
+    },
+    BadBitWidth {
+        width: i64,
+        max: u32,
+        offset: usize,
+    },
+    BadCount {
+        field: String,
+        count: i64,
+        offset: usize,
+    },
+    NoWindow {
+        offset: usize,
+        bit: u8,
+    },
+    BadWindow {
+        leading: u32,
+        significant: u32,
+        offset: usize,
+        bit: u8,
+    },
+    BadVarint {
+        offset: usize,
+    },
+    BadBoolean {
+        byte: u8,
+        offset: usize,
+    },
+    TooManyValues {
+        max: usize,
+        offset: usize,
+    },
 }
 
 macro_rules! fault_from {
@@ -183,13 +216,35 @@ macro_rules! fault_from {
             fn from(e: $e) -> Self {
                 type E = $e;
                 match e {
-                    E::Truncated { field, offset, bit } => TsFault::Truncated { field: format!("{field:?}"), offset, bit },
-                    E::BadBitWidth { width, max, offset } => TsFault::BadBitWidth { width, max, offset },
-                    E::BadCount { field, count, offset } => TsFault::BadCount { field: format!("{field:?}"), count, offset },
-                    E::NoWindow { offset, bit } => TsFault::NoWindow { offset, bit },
-                    E::BadWindow { leading, significant, offset, bit } => {
-                        TsFault::BadWindow { leading, significant, offset, bit }
+                    E::Truncated { field, offset, bit } => TsFault::Truncated {
+                        field: format!("{field:?}"),
+                        offset,
+                        bit,
+                    },
+                    E::BadBitWidth { width, max, offset } => {
+                        TsFault::BadBitWidth { width, max, offset }
                     }
+                    E::BadCount {
+                        field,
+                        count,
+                        offset,
+                    } => TsFault::BadCount {
+                        field: format!("{field:?}"),
+                        count,
+                        offset,
+                    },
+                    E::NoWindow { offset, bit } => TsFault::NoWindow { offset, bit },
+                    E::BadWindow {
+                        leading,
+                        significant,
+                        offset,
+                        bit,
+                    } => TsFault::BadWindow {
+                        leading,
+                        significant,
+                        offset,
+                        bit,
+                    },
                     E::BadVarint { offset } => TsFault::BadVarint { offset },
                     E::BadBoolean { byte, offset } => TsFault::BadBoolean { byte, offset },
                     E::TooManyValues { max, offset } => TsFault::TooManyValues { max, offset },
@@ -212,11 +267,17 @@ pub fn reference_decode(input: &TsInput) -> Result<TsValue, TsFault> {
     macro_rules! go {
         ($call:expr, $variant:ident) => {{
             let d = $call?;
-            TsValue { values: Values::$variant(d.values), consumed: d.consumed }
+            TsValue {
+                values: Values::$variant(d.values),
+                consumed: d.consumed,
+            }
         }};
         ($call:expr, $variant:ident, $map:expr) => {{
             let d = $call?;
-            TsValue { values: Values::$variant(d.values.into_iter().map($map).collect()), consumed: d.consumed }
+            TsValue {
+                values: Values::$variant(d.values.into_iter().map($map).collect()),
+                consumed: d.consumed,
+            }
         }};
     }
     let page = &input.page;
@@ -224,23 +285,43 @@ pub fn reference_decode(input: &TsInput) -> Result<TsValue, TsFault> {
         (Encoding::Ts2Diff, DataType::Int32) => go!(ts2diff::decode_i32(page, max), Int32),
         (Encoding::Ts2Diff, DataType::Int64) => go!(ts2diff::decode_i64(page, max), Int64),
         (Encoding::Gorilla, DataType::Int32) => {
-            go!(gorilla::decode32(page, gorilla::TERMINATOR_I32, stop, max), Int32, |v| v as i32)
+            go!(
+                gorilla::decode32(page, gorilla::TERMINATOR_I32, stop, max),
+                Int32,
+                |v| v as i32
+            )
         }
         (Encoding::Gorilla, DataType::Int64) => {
-            go!(gorilla::decode64(page, gorilla::TERMINATOR_I64, stop, max), Int64, |v| v as i64)
+            go!(
+                gorilla::decode64(page, gorilla::TERMINATOR_I64, stop, max),
+                Int64,
+                |v| v as i64
+            )
         }
-        (Encoding::Gorilla, DataType::Float) => go!(gorilla::decode32(page, gorilla::TERMINATOR_F32, stop, max), Float),
-        (Encoding::Gorilla, DataType::Double) => go!(gorilla::decode64(page, gorilla::TERMINATOR_F64, stop, max), Double),
+        (Encoding::Gorilla, DataType::Float) => go!(
+            gorilla::decode32(page, gorilla::TERMINATOR_F32, stop, max),
+            Float
+        ),
+        (Encoding::Gorilla, DataType::Double) => go!(
+            gorilla::decode64(page, gorilla::TERMINATOR_F64, stop, max),
+            Double
+        ),
         (Encoding::Plain, DataType::Boolean) => go!(plain::decode_bool(page, max), Boolean),
         (Encoding::Plain, DataType::Int32) => go!(plain::decode_i32(page, max), Int32),
         (Encoding::Plain, DataType::Int64) => go!(plain::decode_i64(page, max), Int64),
-        (Encoding::Plain, DataType::Float) => go!(plain::decode_f32(page, max), Float, f32::to_bits),
-        (Encoding::Plain, DataType::Double) => go!(plain::decode_f64(page, max), Double, f64::to_bits),
+        (Encoding::Plain, DataType::Float) => {
+            go!(plain::decode_f32(page, max), Float, f32::to_bits)
+        }
+        (Encoding::Plain, DataType::Double) => {
+            go!(plain::decode_f64(page, max), Double, f64::to_bits)
+        }
         (Encoding::Plain, DataType::Text) => go!(plain::decode_binary(page, max), Text),
         (Encoding::Rle, DataType::Boolean) => go!(rle::decode_bool(page, max), Boolean),
         (Encoding::Rle, DataType::Int32) => go!(rle::decode_i32(page, max), Int32),
         (Encoding::Rle, DataType::Int64) => go!(rle::decode_i64(page, max), Int64),
-        (e, t) => unreachable!("{e:?} does not decode {t:?}; inputs are built and parsed for their family"),
+        (e, t) => unreachable!(
+            "{e:?} does not decode {t:?}; inputs are built and parsed for their family"
+        ),
     })
 }
 
@@ -296,9 +377,19 @@ impl Family for TsFamily {
             return None;
         }
         let count = u32::from_le_bytes(bytes.get(3..7)?.try_into().ok()?).min(MAX_VALUES_CAP);
-        let stop = if bytes[2] & 1 == 1 { StopMode::Count(count) } else { StopMode::AtTerminator };
+        let stop = if bytes[2] & 1 == 1 {
+            StopMode::Count(count)
+        } else {
+            StopMode::AtTerminator
+        };
         let max_values = u32::from_le_bytes(bytes.get(7..11)?.try_into().ok()?).min(MAX_VALUES_CAP);
-        Some(TsInput { encoding, dtype, stop, max_values, page: bytes[11..].to_vec() })
+        Some(TsInput {
+            encoding,
+            dtype,
+            stop,
+            max_values,
+            page: bytes[11..].to_vec(),
+        })
     }
 
     fn write_outcome(&self, outcome: &Outcome<Self>, out: &mut Vec<u8>) {
@@ -310,10 +401,18 @@ impl Family for TsFamily {
                 u(out, v.values.len());
                 match &v.values {
                     Values::Boolean(x) => out.extend(x.iter().map(|b| *b as u8)),
-                    Values::Int32(x) => x.iter().for_each(|v| out.extend_from_slice(&v.to_le_bytes())),
-                    Values::Int64(x) => x.iter().for_each(|v| out.extend_from_slice(&v.to_le_bytes())),
-                    Values::Float(x) => x.iter().for_each(|v| out.extend_from_slice(&v.to_le_bytes())),
-                    Values::Double(x) => x.iter().for_each(|v| out.extend_from_slice(&v.to_le_bytes())),
+                    Values::Int32(x) => x
+                        .iter()
+                        .for_each(|v| out.extend_from_slice(&v.to_le_bytes())),
+                    Values::Int64(x) => x
+                        .iter()
+                        .for_each(|v| out.extend_from_slice(&v.to_le_bytes())),
+                    Values::Float(x) => x
+                        .iter()
+                        .for_each(|v| out.extend_from_slice(&v.to_le_bytes())),
+                    Values::Double(x) => x
+                        .iter()
+                        .for_each(|v| out.extend_from_slice(&v.to_le_bytes())),
                     Values::Text(x) => x.iter().for_each(|v| {
                         u(out, v.len());
                         out.extend_from_slice(v);
@@ -335,19 +434,31 @@ impl Family for TsFamily {
     fn shrink(&self, input: &TsInput) -> Vec<TsInput> {
         let mut out = Vec::new();
         let len = input.page.len();
-        let with = |page: Vec<u8>| TsInput { page, ..input.clone() };
+        let with = |page: Vec<u8>| TsInput {
+            page,
+            ..input.clone()
+        };
         for keep in [len / 2, len.saturating_sub(1)] {
             if keep < len {
                 out.push(with(input.page[..keep].to_vec()));
             }
         }
         if input.max_values > 0 {
-            out.push(TsInput { max_values: input.max_values / 2, ..input.clone() });
+            out.push(TsInput {
+                max_values: input.max_values / 2,
+                ..input.clone()
+            });
         }
         if let StopMode::Count(n) = input.stop {
             if n > 0 {
-                out.push(TsInput { stop: StopMode::Count(n / 2), ..input.clone() });
-                out.push(TsInput { stop: StopMode::Count(n - 1), ..input.clone() });
+                out.push(TsInput {
+                    stop: StopMode::Count(n / 2),
+                    ..input.clone()
+                });
+                out.push(TsInput {
+                    stop: StopMode::Count(n - 1),
+                    ..input.clone()
+                });
             }
         }
         let step = (len / 16).max(1);
