@@ -41,8 +41,16 @@ fn per_second(mut f: impl FnMut(), reps: usize) -> f64 {
 #[test]
 #[ignore]
 fn cpu_time_figures() {
-    let mut rng = case_rng(42, "bench", "tsfile", 0);
-    let Values::Int64(v64) = series(&mut rng, DataType::Int64, Shape::RandomWalk, N) else {
+    // The same series as `benches/tsfile.rs`.
+    let values = |dtype: DataType| {
+        series(
+            &mut case_rng(42, "bench", "tsfile", dtype as u64),
+            dtype,
+            Shape::RandomWalk,
+            N,
+        )
+    };
+    let Values::Int64(v64) = values(DataType::Int64) else {
         unreachable!()
     };
     let page = rt::encode_i64(&v64, 128, false);
@@ -66,7 +74,12 @@ fn cpu_time_figures() {
         k / r
     );
 
-    let Values::Double(vd) = series(&mut rng, DataType::Double, Shape::RandomWalk, N) else {
+    println!(
+        "TS_2DIFF INT64 page: {} bytes for {N} values, first block bit width {}",
+        page.len(),
+        u32::from_be_bytes(page[4..8].try_into().unwrap())
+    );
+    let Values::Double(vd) = values(DataType::Double) else {
         unreachable!()
     };
     let page = rg::encode64(&vd, Some(rg::TERMINATOR_F64));

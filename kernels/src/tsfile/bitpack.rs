@@ -38,6 +38,28 @@ fn group<const W: u32, T: Lane, F: FnMut(u64) -> T>(
     emit: &mut F,
 ) {
     assert!(base + W as usize + 16 <= src.len() && out.len() >= 8);
+    if W <= 8 {
+        // The whole group is one word: one load, eight shifts.
+        let word = load64(src, base);
+        for (j, slot) in out[..8].iter_mut().enumerate() {
+            *slot = emit((word << (j as u32 * W)) >> (64 - W));
+        }
+        return;
+    }
+    if W <= 15 {
+        // Two loads of four values each (the second starts at bit 4W).
+        let lo = load64(src, base);
+        let hi = load64(src, base + (4 * W as usize) / 8) << ((4 * W) % 8);
+        for (j, slot) in out[..8].iter_mut().enumerate() {
+            let (word, k) = if j < 4 {
+                (lo, j as u32)
+            } else {
+                (hi, j as u32 - 4)
+            };
+            *slot = emit((word << (k * W)) >> (64 - W));
+        }
+        return;
+    }
     for (j, slot) in out[..8].iter_mut().enumerate() {
         let bit = j * W as usize;
         let at = base + bit / 8;

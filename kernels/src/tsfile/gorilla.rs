@@ -159,11 +159,12 @@ fn decode<const W: u32, T: Lane>(
             if r.pos >= r.total {
                 return Err(r.truncated(Field::GorillaControl, value_start));
             }
-            let w = r.peek();
-            if w >> 63 == 0 {
+            let w = r.peek128();
+            let hi = (w >> 64) as u64;
+            if hi >> 63 == 0 {
                 // A run of `0` controls: each repeats `prev`, which is not the
                 // terminator (or it would have stopped above).
-                let run = (w.leading_zeros() as usize).min(57).min(r.total - r.pos);
+                let run = (hi.leading_zeros() as usize).min(r.total - r.pos);
                 let take = run.min(max - n).min(want - n);
                 if take == 0 {
                     r.pos += 1;
@@ -183,10 +184,9 @@ fn decode<const W: u32, T: Lane>(
             if r.pos + 2 > r.total {
                 return Err(r.truncated(Field::GorillaControl, value_start));
             }
-            let w = r.peek128();
             // Bits of the value's fields consumed so far (after the control).
             let mut used = 2u32;
-            let (lz, tz) = if (w >> 126) & 1 == 0 {
+            let (lz, tz) = if (hi >> 62) & 1 == 0 {
                 window.ok_or(DecodeError::NoWindow {
                     offset: value_start / 8,
                     bit: (value_start % 8) as u8,
@@ -196,12 +196,12 @@ fn decode<const W: u32, T: Lane>(
                 if at + field_bits as usize > r.total {
                     return Err(r.truncated(Field::GorillaLeading, at));
                 }
-                let lz = ((w << 2) >> (128 - field_bits)) as u32;
+                let lz = ((hi << 2) >> (64 - field_bits)) as u32;
                 let len_at = at + field_bits as usize;
                 if len_at + field_bits as usize > r.total {
                     return Err(r.truncated(Field::GorillaLength, len_at));
                 }
-                let sig = ((w << (2 + field_bits)) >> (128 - field_bits)) as u32 + 1;
+                let sig = ((hi << (2 + field_bits)) >> (64 - field_bits)) as u32 + 1;
                 if lz + sig > W {
                     return Err(DecodeError::BadWindow {
                         leading: lz,
@@ -220,7 +220,11 @@ fn decode<const W: u32, T: Lane>(
             if bits_at + sig as usize > r.total {
                 return Err(r.truncated(Field::GorillaBits, bits_at));
             }
-            let bits = ((w << used) >> (128 - sig)) as u64;
+            let bits = if used + sig <= 64 {
+                (hi << used) >> (64 - sig)
+            } else {
+                ((w << used) >> (128 - sig)) as u64
+            };
             r.pos = bits_at + sig as usize;
             prev ^= bits << tz;
             continue 'value;
