@@ -152,3 +152,43 @@ fn fresh_random_batch() {
     assert_eq!(files, 10);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Truncated and corrupted files: the walker and the decoders reject them
+/// with an error (or, for damage inside values, decode something) but never
+/// panic, with the reference and with the kernels alike.
+#[test]
+fn damaged_files_never_panic() {
+    let mut files: Vec<_> = std::fs::read_dir(fixtures_dir())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "tsfile"))
+        .collect();
+    files.sort();
+    let mut seed = 0x2545_F491_4F6C_DD1Du64;
+    let mut errors = 0;
+    let decoders = decoders();
+    for ((name, decode), file) in decoders
+        .iter()
+        .flat_map(|d| files.iter().map(move |f| (d, f)))
+    {
+        let bytes = std::fs::read(file).unwrap();
+        for cut in (0..bytes.len()).step_by((bytes.len() / 100).max(1)) {
+            if walker::walk(&bytes[..cut], decode.as_ref()).is_err() {
+                errors += 1;
+            }
+        }
+        for _ in 0..60 {
+            let mut damaged = bytes.clone();
+            for _ in 0..3 {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                let at = (seed as usize) % damaged.len();
+                damaged[at] ^= 1 << (seed >> 61);
+            }
+            let _ = walker::walk(&damaged, decode.as_ref());
+        }
+        eprintln!("{name}: {} damaged", file.display());
+    }
+    assert!(errors > 0, "truncated files must be rejected");
+}

@@ -361,6 +361,13 @@ fn decode_values(
         value: h.data_type,
         offset: h.offset,
     })?;
+    if !encoding.types().contains(&dtype) {
+        return Err(WalkError::Unsupported {
+            what: "encoding for this data type",
+            value: h.encoding,
+            offset: h.offset,
+        });
+    }
     let input = TsInput {
         encoding,
         dtype,
