@@ -10,13 +10,9 @@ pub mod tsfile;
 
 /// Every family, in the order `crossdec run` runs them.
 pub fn all() -> Vec<Box<dyn AnyFamily>> {
-    let mut all: Vec<Box<dyn AnyFamily>> = vec![Box::new(Erased(qwp::QwpTimestamps))];
-    // bytea families
-    all.push(Box::new(Erased(bytea::PgBytea)));
-    // tsfile families
-    // cube families
+    let mut all: Vec<Box<dyn AnyFamily>> = vec![Box::new(Erased(qwp::QwpTimestamps)), Box::new(Erased(bytea::PgBytea))];
+    all.extend(tsfile::Encoding::ALL.map(|e| Box::new(Erased(tsfile::TsFamily(e))) as Box<dyn AnyFamily>));
     all.push(Box::new(Erased(cube::CubeColumnar)));
-    all.extend(Vec::<Box<dyn AnyFamily>>::new());
     all
 }
 

@@ -1,1 +1,472 @@
-//! (in progress)
+//! Families `tsfile-ts2diff`, `tsfile-gorilla`, `tsfile-plain` and
+//! `tsfile-rle`: one Apache TsFile page (value bytes) of one data type, decoded
+//! by the reference and by every kernel, compared on values, consumed bytes
+//! and errors with their positions. [`walker`] reads whole files written by
+//! the official library and feeds their pages to the same decoders.
+
+mod adapters;
+pub mod generate;
+pub mod walker;
+
+pub use adapters::{decode_with, kernel_names};
+
+use crossdec_kernels::tsfile as kernel;
+use crossdec_reference::tsfile as reference;
+
+use crate::engine::{Case, CaseRng, Category, Family, Implementation, Outcome};
+
+/// Largest `max_values` an input may carry (parsed inputs are clamped), so a
+/// corpus file cannot make the adapters size huge buffers.
+pub const MAX_VALUES_CAP: u32 = 1 << 20;
+
+/// The four encodings, one family each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Encoding {
+    Ts2Diff,
+    Gorilla,
+    Plain,
+    Rle,
+}
+
+impl Encoding {
+    pub const ALL: [Encoding; 4] = [
+        Encoding::Ts2Diff,
+        Encoding::Gorilla,
+        Encoding::Plain,
+        Encoding::Rle,
+    ];
+
+    /// TsFile's encoding id.
+    pub fn id(self) -> u8 {
+        match self {
+            Encoding::Plain => 0,
+            Encoding::Rle => 2,
+            Encoding::Ts2Diff => 4,
+            Encoding::Gorilla => 8,
+        }
+    }
+
+    pub fn from_id(id: u8) -> Option<Self> {
+        Encoding::ALL.into_iter().find(|e| e.id() == id)
+    }
+
+    pub fn family_name(self) -> &'static str {
+        match self {
+            Encoding::Ts2Diff => "tsfile-ts2diff",
+            Encoding::Gorilla => "tsfile-gorilla",
+            Encoding::Plain => "tsfile-plain",
+            Encoding::Rle => "tsfile-rle",
+        }
+    }
+
+    /// The data types this encoding decodes.
+    pub fn types(self) -> &'static [DataType] {
+        use DataType::*;
+        match self {
+            Encoding::Ts2Diff => &[Int32, Int64],
+            Encoding::Gorilla => &[Int32, Int64, Float, Double],
+            Encoding::Plain => &[Boolean, Int32, Int64, Float, Double, Text],
+            Encoding::Rle => &[Boolean, Int32, Int64],
+        }
+    }
+}
+
+/// TsFile data types (TEXT also stands for STRING and BLOB: same bytes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DataType {
+    Boolean,
+    Int32,
+    Int64,
+    Float,
+    Double,
+    Text,
+}
+
+impl DataType {
+    pub fn id(self) -> u8 {
+        match self {
+            DataType::Boolean => 0,
+            DataType::Int32 => 1,
+            DataType::Int64 => 2,
+            DataType::Float => 3,
+            DataType::Double => 4,
+            DataType::Text => 5,
+        }
+    }
+    /// TsFile ids, with TIMESTAMP (8) read as INT64, DATE (9) as INT32 and
+    /// BLOB (10) / STRING (11) as TEXT.
+    pub fn from_id(id: u8) -> Option<Self> {
+        Some(match id {
+            0 => DataType::Boolean,
+            1 | 9 => DataType::Int32,
+            2 | 8 => DataType::Int64,
+            3 => DataType::Float,
+            4 => DataType::Double,
+            5 | 10 | 11 => DataType::Text,
+            _ => return None,
+        })
+    }
+}
+
+/// Where a GORILLA decode stops (ignored by the other encodings).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StopMode {
+    AtTerminator,
+    Count(u32),
+}
+
+/// One page and what its caller knows about it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TsInput {
+    pub encoding: Encoding,
+    pub dtype: DataType,
+    pub stop: StopMode,
+    /// The most values the caller accepts (the output buffer's length).
+    pub max_values: u32,
+    pub page: Vec<u8>,
+}
+
+/// Decoded values; floats as bit patterns so NaNs compare exactly.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Values {
+    Boolean(Vec<bool>),
+    Int32(Vec<i32>),
+    Int64(Vec<i64>),
+    Float(Vec<u32>),
+    Double(Vec<u64>),
+    Text(Vec<Vec<u8>>),
+}
+
+impl Values {
+    pub fn len(&self) -> usize {
+        match self {
+            Values::Boolean(v) => v.len(),
+            Values::Int32(v) => v.len(),
+            Values::Int64(v) => v.len(),
+            Values::Float(v) => v.len(),
+            Values::Double(v) => v.len(),
+            Values::Text(v) => v.len(),
+        }
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    pub fn dtype(&self) -> DataType {
+        match self {
+            Values::Boolean(_) => DataType::Boolean,
+            Values::Int32(_) => DataType::Int32,
+            Values::Int64(_) => DataType::Int64,
+            Values::Float(_) => DataType::Float,
+            Values::Double(_) => DataType::Double,
+            Values::Text(_) => DataType::Text,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TsValue {
+    pub values: Values,
+    pub consumed: usize,
+}
+
+/// A decode error in comparable form (field names as text).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TsFault {
+    Truncated {
+        field: String,
+        offset: usize,
+        bit: u8,
+    },
+    BadBitWidth {
+        width: i64,
+        max: u32,
+        offset: usize,
+    },
+    BadCount {
+        field: String,
+        count: i64,
+        offset: usize,
+    },
+    NoWindow {
+        offset: usize,
+        bit: u8,
+    },
+    BadWindow {
+        leading: u32,
+        significant: u32,
+        offset: usize,
+        bit: u8,
+    },
+    BadVarint {
+        offset: usize,
+    },
+    BadBoolean {
+        byte: u8,
+        offset: usize,
+    },
+    TooManyValues {
+        max: usize,
+        offset: usize,
+    },
+}
+
+macro_rules! fault_from {
+    ($e:ty) => {
+        impl From<$e> for TsFault {
+            fn from(e: $e) -> Self {
+                type E = $e;
+                match e {
+                    E::Truncated { field, offset, bit } => TsFault::Truncated {
+                        field: format!("{field:?}"),
+                        offset,
+                        bit,
+                    },
+                    E::BadBitWidth { width, max, offset } => {
+                        TsFault::BadBitWidth { width, max, offset }
+                    }
+                    E::BadCount {
+                        field,
+                        count,
+                        offset,
+                    } => TsFault::BadCount {
+                        field: format!("{field:?}"),
+                        count,
+                        offset,
+                    },
+                    E::NoWindow { offset, bit } => TsFault::NoWindow { offset, bit },
+                    E::BadWindow {
+                        leading,
+                        significant,
+                        offset,
+                        bit,
+                    } => TsFault::BadWindow {
+                        leading,
+                        significant,
+                        offset,
+                        bit,
+                    },
+                    E::BadVarint { offset } => TsFault::BadVarint { offset },
+                    E::BadBoolean { byte, offset } => TsFault::BadBoolean { byte, offset },
+                    E::TooManyValues { max, offset } => TsFault::TooManyValues { max, offset },
+                }
+            }
+        }
+    };
+}
+fault_from!(reference::DecodeError);
+fault_from!(kernel::DecodeError);
+
+/// Decode one page with the reference decoders.
+pub fn reference_decode(input: &TsInput) -> Result<TsValue, TsFault> {
+    use reference::{gorilla, plain, rle, ts2diff};
+    let max = input.max_values as usize;
+    let stop = match input.stop {
+        StopMode::AtTerminator => gorilla::Stop::AtTerminator,
+        StopMode::Count(n) => gorilla::Stop::Count(n as usize),
+    };
+    macro_rules! go {
+        ($call:expr, $variant:ident) => {{
+            let d = $call?;
+            TsValue {
+                values: Values::$variant(d.values),
+                consumed: d.consumed,
+            }
+        }};
+        ($call:expr, $variant:ident, $map:expr) => {{
+            let d = $call?;
+            TsValue {
+                values: Values::$variant(d.values.into_iter().map($map).collect()),
+                consumed: d.consumed,
+            }
+        }};
+    }
+    let page = &input.page;
+    Ok(match (input.encoding, input.dtype) {
+        (Encoding::Ts2Diff, DataType::Int32) => go!(ts2diff::decode_i32(page, max), Int32),
+        (Encoding::Ts2Diff, DataType::Int64) => go!(ts2diff::decode_i64(page, max), Int64),
+        (Encoding::Gorilla, DataType::Int32) => {
+            go!(
+                gorilla::decode32(page, gorilla::TERMINATOR_I32, stop, max),
+                Int32,
+                |v| v as i32
+            )
+        }
+        (Encoding::Gorilla, DataType::Int64) => {
+            go!(
+                gorilla::decode64(page, gorilla::TERMINATOR_I64, stop, max),
+                Int64,
+                |v| v as i64
+            )
+        }
+        (Encoding::Gorilla, DataType::Float) => go!(
+            gorilla::decode32(page, gorilla::TERMINATOR_F32, stop, max),
+            Float
+        ),
+        (Encoding::Gorilla, DataType::Double) => go!(
+            gorilla::decode64(page, gorilla::TERMINATOR_F64, stop, max),
+            Double
+        ),
+        (Encoding::Plain, DataType::Boolean) => go!(plain::decode_bool(page, max), Boolean),
+        (Encoding::Plain, DataType::Int32) => go!(plain::decode_i32(page, max), Int32),
+        (Encoding::Plain, DataType::Int64) => go!(plain::decode_i64(page, max), Int64),
+        (Encoding::Plain, DataType::Float) => {
+            go!(plain::decode_f32(page, max), Float, f32::to_bits)
+        }
+        (Encoding::Plain, DataType::Double) => {
+            go!(plain::decode_f64(page, max), Double, f64::to_bits)
+        }
+        (Encoding::Plain, DataType::Text) => go!(plain::decode_binary(page, max), Text),
+        (Encoding::Rle, DataType::Boolean) => go!(rle::decode_bool(page, max), Boolean),
+        (Encoding::Rle, DataType::Int32) => go!(rle::decode_i32(page, max), Int32),
+        (Encoding::Rle, DataType::Int64) => go!(rle::decode_i64(page, max), Int64),
+        (e, t) => unreachable!(
+            "{e:?} does not decode {t:?}; inputs are built and parsed for their family"
+        ),
+    })
+}
+
+/// One TsFile encoding family.
+pub struct TsFamily(pub Encoding);
+
+impl Family for TsFamily {
+    type Input = TsInput;
+    type Value = TsValue;
+    type Error = TsFault;
+
+    fn name(&self) -> &'static str {
+        self.0.family_name()
+    }
+
+    fn categories(&self) -> Vec<Category> {
+        generate::categories(self.0)
+    }
+
+    fn generate(&self, category: &str, index: u64, rng: &mut CaseRng) -> Vec<Case<TsInput>> {
+        generate::generate(self.0, category, index, rng)
+    }
+
+    fn reference(&self, input: &TsInput) -> Outcome<Self> {
+        reference_decode(input)
+    }
+
+    fn implementations(&self) -> Vec<Implementation<Self>> {
+        adapters::implementations(self.0)
+    }
+
+    fn write_input(&self, input: &TsInput, out: &mut Vec<u8>) {
+        out.push(input.encoding.id());
+        out.push(input.dtype.id());
+        match input.stop {
+            StopMode::AtTerminator => out.extend_from_slice(&[0, 0, 0, 0, 0]),
+            StopMode::Count(n) => {
+                out.push(1);
+                out.extend_from_slice(&n.to_le_bytes());
+            }
+        }
+        out.extend_from_slice(&input.max_values.to_le_bytes());
+        out.extend_from_slice(&input.page);
+    }
+
+    fn parse_input(&self, bytes: &[u8]) -> Option<TsInput> {
+        let encoding = Encoding::from_id(*bytes.first()?)?;
+        if encoding != self.0 {
+            return None;
+        }
+        let dtype = DataType::from_id(*bytes.get(1)?)?;
+        if !encoding.types().contains(&dtype) {
+            return None;
+        }
+        let count = u32::from_le_bytes(bytes.get(3..7)?.try_into().ok()?).min(MAX_VALUES_CAP);
+        let stop = if bytes[2] & 1 == 1 {
+            StopMode::Count(count)
+        } else {
+            StopMode::AtTerminator
+        };
+        let max_values = u32::from_le_bytes(bytes.get(7..11)?.try_into().ok()?).min(MAX_VALUES_CAP);
+        Some(TsInput {
+            encoding,
+            dtype,
+            stop,
+            max_values,
+            page: bytes[11..].to_vec(),
+        })
+    }
+
+    fn write_outcome(&self, outcome: &Outcome<Self>, out: &mut Vec<u8>) {
+        let u = |out: &mut Vec<u8>, v: usize| out.extend_from_slice(&(v as u64).to_le_bytes());
+        match outcome {
+            Ok(v) => {
+                out.push(0);
+                out.push(v.values.dtype().id());
+                u(out, v.values.len());
+                match &v.values {
+                    Values::Boolean(x) => out.extend(x.iter().map(|b| *b as u8)),
+                    Values::Int32(x) => x
+                        .iter()
+                        .for_each(|v| out.extend_from_slice(&v.to_le_bytes())),
+                    Values::Int64(x) => x
+                        .iter()
+                        .for_each(|v| out.extend_from_slice(&v.to_le_bytes())),
+                    Values::Float(x) => x
+                        .iter()
+                        .for_each(|v| out.extend_from_slice(&v.to_le_bytes())),
+                    Values::Double(x) => x
+                        .iter()
+                        .for_each(|v| out.extend_from_slice(&v.to_le_bytes())),
+                    Values::Text(x) => x.iter().for_each(|v| {
+                        u(out, v.len());
+                        out.extend_from_slice(v);
+                    }),
+                }
+                u(out, v.consumed);
+            }
+            Err(e) => {
+                out.push(1);
+                // Built from integers and fixed names only: the same text on
+                // every architecture.
+                let text = format!("{e:?}");
+                u(out, text.len());
+                out.extend_from_slice(text.as_bytes());
+            }
+        }
+    }
+
+    fn shrink(&self, input: &TsInput) -> Vec<TsInput> {
+        let mut out = Vec::new();
+        let len = input.page.len();
+        let with = |page: Vec<u8>| TsInput {
+            page,
+            ..input.clone()
+        };
+        for keep in [len / 2, len.saturating_sub(1)] {
+            if keep < len {
+                out.push(with(input.page[..keep].to_vec()));
+            }
+        }
+        if input.max_values > 0 {
+            out.push(TsInput {
+                max_values: input.max_values / 2,
+                ..input.clone()
+            });
+        }
+        if let StopMode::Count(n) = input.stop {
+            if n > 0 {
+                out.push(TsInput {
+                    stop: StopMode::Count(n / 2),
+                    ..input.clone()
+                });
+                out.push(TsInput {
+                    stop: StopMode::Count(n - 1),
+                    ..input.clone()
+                });
+            }
+        }
+        let step = (len / 16).max(1);
+        for at in (0..len).step_by(step) {
+            let mut page = input.page.clone();
+            page.remove(at);
+            out.push(with(page));
+        }
+        out
+    }
+}

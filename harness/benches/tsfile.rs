@@ -1,0 +1,210 @@
+//! TsFile page decoders, 1 million values per encoding and type: each kernel
+//! against the reference, in values per second (and bytes per second for
+//! PLAIN INT64). `cargo bench -p crossdec-harness --bench tsfile`.
+
+use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use crossdec_harness::engine::case_rng;
+use crossdec_harness::families::tsfile::generate::{series, Shape};
+use crossdec_harness::families::tsfile::{DataType, Values};
+use crossdec_kernels::tsfile::{gorilla as kg, plain as kp, rle as kr, ts2diff as kt};
+use crossdec_reference::tsfile::{gorilla as rg, plain as rp, rle as rr, ts2diff as rt};
+use std::time::Duration;
+
+const N: usize = 1_000_000;
+
+fn values(dtype: DataType, shape: Shape) -> Values {
+    series(
+        &mut case_rng(42, "bench", "tsfile", dtype as u64),
+        dtype,
+        shape,
+        N,
+    )
+}
+
+fn config() -> Criterion {
+    Criterion::default()
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2))
+}
+
+fn ts2diff(c: &mut Criterion) {
+    let Values::Int64(v64) = values(DataType::Int64, Shape::RandomWalk) else {
+        unreachable!()
+    };
+    let Values::Int32(v32) = values(DataType::Int32, Shape::RandomWalk) else {
+        unreachable!()
+    };
+    let p64 = rt::encode_i64(&v64, 128, false);
+    let p32 = rt::encode_i32(&v32, 128, false);
+    let mut g = c.benchmark_group("tsfile/ts2diff-int64");
+    g.throughput(Throughput::Elements(N as u64));
+    let mut out = vec![0i64; N];
+    for imp in kt::IMPLEMENTATIONS_I64 {
+        g.bench_function(BenchmarkId::new("kernel", imp.name), |b| {
+            b.iter(|| (imp.func)(black_box(&p64), &mut out).unwrap())
+        });
+    }
+    g.bench_function("reference", |b| {
+        b.iter(|| rt::decode_i64(black_box(&p64), N).unwrap())
+    });
+    g.finish();
+    let mut g = c.benchmark_group("tsfile/ts2diff-int32");
+    g.throughput(Throughput::Elements(N as u64));
+    let mut out = vec![0i32; N];
+    for imp in kt::IMPLEMENTATIONS_I32 {
+        g.bench_function(BenchmarkId::new("kernel", imp.name), |b| {
+            b.iter(|| (imp.func)(black_box(&p32), &mut out).unwrap())
+        });
+    }
+    g.bench_function("reference", |b| {
+        b.iter(|| rt::decode_i32(black_box(&p32), N).unwrap())
+    });
+    g.finish();
+}
+
+fn gorilla(c: &mut Criterion) {
+    for (dtype, name) in [
+        (DataType::Double, "double"),
+        (DataType::Int64, "int64"),
+        (DataType::Float, "float"),
+        (DataType::Int32, "int32"),
+    ] {
+        let v = values(dtype, Shape::RandomWalk);
+        let mut g = c.benchmark_group(format!("tsfile/gorilla-{name}"));
+        g.throughput(Throughput::Elements(N as u64));
+        match v {
+            Values::Double(_) | Values::Int64(_) => {
+                let (bits, term): (Vec<u64>, u64) = match v {
+                    Values::Double(b) => (b, rg::TERMINATOR_F64),
+                    Values::Int64(x) => (x.iter().map(|&x| x as u64).collect(), rg::TERMINATOR_I64),
+                    _ => unreachable!(),
+                };
+                let page = rg::encode64(&bits, Some(term));
+                let mut out = vec![0u64; N];
+                for imp in kg::IMPLEMENTATIONS_64 {
+                    g.bench_function(BenchmarkId::new("kernel", imp.name), |b| {
+                        b.iter(|| {
+                            (imp.func)(black_box(&page), term, kg::Stop::Count(N), &mut out)
+                                .unwrap()
+                        })
+                    });
+                }
+                g.bench_function("reference", |b| {
+                    b.iter(|| rg::decode64(black_box(&page), term, rg::Stop::Count(N), N).unwrap())
+                });
+            }
+            _ => {
+                let (bits, term): (Vec<u32>, u32) = match v {
+                    Values::Float(b) => (b, rg::TERMINATOR_F32),
+                    Values::Int32(x) => (x.iter().map(|&x| x as u32).collect(), rg::TERMINATOR_I32),
+                    _ => unreachable!(),
+                };
+                let page = rg::encode32(&bits, Some(term));
+                let mut out = vec![0u32; N];
+                for imp in kg::IMPLEMENTATIONS_32 {
+                    g.bench_function(BenchmarkId::new("kernel", imp.name), |b| {
+                        b.iter(|| {
+                            (imp.func)(black_box(&page), term, kg::Stop::Count(N), &mut out)
+                                .unwrap()
+                        })
+                    });
+                }
+                g.bench_function("reference", |b| {
+                    b.iter(|| rg::decode32(black_box(&page), term, rg::Stop::Count(N), N).unwrap())
+                });
+            }
+        }
+        g.finish();
+    }
+}
+
+fn plain(c: &mut Criterion) {
+    let Values::Int64(v64) = values(DataType::Int64, Shape::FullRange) else {
+        unreachable!()
+    };
+    let page = rp::encode_i64(&v64);
+    let mut g = c.benchmark_group("tsfile/plain-int64-bytes");
+    g.throughput(Throughput::Bytes(page.len() as u64));
+    let mut out = vec![0u64; N];
+    for imp in kp::IMPLEMENTATIONS_BE64
+        .iter()
+        .filter(|i| (i.is_available)())
+    {
+        g.bench_function(BenchmarkId::new("kernel", imp.name), |b| {
+            b.iter(|| (imp.func)(black_box(&page), &mut out).unwrap())
+        });
+    }
+    g.bench_function("reference", |b| {
+        b.iter(|| rp::decode_i64(black_box(&page), N).unwrap())
+    });
+    g.finish();
+
+    let Values::Int32(v32) = values(DataType::Int32, Shape::RandomWalk) else {
+        unreachable!()
+    };
+    let page = rp::encode_i32(&v32);
+    let mut g = c.benchmark_group("tsfile/plain-int32");
+    g.throughput(Throughput::Elements(N as u64));
+    let mut out = vec![0i32; N];
+    g.bench_function("kernel/plain/varint", |b| {
+        b.iter(|| kp::decode_i32_into(black_box(&page), &mut out).unwrap())
+    });
+    g.bench_function("reference", |b| {
+        b.iter(|| rp::decode_i32(black_box(&page), N).unwrap())
+    });
+    g.finish();
+
+    let Values::Double(vd) = values(DataType::Double, Shape::RandomWalk) else {
+        unreachable!()
+    };
+    let page = rp::encode_f64(&vd.iter().map(|&b| f64::from_bits(b)).collect::<Vec<_>>());
+    let mut g = c.benchmark_group("tsfile/plain-double");
+    g.throughput(Throughput::Elements(N as u64));
+    let mut out = vec![0f64; N];
+    g.bench_function("kernel/plain/best", |b| {
+        b.iter(|| kp::decode_be64_into(black_box(&page), &mut out).unwrap())
+    });
+    g.bench_function("reference", |b| {
+        b.iter(|| rp::decode_f64(black_box(&page), N).unwrap())
+    });
+    g.finish();
+}
+
+fn rle(c: &mut Criterion) {
+    let Values::Int32(v32) = values(DataType::Int32, Shape::RandomWalk) else {
+        unreachable!()
+    };
+    // Small values, as RLE is used for: the walk's low 12 bits.
+    let v32: Vec<i32> = v32.iter().map(|v| v & 0xFFF).collect();
+    let page = rr::encode_i32(&v32, true);
+    let mut g = c.benchmark_group("tsfile/rle-int32");
+    g.throughput(Throughput::Elements(N as u64));
+    let mut out = vec![0i32; N];
+    for imp in kr::IMPLEMENTATIONS_I32 {
+        g.bench_function(BenchmarkId::new("kernel", imp.name), |b| {
+            b.iter(|| (imp.func)(black_box(&page), &mut out).unwrap())
+        });
+    }
+    g.bench_function("reference", |b| {
+        b.iter(|| rr::decode_i32(black_box(&page), N).unwrap())
+    });
+    g.finish();
+    let v64: Vec<i64> = v32.iter().map(|&v| (v as i64) << 20).collect();
+    let page = rr::encode_i64(&v64, true);
+    let mut g = c.benchmark_group("tsfile/rle-int64");
+    g.throughput(Throughput::Elements(N as u64));
+    let mut out = vec![0i64; N];
+    for imp in kr::IMPLEMENTATIONS_I64 {
+        g.bench_function(BenchmarkId::new("kernel", imp.name), |b| {
+            b.iter(|| (imp.func)(black_box(&page), &mut out).unwrap())
+        });
+    }
+    g.bench_function("reference", |b| {
+        b.iter(|| rr::decode_i64(black_box(&page), N).unwrap())
+    });
+    g.finish();
+}
+
+criterion_group! { name = benches; config = config(); targets = ts2diff, gorilla, plain, rle }
+criterion_main!(benches);

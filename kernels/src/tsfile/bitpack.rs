@@ -1,0 +1,200 @@
+//! MSB-first bit unpacking, specialised per width: groups of 8 values take
+//! exactly `W` bytes, so inside a group every value's byte offset and shift is
+//! a constant. Values are read with one unaligned big-endian 8-byte load
+//! (16 bytes for widths above 56) while the load stays inside the input; the
+//! last values go through a zero-padded copy.
+
+use super::Lane;
+
+/// Bytes a load may touch past a group's start: `W` bytes of the group plus
+/// the 16-byte load width.
+const TAIL: usize = 128;
+
+#[inline(always)]
+fn load64(src: &[u8], at: usize) -> u64 {
+    debug_assert!(at + 8 <= src.len());
+    // SAFETY: every caller proves `at + 16 <= src.len()` (fast groups) or
+    // reads from a buffer of TAIL bytes at an offset of at most
+    // TAIL - 16 (see `unpack_w`); `read_unaligned` has no alignment needs.
+    let raw = unsafe { (src.as_ptr().add(at) as *const [u8; 8]).read_unaligned() };
+    u64::from_be_bytes(raw)
+}
+
+#[inline(always)]
+fn load128(src: &[u8], at: usize) -> u128 {
+    debug_assert!(at + 16 <= src.len());
+    // SAFETY: as in `load64`, with 16 bytes proven in bounds by the callers.
+    let raw = unsafe { (src.as_ptr().add(at) as *const [u8; 16]).read_unaligned() };
+    u128::from_be_bytes(raw)
+}
+
+/// Unpack one group of 8 values starting at byte `base` of `src`, each
+/// turned into a lane by `emit`. Caller guarantees `base + W + 16 <= src.len()`.
+#[inline(always)]
+fn group<const W: u32, T: Lane, F: FnMut(u64) -> T>(
+    src: &[u8],
+    base: usize,
+    out: &mut [T],
+    emit: &mut F,
+) {
+    assert!(base + W as usize + 16 <= src.len() && out.len() >= 8);
+    if W <= 8 {
+        // The whole group is one word: one load, eight shifts.
+        let word = load64(src, base);
+        for (j, slot) in out[..8].iter_mut().enumerate() {
+            *slot = emit((word << (j as u32 * W)) >> (64 - W));
+        }
+        return;
+    }
+    if W <= 15 {
+        // Two loads of four values each (the second starts at bit 4W).
+        let lo = load64(src, base);
+        let hi = load64(src, base + (4 * W as usize) / 8) << ((4 * W) % 8);
+        for (j, slot) in out[..8].iter_mut().enumerate() {
+            let (word, k) = if j < 4 {
+                (lo, j as u32)
+            } else {
+                (hi, j as u32 - 4)
+            };
+            *slot = emit((word << (k * W)) >> (64 - W));
+        }
+        return;
+    }
+    for (j, slot) in out[..8].iter_mut().enumerate() {
+        let bit = j * W as usize;
+        let at = base + bit / 8;
+        let s = (bit % 8) as u32;
+        let v = if W <= 56 {
+            (load64(src, at) << s) >> (64 - W)
+        } else {
+            ((load128(src, at) << s) >> (128 - W)) as u64
+        };
+        *slot = emit(v);
+    }
+}
+
+#[inline(always)]
+fn unpack_w<const W: u32, T: Lane, F: FnMut(u64) -> T>(
+    packed: &[u8],
+    n: usize,
+    out: &mut [T],
+    mut emit: F,
+) {
+    let w = W as usize;
+    let groups = n / 8;
+    let fast = if packed.len() >= 16 {
+        ((packed.len() - 16) / w).min(groups)
+    } else {
+        0
+    };
+    for g in 0..fast {
+        group::<W, T, F>(packed, g * w, &mut out[g * 8..g * 8 + 8], &mut emit);
+    }
+    // The rest (fewer than W + 16 + W bytes) through a zero-padded copy.
+    let mut done = fast * 8;
+    let mut src = fast * w;
+    while done < n {
+        let mut buf = [0u8; TAIL];
+        let rest = &packed[src.min(packed.len())..];
+        let take = rest.len().min(TAIL - 16);
+        buf[..take].copy_from_slice(&rest[..take]);
+        let mut tmp = [T::default(); 8];
+        let mut base = 0;
+        while done < n && base + w + 16 <= TAIL {
+            // Lanes past `n` are emitted too (from zero bits) but not kept;
+            // `emit` must tolerate that (the prefix sum's extra adds are
+            // discarded with them).
+            group::<W, T, F>(&buf, base, &mut tmp, &mut emit);
+            let k = (n - done).min(8);
+            out[done..done + k].copy_from_slice(&tmp[..k]);
+            done += k;
+            base += w;
+            src += w;
+        }
+    }
+}
+
+macro_rules! dispatch {
+    ($width:expr, $packed:expr, $n:expr, $out:expr, $emit:expr, [$($w:literal)*]) => {
+        match $width {
+            0 => {
+                let mut emit = $emit;
+                for slot in $out[..$n].iter_mut() {
+                    *slot = emit(0);
+                }
+            }
+            $($w => unpack_w::<$w, T, _>($packed, $n, $out, $emit),)*
+            _ => unreachable!("bit widths are validated before unpacking"),
+        }
+    };
+}
+
+/// Unpack `n` values of `width` bits (0..=64) from `packed` (at least
+/// `ceil(n * width / 8)` bytes) into `out[..n]`.
+pub(crate) fn unpack<T: Lane>(packed: &[u8], width: u32, n: usize, out: &mut [T]) {
+    unpack_map(packed, width, n, out, T::from_bits)
+}
+
+/// [`unpack`] with each value turned into a lane by `emit`, called in order
+/// (the TS_2DIFF prefix sum rides along this way: one pass, no re-read).
+/// `emit` may be called for a few lanes past `n` whose results are dropped.
+#[inline(always)]
+pub(crate) fn unpack_map<T: Lane, F: FnMut(u64) -> T>(
+    packed: &[u8],
+    width: u32,
+    n: usize,
+    out: &mut [T],
+    emit: F,
+) {
+    debug_assert!(packed.len() * 8 >= n * width as usize);
+    dispatch!(width, packed, n, out, emit, [
+        1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32
+        33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63 64
+    ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A slow MSB-first packer, local to the test.
+    fn pack(values: &[u64], width: u32) -> Vec<u8> {
+        let mut out = vec![0u8; (values.len() * width as usize).div_ceil(8)];
+        let mut bit = 0;
+        for &v in values {
+            for i in (0..width).rev() {
+                if (v >> i) & 1 == 1 {
+                    out[bit / 8] |= 0x80 >> (bit % 8);
+                }
+                bit += 1;
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn every_width_and_length() {
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        for width in 0..=64u32 {
+            for n in [0usize, 1, 7, 8, 9, 15, 16, 17, 63, 64, 65, 128, 300] {
+                let values: Vec<u64> = (0..n)
+                    .map(|_| {
+                        seed ^= seed << 13;
+                        seed ^= seed >> 7;
+                        seed ^= seed << 17;
+                        if width == 64 {
+                            seed
+                        } else {
+                            seed & ((1u64 << width) - 1)
+                        }
+                    })
+                    .collect();
+                let packed = pack(&values, width);
+                let mut out = vec![0u64; n + 3];
+                unpack(&packed, width, n, &mut out);
+                assert_eq!(&out[..n], &values[..], "width {width} n {n}");
+                assert!(out[n..].iter().all(|&v| v == 0), "wrote past n");
+            }
+        }
+    }
+}

@@ -1,0 +1,341 @@
+//! GORILLA (encoding id 8) for INT32, INT64, FLOAT and DOUBLE, read through
+//! MSB-first windows: one unaligned big-endian 8-byte load finds runs of `0`
+//! control bits (repeated values, taken in one step); one 16-byte load (at
+//! least 121 valid bits) holds a changed value's control bits, both window
+//! fields and up to 64 significant bits, so each value costs one load.
+
+use super::{DecodeError, Done, Field, Lane};
+
+pub const TERMINATOR_I32: u32 = i32::MIN as u32;
+pub const TERMINATOR_I64: u64 = i64::MIN as u64;
+pub const TERMINATOR_F32: u32 = 0x7FC0_0000;
+pub const TERMINATOR_F64: u64 = 0x7FF8_0000_0000_0000;
+
+/// Where decoding stops; the caller chooses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    /// Stop at the first value equal to the terminator (not output) and
+    /// consume the flush byte after it. A real value equal to the terminator
+    /// ends the page early, as in the classic reader.
+    AtTerminator,
+    /// Decode exactly this many values; consume the bytes their bits touch.
+    Count(usize),
+}
+
+/// MSB-first reader over a byte slice.
+struct Reader<'a> {
+    data: &'a [u8],
+    /// Bit position.
+    pos: usize,
+    /// Total bits.
+    total: usize,
+}
+
+impl Reader<'_> {
+    /// 64 bits from `pos`, MSB-aligned; the first 57 are valid data (bits
+    /// past the end of the input read as 0).
+    #[inline(always)]
+    fn peek(&self) -> u64 {
+        let at = self.pos / 8;
+        let s = self.pos % 8;
+        match self.data.get(at..at + 8) {
+            Some(w) => u64::from_be_bytes(w.try_into().expect("8 bytes")) << s,
+            None => {
+                let mut w = [0u8; 8];
+                let rest = &self.data[at.min(self.data.len())..];
+                w[..rest.len()].copy_from_slice(rest);
+                u64::from_be_bytes(w) << s
+            }
+        }
+    }
+    /// 128 bits from `pos`, MSB-aligned; the first 121 are valid data (bits
+    /// past the end of the input read as 0). One load covers a whole value:
+    /// control bits, both window fields and up to 64 significant bits.
+    #[inline(always)]
+    fn peek128(&self) -> u128 {
+        let at = self.pos / 8;
+        let s = self.pos % 8;
+        match self.data.get(at..at + 16) {
+            Some(w) => u128::from_be_bytes(w.try_into().expect("16 bytes")) << s,
+            None => {
+                let mut w = [0u8; 16];
+                let rest = &self.data[at.min(self.data.len())..];
+                w[..rest.len()].copy_from_slice(rest);
+                u128::from_be_bytes(w) << s
+            }
+        }
+    }
+    /// `n` bits (n <= 64), caller has checked they exist.
+    #[inline(always)]
+    fn take(&mut self, n: u32) -> u64 {
+        if n == 0 {
+            return 0;
+        }
+        if n <= 57 {
+            let v = self.peek() >> (64 - n);
+            self.pos += n as usize;
+            v
+        } else {
+            let hi = self.peek() >> 32;
+            self.pos += 32;
+            let lo = self.peek() >> (64 - (n - 32));
+            self.pos += (n - 32) as usize;
+            (hi << (n - 32)) | lo
+        }
+    }
+    fn truncated(&self, field: Field, at: usize) -> DecodeError {
+        DecodeError::Truncated {
+            field,
+            offset: at / 8,
+            bit: (at % 8) as u8,
+        }
+    }
+}
+
+/// Decode into `out` (its length is the most values accepted). `W` is the
+/// value width (32 or 64); values are produced as lanes of `T`.
+fn decode<const W: u32, T: Lane>(
+    page: &[u8],
+    terminator: u64,
+    stop: Stop,
+    out: &mut [T],
+) -> Result<Done, DecodeError> {
+    let field_bits: u32 = if W == 32 { 5 } else { 6 };
+    let max = out.len();
+    let (count_mode, want) = match stop {
+        Stop::Count(n) => {
+            if n > max {
+                return Err(DecodeError::TooManyValues { max, offset: 0 });
+            }
+            if n == 0 {
+                return Ok(Done {
+                    values: 0,
+                    consumed: 0,
+                });
+            }
+            (true, n)
+        }
+        Stop::AtTerminator => (false, usize::MAX),
+    };
+    let mut r = Reader {
+        data: page,
+        pos: 0,
+        total: page.len() * 8,
+    };
+    if r.total < W as usize {
+        return Err(r.truncated(Field::GorillaFirst, 0));
+    }
+    let mut prev = r.take(W);
+    let mut window: Option<(u32, u32)> = None;
+    let mut value_start = 0usize;
+    let mut n = 0usize;
+    'value: loop {
+        if !count_mode && prev == terminator {
+            let flush = r.pos / 8;
+            if flush >= page.len() {
+                return Err(r.truncated(Field::GorillaFlush, r.pos));
+            }
+            return Ok(Done {
+                values: n,
+                consumed: flush + 1,
+            });
+        }
+        if n == max {
+            return Err(DecodeError::TooManyValues {
+                max,
+                offset: value_start / 8,
+            });
+        }
+        out[n] = T::from_bits(prev);
+        n += 1;
+        if n == want {
+            return Ok(Done {
+                values: n,
+                consumed: r.pos.div_ceil(8),
+            });
+        }
+        loop {
+            value_start = r.pos;
+            if r.pos >= r.total {
+                return Err(r.truncated(Field::GorillaControl, value_start));
+            }
+            let w = r.peek128();
+            let hi = (w >> 64) as u64;
+            if hi >> 63 == 0 {
+                // A run of `0` controls: each repeats `prev`, which is not the
+                // terminator (or it would have stopped above).
+                let run = (hi.leading_zeros() as usize).min(r.total - r.pos);
+                let take = run.min(max - n).min(want - n);
+                if take == 0 {
+                    r.pos += 1;
+                    continue 'value;
+                }
+                out[n..n + take].fill(T::from_bits(prev));
+                n += take;
+                r.pos += take;
+                if n == want {
+                    return Ok(Done {
+                        values: n,
+                        consumed: r.pos.div_ceil(8),
+                    });
+                }
+                continue;
+            }
+            if r.pos + 2 > r.total {
+                return Err(r.truncated(Field::GorillaControl, value_start));
+            }
+            // Bits of the value's fields consumed so far (after the control).
+            let mut used = 2u32;
+            let (lz, tz) = if (hi >> 62) & 1 == 0 {
+                window.ok_or(DecodeError::NoWindow {
+                    offset: value_start / 8,
+                    bit: (value_start % 8) as u8,
+                })?
+            } else {
+                let at = r.pos + 2;
+                if at + field_bits as usize > r.total {
+                    return Err(r.truncated(Field::GorillaLeading, at));
+                }
+                let lz = ((hi << 2) >> (64 - field_bits)) as u32;
+                let len_at = at + field_bits as usize;
+                if len_at + field_bits as usize > r.total {
+                    return Err(r.truncated(Field::GorillaLength, len_at));
+                }
+                let sig = ((hi << (2 + field_bits)) >> (64 - field_bits)) as u32 + 1;
+                if lz + sig > W {
+                    return Err(DecodeError::BadWindow {
+                        leading: lz,
+                        significant: sig,
+                        offset: len_at / 8,
+                        bit: (len_at % 8) as u8,
+                    });
+                }
+                used += 2 * field_bits;
+                let win = (lz, W - lz - sig);
+                window = Some(win);
+                win
+            };
+            let sig = W - lz - tz;
+            let bits_at = r.pos + used as usize;
+            if bits_at + sig as usize > r.total {
+                return Err(r.truncated(Field::GorillaBits, bits_at));
+            }
+            let bits = if used + sig <= 64 {
+                (hi << used) >> (64 - sig)
+            } else {
+                ((w << used) >> (128 - sig)) as u64
+            };
+            r.pos = bits_at + sig as usize;
+            prev ^= bits << tz;
+            continue 'value;
+        }
+    }
+}
+
+pub fn decode_i32_into(page: &[u8], stop: Stop, out: &mut [i32]) -> Result<Done, DecodeError> {
+    decode::<32, i32>(page, TERMINATOR_I32 as u64, stop, out)
+}
+pub fn decode_i64_into(page: &[u8], stop: Stop, out: &mut [i64]) -> Result<Done, DecodeError> {
+    decode::<64, i64>(page, TERMINATOR_I64, stop, out)
+}
+pub fn decode_f32_into(page: &[u8], stop: Stop, out: &mut [f32]) -> Result<Done, DecodeError> {
+    decode::<32, f32>(page, TERMINATOR_F32 as u64, stop, out)
+}
+pub fn decode_f64_into(page: &[u8], stop: Stop, out: &mut [f64]) -> Result<Done, DecodeError> {
+    decode::<64, f64>(page, TERMINATOR_F64, stop, out)
+}
+/// 32-bit patterns with an explicit terminator (INT32 or FLOAT bits).
+pub fn decode32_into(
+    page: &[u8],
+    terminator: u32,
+    stop: Stop,
+    out: &mut [u32],
+) -> Result<Done, DecodeError> {
+    decode::<32, u32>(page, terminator as u64, stop, out)
+}
+/// 64-bit patterns with an explicit terminator (INT64 or DOUBLE bits).
+pub fn decode64_into(
+    page: &[u8],
+    terminator: u64,
+    stop: Stop,
+    out: &mut [u64],
+) -> Result<Done, DecodeError> {
+    decode::<64, u64>(page, terminator, stop, out)
+}
+
+pub type Decode32 = fn(&[u8], u32, Stop, &mut [u32]) -> Result<Done, DecodeError>;
+pub type Decode64 = fn(&[u8], u64, Stop, &mut [u64]) -> Result<Done, DecodeError>;
+
+pub static IMPLEMENTATIONS_32: &[crate::Implementation<Decode32>] = &[crate::Implementation {
+    name: "gorilla/window128",
+    is_available: crate::always,
+    func: decode32_into,
+}];
+pub static IMPLEMENTATIONS_64: &[crate::Implementation<Decode64>] = &[crate::Implementation {
+    name: "gorilla/window128",
+    is_available: crate::always,
+    func: decode64_into,
+}];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lone_terminator_needs_the_flush_byte() {
+        let mut page = TERMINATOR_F64.to_be_bytes().to_vec();
+        let mut out = [0f64; 2];
+        assert_eq!(
+            decode_f64_into(&page, Stop::AtTerminator, &mut out),
+            Err(DecodeError::Truncated {
+                field: Field::GorillaFlush,
+                offset: 8,
+                bit: 0
+            })
+        );
+        page.push(0);
+        assert_eq!(
+            decode_f64_into(&page, Stop::AtTerminator, &mut out),
+            Ok(Done {
+                values: 0,
+                consumed: 9
+            })
+        );
+        assert_eq!(
+            decode_f64_into(&page, Stop::Count(1), &mut out),
+            Ok(Done {
+                values: 1,
+                consumed: 8
+            })
+        );
+        assert!(out[0].is_nan());
+        assert_eq!(
+            decode_f64_into(&page, Stop::Count(3), &mut out),
+            Err(DecodeError::TooManyValues { max: 2, offset: 0 })
+        );
+    }
+
+    #[test]
+    fn zero_runs_stop_at_the_count() {
+        // 7 then 200 `0` controls (the page has more repeats than asked for).
+        let mut page = 7u32.to_be_bytes().to_vec();
+        page.extend([0u8; 25]);
+        let mut out = [0i32; 150];
+        assert_eq!(
+            decode_i32_into(&page, Stop::Count(100), &mut out),
+            Ok(Done {
+                values: 100,
+                consumed: 4 + 13
+            })
+        );
+        assert!(out[..100].iter().all(|&v| v == 7));
+        assert_eq!(out[100], 0);
+        assert_eq!(
+            decode_i32_into(&page, Stop::AtTerminator, &mut out),
+            Err(DecodeError::TooManyValues {
+                max: 150,
+                offset: 4 + 149 / 8
+            })
+        );
+    }
+}

@@ -1,0 +1,215 @@
+//! Apache TsFile page encodings: TS_2DIFF, GORILLA (id 8), PLAIN and the
+//! RLE / bit-packing hybrid, decoded with word buffers.
+//!
+//! Every `*_into` decoder writes into a caller-owned slice whose length is the
+//! most values the caller accepts (the page's row count, a buffer): more
+//! values than that is [`DecodeError::TooManyValues`], so a kernel never sizes
+//! anything from a count the input cannot back. Nothing past the values
+//! decoded is written. Positions in errors are byte offsets from the start of
+//! the bytes handed in, plus the bit (0 = most significant) for bit streams.
+//! The reference crate defines the same errors independently; the harness
+//! holds the two against each other.
+
+use std::fmt;
+
+pub(crate) mod bitpack;
+pub mod gorilla;
+pub mod plain;
+pub mod rle;
+pub mod ts2diff;
+
+/// The field of an encoded page that could not be read (see the reference
+/// crate's twin for the meaning of each).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Field {
+    WriteIndex,
+    BitWidth,
+    MinDeltaBase,
+    FirstValue,
+    Packed,
+    GorillaFirst,
+    GorillaControl,
+    GorillaLeading,
+    GorillaLength,
+    GorillaBits,
+    GorillaFlush,
+    Varint,
+    Value,
+    Bytes,
+    RleLength,
+    RleBitWidth,
+    RunHeader,
+    LastBitPackedNum,
+    RunValue,
+    Groups,
+}
+
+/// Why a page was rejected.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DecodeError {
+    /// `field`, starting at byte `offset` (bit `bit`), runs past the end of its input.
+    Truncated {
+        field: Field,
+        offset: usize,
+        bit: u8,
+    },
+    /// A bit width above `max`.
+    BadBitWidth { width: i64, max: u32, offset: usize },
+    /// A count or length that cannot be right.
+    BadCount {
+        field: Field,
+        count: i64,
+        offset: usize,
+    },
+    /// GORILLA: window reuse before any window.
+    NoWindow { offset: usize, bit: u8 },
+    /// GORILLA: leading zeros + significant bits above the value width.
+    BadWindow {
+        leading: u32,
+        significant: u32,
+        offset: usize,
+        bit: u8,
+    },
+    /// A varint too long for its type.
+    BadVarint { offset: usize },
+    /// A PLAIN boolean byte other than 0 or 1.
+    BadBoolean { byte: u8, offset: usize },
+    /// More values than the output holds.
+    TooManyValues { max: usize, offset: usize },
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DecodeError::Truncated { field, offset, bit } => {
+                write!(f, "{field:?} at byte {offset} bit {bit} runs past the end of the input")
+            }
+            DecodeError::BadBitWidth { width, max, offset } => write!(f, "bit width {width} at byte {offset} exceeds {max}"),
+            DecodeError::BadCount { field, count, offset } => write!(f, "invalid {field:?} {count} at byte {offset}"),
+            DecodeError::NoWindow { offset, bit } => write!(f, "window reuse before any window at byte {offset} bit {bit}"),
+            DecodeError::BadWindow { leading, significant, offset, bit } => write!(
+                f,
+                "window of {leading} leading zeros and {significant} significant bits at byte {offset} bit {bit}"
+            ),
+            DecodeError::BadVarint { offset } => write!(f, "malformed varint at byte {offset}"),
+            DecodeError::BadBoolean { byte, offset } => write!(f, "boolean byte {byte} at byte {offset}"),
+            DecodeError::TooManyValues { max, offset } => write!(f, "more than {max} values (at byte {offset})"),
+        }
+    }
+}
+
+impl std::error::Error for DecodeError {}
+
+/// What a successful `*_into` call did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Done {
+    /// Values written to the front of the output.
+    pub values: usize,
+    /// Input bytes consumed.
+    pub consumed: usize,
+}
+
+/// An output lane: built from the low bits of a u64 pattern.
+pub trait Lane: Copy + Default + Send + Sync + 'static {
+    /// Width of the type in bits.
+    const BITS: u32;
+    fn from_bits(v: u64) -> Self;
+    fn to_bits(self) -> u64;
+    fn wrapping_add(self, other: Self) -> Self;
+}
+
+macro_rules! lane_int {
+    ($t:ty, $u:ty, $bits:expr) => {
+        impl Lane for $t {
+            const BITS: u32 = $bits;
+            #[inline(always)]
+            fn from_bits(v: u64) -> Self {
+                v as $u as $t
+            }
+            #[inline(always)]
+            fn to_bits(self) -> u64 {
+                self as $u as u64
+            }
+            #[inline(always)]
+            fn wrapping_add(self, other: Self) -> Self {
+                <$t>::wrapping_add(self, other)
+            }
+        }
+    };
+}
+lane_int!(i32, u32, 32);
+lane_int!(u32, u32, 32);
+lane_int!(i64, u64, 64);
+lane_int!(u64, u64, 64);
+
+impl Lane for f32 {
+    const BITS: u32 = 32;
+    #[inline(always)]
+    fn from_bits(v: u64) -> Self {
+        f32::from_bits(v as u32)
+    }
+    #[inline(always)]
+    fn to_bits(self) -> u64 {
+        f32::to_bits(self) as u64
+    }
+    fn wrapping_add(self, other: Self) -> Self {
+        self + other
+    }
+}
+
+impl Lane for f64 {
+    const BITS: u32 = 64;
+    #[inline(always)]
+    fn from_bits(v: u64) -> Self {
+        f64::from_bits(v)
+    }
+    #[inline(always)]
+    fn to_bits(self) -> u64 {
+        f64::to_bits(self)
+    }
+    fn wrapping_add(self, other: Self) -> Self {
+        self + other
+    }
+}
+
+/// Unsigned LEB128 of at most 5 bytes holding a u32, read from `data[at..]`.
+/// Returns (value, bytes).
+#[inline]
+pub(crate) fn uvarint32(data: &[u8], at: usize, field: Field) -> Result<(u32, usize), DecodeError> {
+    // Fast path: one byte.
+    if let Some(&b) = data.get(at) {
+        if b & 0x80 == 0 {
+            return Ok((b as u32, 1));
+        }
+    }
+    let mut v: u64 = 0;
+    for i in 0..5 {
+        let b = *data.get(at + i).ok_or(DecodeError::Truncated {
+            field,
+            offset: at,
+            bit: 0,
+        })?;
+        v |= ((b & 0x7F) as u64) << (7 * i);
+        if b & 0x80 == 0 {
+            if v > u32::MAX as u64 {
+                return Err(DecodeError::BadVarint { offset: at });
+            }
+            return Ok((v as u32, i + 1));
+        }
+    }
+    Err(DecodeError::BadVarint { offset: at })
+}
+
+#[inline(always)]
+pub(crate) fn be_u32(data: &[u8], at: usize) -> Option<u32> {
+    Some(u32::from_be_bytes(
+        data.get(at..at.checked_add(4)?)?.try_into().ok()?,
+    ))
+}
+
+#[inline(always)]
+pub(crate) fn be_u64(data: &[u8], at: usize) -> Option<u64> {
+    Some(u64::from_be_bytes(
+        data.get(at..at.checked_add(8)?)?.try_into().ok()?,
+    ))
+}

@@ -1,0 +1,317 @@
+//! PLAIN pages. INT64 / FLOAT / DOUBLE are big-endian: on little-endian hosts
+//! a bulk byte swap (AVX2 `vpshufb` on x86_64 when present, else a
+//! `from_be_bytes` loop the compiler turns into `bswap`/`movbe`), on
+//! big-endian hosts a plain copy. INT32 zigzag varints: one-byte values
+//! straight from the byte, longer ones through a byte loop (a word-at-a-time
+//! variant measured slower: the length branch dominates either way). BOOLEAN
+//! bytes are validated and widened in one pass.
+
+use super::{uvarint32, DecodeError, Done, Field, Lane};
+
+/// The shared shape of fixed-width pages: `n` whole values, or TooManyValues
+/// or a cut value, in stream order (as the reference finds them).
+fn fixed_count(len: usize, size: usize, max: usize) -> Result<usize, DecodeError> {
+    let whole = len / size;
+    let present = whole + usize::from(len % size != 0);
+    if present > max {
+        return Err(DecodeError::TooManyValues {
+            max,
+            offset: max * size,
+        });
+    }
+    if len % size != 0 {
+        return Err(DecodeError::Truncated {
+            field: Field::Value,
+            offset: whole * size,
+            bit: 0,
+        });
+    }
+    Ok(whole)
+}
+
+/// Big-endian 8-byte values into `out` (i64, u64 or f64 lanes).
+pub fn decode_be64_into<T: Lane>(page: &[u8], out: &mut [T]) -> Result<Done, DecodeError> {
+    assert_eq!(T::BITS, 64);
+    let n = fixed_count(page.len(), 8, out.len())?;
+    swap64_best(&page[..n * 8], &mut out[..n]);
+    Ok(Done {
+        values: n,
+        consumed: page.len(),
+    })
+}
+
+/// The portable entry: the same checks, then the portable swap.
+pub fn decode_be64_portable_into<T: Lane>(page: &[u8], out: &mut [T]) -> Result<Done, DecodeError> {
+    assert_eq!(T::BITS, 64);
+    let n = fixed_count(page.len(), 8, out.len())?;
+    swap64_portable(&page[..n * 8], &mut out[..n]);
+    Ok(Done {
+        values: n,
+        consumed: page.len(),
+    })
+}
+
+/// Big-endian 4-byte values (FLOAT bits).
+pub fn decode_be32_into<T: Lane>(page: &[u8], out: &mut [T]) -> Result<Done, DecodeError> {
+    assert_eq!(T::BITS, 32);
+    let n = fixed_count(page.len(), 4, out.len())?;
+    for (slot, c) in out[..n].iter_mut().zip(page.chunks_exact(4)) {
+        *slot = T::from_bits(u32::from_be_bytes(c.try_into().expect("4 bytes")) as u64);
+    }
+    Ok(Done {
+        values: n,
+        consumed: page.len(),
+    })
+}
+
+#[inline]
+fn swap64_portable<T: Lane>(src: &[u8], out: &mut [T]) {
+    #[cfg(target_endian = "big")]
+    {
+        // Big-endian host: the bytes already are the values.
+        // SAFETY: `out` holds `src.len() / 8` lanes of 8 bytes each (checked by
+        // the callers), every lane type here is a plain 8-byte number for
+        // which any bit pattern is valid, and the two regions cannot overlap
+        // (`out` is a unique borrow).
+        unsafe {
+            std::ptr::copy_nonoverlapping(src.as_ptr(), out.as_mut_ptr() as *mut u8, out.len() * 8)
+        };
+    }
+    #[cfg(target_endian = "little")]
+    for (slot, c) in out.iter_mut().zip(src.chunks_exact(8)) {
+        *slot = T::from_bits(u64::from_be_bytes(c.try_into().expect("8 bytes")));
+    }
+}
+
+#[inline]
+fn swap64_best<T: Lane>(src: &[u8], out: &mut [T]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx2") {
+        // SAFETY: AVX2 was just detected on this CPU.
+        unsafe { swap64_avx2(src, out) };
+        return;
+    }
+    swap64_portable(src, out)
+}
+
+/// AVX2 byte swap, 32 bytes (4 values) per shuffle, 4 shuffles per step.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn swap64_avx2<T: Lane>(src: &[u8], out: &mut [T]) {
+    use std::arch::x86_64::*;
+    let n = out.len();
+    assert!(src.len() >= n * 8);
+    let mask = _mm256_setr_epi8(
+        7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13,
+        12, 11, 10, 9, 8,
+    );
+    let dst = out.as_mut_ptr() as *mut u8;
+    let s = src.as_ptr();
+    let mut i = 0;
+    while i + 16 <= n {
+        // SAFETY: values i..i+16 are inside both `src` (asserted above) and
+        // `out`; unaligned loads/stores need no alignment.
+        unsafe {
+            let a = _mm256_loadu_si256(s.add(i * 8) as *const __m256i);
+            let b = _mm256_loadu_si256(s.add(i * 8 + 32) as *const __m256i);
+            let c = _mm256_loadu_si256(s.add(i * 8 + 64) as *const __m256i);
+            let d = _mm256_loadu_si256(s.add(i * 8 + 96) as *const __m256i);
+            _mm256_storeu_si256(dst.add(i * 8) as *mut __m256i, _mm256_shuffle_epi8(a, mask));
+            _mm256_storeu_si256(
+                dst.add(i * 8 + 32) as *mut __m256i,
+                _mm256_shuffle_epi8(b, mask),
+            );
+            _mm256_storeu_si256(
+                dst.add(i * 8 + 64) as *mut __m256i,
+                _mm256_shuffle_epi8(c, mask),
+            );
+            _mm256_storeu_si256(
+                dst.add(i * 8 + 96) as *mut __m256i,
+                _mm256_shuffle_epi8(d, mask),
+            );
+        }
+        i += 16;
+    }
+    for (slot, c) in out[i..].iter_mut().zip(src[i * 8..].chunks_exact(8)) {
+        *slot = T::from_bits(u64::from_be_bytes(c.try_into().expect("8 bytes")));
+    }
+}
+
+/// BOOLEAN bytes (0 or 1).
+pub fn decode_bool_into(page: &[u8], out: &mut [bool]) -> Result<Done, DecodeError> {
+    let max = out.len();
+    // Validate the bytes the output can take in one vectorisable pass.
+    let checked = page.len().min(max);
+    if let Some(bad) = page[..checked].iter().position(|&b| b > 1) {
+        return Err(DecodeError::BadBoolean {
+            byte: page[bad],
+            offset: bad,
+        });
+    }
+    if page.len() > max {
+        return Err(DecodeError::TooManyValues { max, offset: max });
+    }
+    for (slot, &b) in out.iter_mut().zip(page) {
+        *slot = b == 1;
+    }
+    Ok(Done {
+        values: page.len(),
+        consumed: page.len(),
+    })
+}
+
+/// INT32 zigzag varints.
+pub fn decode_i32_into(page: &[u8], out: &mut [i32]) -> Result<Done, DecodeError> {
+    let max = out.len();
+    let mut pos = 0;
+    let mut n = 0;
+    while pos < page.len() {
+        if n == max {
+            return Err(DecodeError::TooManyValues { max, offset: pos });
+        }
+        // One-byte varints (small values) straight from the byte.
+        let b0 = page[pos];
+        if b0 < 0x80 {
+            out[n] = ((b0 >> 1) as i32) ^ -((b0 & 1) as i32);
+            n += 1;
+            pos += 1;
+            continue;
+        }
+        // The rest: a byte loop, errors built only on the cold path.
+        let mut u = (b0 & 0x7F) as u64;
+        let mut len = 1;
+        loop {
+            let Some(&b) = page.get(pos + len) else {
+                return Err(DecodeError::Truncated {
+                    field: Field::Varint,
+                    offset: pos,
+                    bit: 0,
+                });
+            };
+            u |= ((b & 0x7F) as u64) << (7 * len);
+            len += 1;
+            if b < 0x80 {
+                break;
+            }
+            if len == 5 {
+                return Err(DecodeError::BadVarint { offset: pos });
+            }
+        }
+        if u > u32::MAX as u64 {
+            return Err(DecodeError::BadVarint { offset: pos });
+        }
+        let u = u as u32;
+        out[n] = ((u >> 1) as i32) ^ -((u & 1) as i32);
+        n += 1;
+        pos += len;
+    }
+    Ok(Done {
+        values: n,
+        consumed: pos,
+    })
+}
+
+/// TEXT / STRING / BLOB: the values as slices of the page.
+pub fn decode_binary(page: &[u8], max: usize) -> Result<(Vec<&[u8]>, usize), DecodeError> {
+    let mut pos = 0;
+    let mut values = Vec::new();
+    while pos < page.len() {
+        if values.len() == max {
+            return Err(DecodeError::TooManyValues { max, offset: pos });
+        }
+        let (u, len) = uvarint32(page, pos, Field::Varint)?;
+        let length = ((u >> 1) as i32) ^ -((u & 1) as i32);
+        if length < 0 {
+            return Err(DecodeError::BadCount {
+                field: Field::Bytes,
+                count: length as i64,
+                offset: pos,
+            });
+        }
+        let start = pos + len;
+        let end = start + length as usize;
+        let v = page.get(start..end).ok_or(DecodeError::Truncated {
+            field: Field::Bytes,
+            offset: start,
+            bit: 0,
+        })?;
+        values.push(v);
+        pos = end;
+    }
+    Ok((values, pos))
+}
+
+pub type DecodeBe64 = fn(&[u8], &mut [u64]) -> Result<Done, DecodeError>;
+
+fn avx2() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::is_x86_feature_detected!("avx2")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// 8-byte big-endian implementations, best first (the others are single
+/// portable kernels).
+pub static IMPLEMENTATIONS_BE64: &[crate::Implementation<DecodeBe64>] = &[
+    crate::Implementation {
+        name: "plain/avx2-bswap",
+        is_available: avx2,
+        func: decode_be64_into::<u64>,
+    },
+    crate::Implementation {
+        name: "plain/portable",
+        is_available: crate::always,
+        func: decode_be64_portable_into::<u64>,
+    },
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn be64_every_length() {
+        for n in 0..70usize {
+            let page: Vec<u8> = (0..n as u64)
+                .flat_map(|v| (v * 0x0102_0304_0506_0708).to_be_bytes())
+                .collect();
+            for imp in IMPLEMENTATIONS_BE64.iter().filter(|i| (i.is_available)()) {
+                let mut out = vec![u64::MAX; n + 2];
+                let done = (imp.func)(&page, &mut out[..n + 1]).unwrap();
+                assert_eq!(done.values, n);
+                for (i, v) in out[..n].iter().enumerate() {
+                    assert_eq!(*v, i as u64 * 0x0102_0304_0506_0708, "{}", imp.name);
+                }
+                assert_eq!(out[n..], [u64::MAX; 2]);
+            }
+        }
+    }
+
+    #[test]
+    fn varint_edges() {
+        let page = [0x00, 0xff, 0xff, 0xff, 0xff, 0x0f, 0x01, 0x80, 0x01];
+        let mut out = [0i32; 4];
+        assert_eq!(
+            decode_i32_into(&page, &mut out),
+            Ok(Done {
+                values: 4,
+                consumed: 9
+            })
+        );
+        assert_eq!(out, [0, i32::MIN, -1, 64]);
+        let bad = [0xffu8, 0xff, 0xff, 0xff, 0xff, 0x01, 0, 0, 0];
+        assert_eq!(
+            decode_i32_into(&bad, &mut out),
+            Err(DecodeError::BadVarint { offset: 0 })
+        );
+        let bad = [0xffu8, 0xff, 0xff, 0xff, 0x1f, 0, 0, 0];
+        assert_eq!(
+            decode_i32_into(&bad, &mut out),
+            Err(DecodeError::BadVarint { offset: 0 })
+        );
+    }
+}

@@ -1,0 +1,324 @@
+//! Apache TsFile page encodings: TS_2DIFF, GORILLA (id 8), PLAIN and the
+//! RLE / bit-packing hybrid. Reference decoders read one bit or one byte at a
+//! time, written from the format notes (`formats/tsfile.md`); the encoders
+//! build the test streams.
+//!
+//! Every decoder takes the page's value bytes and a `max_values` bound (what
+//! the caller's page header, row count or buffer allows): decoding more values
+//! than that is an error, so a small hostile page can never make a decoder
+//! produce (or allocate for) more than the caller agreed to. Output vectors
+//! only grow as values are actually decoded.
+//!
+//! Positions in errors are byte offsets from the start of the bytes handed to
+//! the decoder, plus the bit (0 = most significant) for bit streams.
+
+use std::fmt;
+
+pub mod gorilla;
+pub mod plain;
+pub mod rle;
+pub mod ts2diff;
+
+/// TsFile data type ids.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DataType {
+    Boolean,
+    Int32,
+    Int64,
+    Float,
+    Double,
+    Text,
+}
+
+impl DataType {
+    pub fn id(self) -> u8 {
+        match self {
+            DataType::Boolean => 0,
+            DataType::Int32 => 1,
+            DataType::Int64 => 2,
+            DataType::Float => 3,
+            DataType::Double => 4,
+            DataType::Text => 5,
+        }
+    }
+}
+
+/// The field of an encoded page that could not be read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Field {
+    /// TS_2DIFF block header fields.
+    WriteIndex,
+    BitWidth,
+    MinDeltaBase,
+    FirstValue,
+    /// TS_2DIFF packed deltas.
+    Packed,
+    /// GORILLA: the raw first value, the control bits, the 5/6-bit leading
+    /// zero count, the 5/6-bit significant-bit count, the significant bits,
+    /// the byte the encoder flushes after the terminator.
+    GorillaFirst,
+    GorillaControl,
+    GorillaLeading,
+    GorillaLength,
+    GorillaBits,
+    GorillaFlush,
+    /// PLAIN: a varint, a fixed-width value, a binary value's bytes.
+    Varint,
+    Value,
+    Bytes,
+    /// RLE: a package's length, its bit width, a run header, a bit-packed
+    /// run's lastBitPackedNum byte, an RLE run's value, a bit-packed run's groups.
+    RleLength,
+    RleBitWidth,
+    RunHeader,
+    LastBitPackedNum,
+    RunValue,
+    Groups,
+}
+
+/// Why a page was rejected.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DecodeError {
+    /// `field`, starting at byte `offset` (bit `bit`, 0 = MSB), runs past the
+    /// end of its input (the page, or the RLE package that holds it).
+    Truncated {
+        field: Field,
+        offset: usize,
+        bit: u8,
+    },
+    /// A bit width above what the type allows (`max`).
+    BadBitWidth { width: i64, max: u32, offset: usize },
+    /// A count or length that cannot be right: negative, zero where the
+    /// format forbids it, above the format's cap, or longer than its input.
+    BadCount {
+        field: Field,
+        count: i64,
+        offset: usize,
+    },
+    /// A varint longer than its type allows, or with bits beyond it.
+    BadVarint { offset: usize },
+    /// GORILLA: a window reuse (`1 0`) before any window was set.
+    NoWindow { offset: usize, bit: u8 },
+    /// GORILLA: a new window whose leading zeros plus significant bits exceed
+    /// the value width (the length field starts at `offset`, `bit`).
+    BadWindow {
+        leading: u32,
+        significant: u32,
+        offset: usize,
+        bit: u8,
+    },
+    /// A PLAIN boolean byte other than 0 or 1.
+    BadBoolean { byte: u8, offset: usize },
+    /// The page holds more values than `max_values`; the value (or the block
+    /// or run holding it) starts at `offset`.
+    TooManyValues { max: usize, offset: usize },
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DecodeError::Truncated { field, offset, bit } => {
+                write!(f, "{field:?} at byte {offset} bit {bit} runs past the end of the input")
+            }
+            DecodeError::BadBitWidth { width, max, offset } => {
+                write!(f, "bit width {width} at byte {offset} exceeds {max}")
+            }
+            DecodeError::BadCount { field, count, offset } => write!(f, "invalid {field:?} {count} at byte {offset}"),
+            DecodeError::NoWindow { offset, bit } => {
+                write!(f, "window reuse before any window at byte {offset} bit {bit}")
+            }
+            DecodeError::BadWindow { leading, significant, offset, bit } => write!(
+                f,
+                "window of {leading} leading zeros and {significant} significant bits at byte {offset} bit {bit}"
+            ),
+            DecodeError::BadVarint { offset } => write!(f, "malformed varint at byte {offset}"),
+            DecodeError::BadBoolean { byte, offset } => write!(f, "boolean byte {byte} at byte {offset}"),
+            DecodeError::TooManyValues { max, offset } => {
+                write!(f, "more than {max} values (at byte {offset})")
+            }
+        }
+    }
+}
+
+impl std::error::Error for DecodeError {}
+
+/// Decoded values and the number of input bytes they took.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Decoded<T> {
+    pub values: Vec<T>,
+    pub consumed: usize,
+}
+
+/// A byte cursor that reads one byte at a time.
+#[derive(Debug, Clone)]
+pub(crate) struct Bytes<'a> {
+    pub data: &'a [u8],
+    pub pos: usize,
+}
+
+impl<'a> Bytes<'a> {
+    pub fn new(data: &'a [u8]) -> Self {
+        Bytes { data, pos: 0 }
+    }
+    pub fn at_end(&self) -> bool {
+        self.pos >= self.data.len()
+    }
+    pub fn remaining(&self) -> usize {
+        self.data.len() - self.pos
+    }
+    pub fn byte(&mut self, field: Field) -> Result<u8, DecodeError> {
+        let b = *self.data.get(self.pos).ok_or(DecodeError::Truncated {
+            field,
+            offset: self.pos,
+            bit: 0,
+        })?;
+        self.pos += 1;
+        Ok(b)
+    }
+    /// `n` bytes as a big-endian unsigned number (n <= 8), one byte at a time.
+    pub fn be(&mut self, n: usize, field: Field) -> Result<u64, DecodeError> {
+        let start = self.pos;
+        let mut v: u64 = 0;
+        for _ in 0..n {
+            let b = self.byte(field).map_err(|_| DecodeError::Truncated {
+                field,
+                offset: start,
+                bit: 0,
+            })?;
+            v = (v << 8) | b as u64;
+        }
+        Ok(v)
+    }
+    /// `n` bytes as a little-endian unsigned number (n <= 8).
+    pub fn le(&mut self, n: usize, field: Field) -> Result<u64, DecodeError> {
+        let start = self.pos;
+        let mut v: u64 = 0;
+        for i in 0..n {
+            let b = self.byte(field).map_err(|_| DecodeError::Truncated {
+                field,
+                offset: start,
+                bit: 0,
+            })?;
+            v |= (b as u64) << (8 * i);
+        }
+        Ok(v)
+    }
+    /// Unsigned LEB128 of at most 5 bytes holding a u32.
+    pub fn uvarint32(&mut self, field: Field) -> Result<u32, DecodeError> {
+        let start = self.pos;
+        let mut v: u64 = 0;
+        for i in 0..5 {
+            let b = self.byte(field).map_err(|_| DecodeError::Truncated {
+                field,
+                offset: start,
+                bit: 0,
+            })?;
+            v |= ((b & 0x7F) as u64) << (7 * i);
+            if b & 0x80 == 0 {
+                if v > u32::MAX as u64 {
+                    return Err(DecodeError::BadVarint { offset: start });
+                }
+                return Ok(v as u32);
+            }
+        }
+        Err(DecodeError::BadVarint { offset: start })
+    }
+    /// TsFile's `readVarInt`: zigzag over a u32 LEB128.
+    pub fn zigzag32(&mut self, field: Field) -> Result<i32, DecodeError> {
+        let u = self.uvarint32(field)?;
+        Ok(((u >> 1) as i32) ^ -((u & 1) as i32))
+    }
+}
+
+/// MSB-first bit cursor.
+#[derive(Debug, Clone)]
+pub(crate) struct Bits<'a> {
+    pub data: &'a [u8],
+    /// Bit position from the start of `data`.
+    pub pos: usize,
+}
+
+impl<'a> Bits<'a> {
+    pub fn new(data: &'a [u8]) -> Self {
+        Bits { data, pos: 0 }
+    }
+    pub fn bit(&mut self) -> Option<bool> {
+        let byte = *self.data.get(self.pos / 8)?;
+        let bit = (byte >> (7 - self.pos % 8)) & 1;
+        self.pos += 1;
+        Some(bit == 1)
+    }
+    /// `n` bits (n <= 64), MSB first; on running out, the cursor is restored.
+    pub fn bits(&mut self, n: u32) -> Option<u64> {
+        let start = self.pos;
+        let mut v: u64 = 0;
+        for _ in 0..n {
+            match self.bit() {
+                Some(b) => v = (v << 1) | b as u64,
+                None => {
+                    self.pos = start;
+                    return None;
+                }
+            }
+        }
+        Some(v)
+    }
+    pub fn truncated(&self, field: Field, at: usize) -> DecodeError {
+        DecodeError::Truncated {
+            field,
+            offset: at / 8,
+            bit: (at % 8) as u8,
+        }
+    }
+}
+
+/// MSB-first bit writer.
+#[derive(Debug, Clone, Default)]
+pub struct BitWriter {
+    pub bytes: Vec<u8>,
+    pub nbits: usize,
+}
+
+impl BitWriter {
+    pub fn bit(&mut self, b: bool) {
+        if self.nbits % 8 == 0 {
+            self.bytes.push(0);
+        }
+        if b {
+            let last = self.bytes.last_mut().expect("pushed above");
+            *last |= 0x80 >> (self.nbits % 8);
+        }
+        self.nbits += 1;
+    }
+    /// The low `n` bits of `v`, MSB first.
+    pub fn bits(&mut self, v: u64, n: u32) {
+        for i in (0..n).rev() {
+            self.bit((v >> i) & 1 == 1);
+        }
+    }
+    /// Fill the rest of the last byte with ones (stale bits a real encoder
+    /// may leave behind).
+    pub fn pad_with_ones(&mut self) {
+        while self.nbits % 8 != 0 {
+            self.bit(true);
+        }
+    }
+}
+
+/// Unsigned LEB128.
+pub fn write_uvarint(out: &mut Vec<u8>, mut v: u64) {
+    loop {
+        let b = (v & 0x7F) as u8;
+        v >>= 7;
+        if v == 0 {
+            out.push(b);
+            return;
+        }
+        out.push(b | 0x80);
+    }
+}
+
+/// TsFile's `writeVarInt`: zigzag then LEB128.
+pub fn write_zigzag32(out: &mut Vec<u8>, v: i32) {
+    write_uvarint(out, ((v << 1) ^ (v >> 31)) as u32 as u64);
+}

@@ -1,0 +1,415 @@
+//! The RLE / bit-packing hybrid for INT32, INT64 and BOOLEAN. A page is a
+//! sequence of packages `uvarint length | bitWidth u8 | runs...` until its
+//! bytes end. RLE run: `uvarint(count << 1)` then the value in
+//! `(bitWidth + 7) / 8` bytes, little-endian for INT32 / BOOLEAN and
+//! big-endian for INT64. Bit-packed run: `(groups << 1) | 1`,
+//! `lastBitPackedNum`, then `groups * bitWidth` bytes of 8-value groups
+//! packed MSB-first.
+
+use super::{write_uvarint, BitWriter, Bits, Bytes, DecodeError, Decoded, Field};
+
+/// One run as the encoder should write it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Run {
+    /// `count` copies of a value (its low bits as a pattern).
+    Repeat { count: u32, value: u64 },
+    /// Values bit-packed in groups of 8 (at most 63 groups).
+    Packed(Vec<u64>),
+}
+
+/// Which RLE flavour: value width and the byte order of RLE run values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    I32,
+    I64,
+}
+
+impl Kind {
+    fn width(self) -> u32 {
+        match self {
+            Kind::I32 => 32,
+            Kind::I64 => 64,
+        }
+    }
+}
+
+pub fn decode_i32(page: &[u8], max_values: usize) -> Result<Decoded<i32>, DecodeError> {
+    let d = decode(page, Kind::I32, max_values)?;
+    Ok(Decoded {
+        values: d.values.into_iter().map(|v| v as u32 as i32).collect(),
+        consumed: d.consumed,
+    })
+}
+
+pub fn decode_i64(page: &[u8], max_values: usize) -> Result<Decoded<i64>, DecodeError> {
+    let d = decode(page, Kind::I64, max_values)?;
+    Ok(Decoded {
+        values: d.values.into_iter().map(|v| v as i64).collect(),
+        consumed: d.consumed,
+    })
+}
+
+/// BOOLEAN: an INT32 RLE stream; any non-zero value is `true` (as Java's reader).
+pub fn decode_bool(page: &[u8], max_values: usize) -> Result<Decoded<bool>, DecodeError> {
+    let d = decode(page, Kind::I32, max_values)?;
+    Ok(Decoded {
+        values: d.values.into_iter().map(|v| v as u32 != 0).collect(),
+        consumed: d.consumed,
+    })
+}
+
+fn decode(page: &[u8], kind: Kind, max_values: usize) -> Result<Decoded<u64>, DecodeError> {
+    let mut r = Bytes::new(page);
+    let mut values: Vec<u64> = Vec::new();
+    while !r.at_end() {
+        let pkg = r.pos;
+        let len = r.uvarint32(Field::RleLength)? as usize;
+        if len > r.remaining() {
+            return Err(DecodeError::BadCount {
+                field: Field::RleLength,
+                count: len as i64,
+                offset: pkg,
+            });
+        }
+        let end = r.pos + len;
+        // The package's own cursor: fields may not run past its end.
+        let mut b = Bytes {
+            data: &page[..end],
+            pos: r.pos,
+        };
+        let bw_at = b.pos;
+        let bit_width = b.byte(Field::RleBitWidth)? as u32;
+        if bit_width > kind.width() {
+            return Err(DecodeError::BadBitWidth {
+                width: bit_width as i64,
+                max: kind.width(),
+                offset: bw_at,
+            });
+        }
+        while !b.at_end() {
+            let run = b.pos;
+            let header = b.uvarint32(Field::RunHeader)?;
+            if header & 1 == 0 {
+                let count = (header >> 1) as usize;
+                if count == 0 {
+                    return Err(DecodeError::BadCount {
+                        field: Field::RunHeader,
+                        count: 0,
+                        offset: run,
+                    });
+                }
+                if values.len() + count > max_values {
+                    return Err(DecodeError::TooManyValues {
+                        max: max_values,
+                        offset: run,
+                    });
+                }
+                let size = bit_width.div_ceil(8) as usize;
+                let value = match kind {
+                    Kind::I32 => b.le(size, Field::RunValue)?,
+                    Kind::I64 => b.be(size, Field::RunValue)?,
+                };
+                for _ in 0..count {
+                    values.push(value);
+                }
+            } else {
+                let groups = (header >> 1) as usize;
+                if groups == 0 {
+                    return Err(DecodeError::BadCount {
+                        field: Field::Groups,
+                        count: 0,
+                        offset: run,
+                    });
+                }
+                let last_at = b.pos;
+                let last = b.byte(Field::LastBitPackedNum)? as usize;
+                if last > 8 {
+                    return Err(DecodeError::BadCount {
+                        field: Field::LastBitPackedNum,
+                        count: last as i64,
+                        offset: last_at,
+                    });
+                }
+                let count = (groups - 1) * 8 + last;
+                if values.len() + count > max_values {
+                    return Err(DecodeError::TooManyValues {
+                        max: max_values,
+                        offset: run,
+                    });
+                }
+                let packed_at = b.pos;
+                let packed_len = groups * bit_width as usize;
+                if b.remaining() < packed_len {
+                    return Err(DecodeError::Truncated {
+                        field: Field::Groups,
+                        offset: packed_at,
+                        bit: 0,
+                    });
+                }
+                let mut bits = Bits::new(&page[packed_at..packed_at + packed_len]);
+                for _ in 0..count {
+                    values.push(bits.bits(bit_width).expect("length checked above"));
+                }
+                b.pos = packed_at + packed_len;
+            }
+        }
+        r.pos = end;
+    }
+    Ok(Decoded {
+        values,
+        consumed: r.pos,
+    })
+}
+
+/// The bit width a writer picks: `max(1, widest value)`, where a negative
+/// INT32 takes 32 and a negative INT64 64 bits.
+pub fn bit_width_of(values: &[u64]) -> u32 {
+    values
+        .iter()
+        .map(|v| 64 - v.leading_zeros())
+        .max()
+        .unwrap_or(0)
+        .max(1)
+}
+
+/// One package with the given bit width and runs. `big_endian_values`: RLE
+/// run values big-endian (INT64) or little-endian (INT32, BOOLEAN).
+pub fn encode_package(bit_width: u32, runs: &[Run], big_endian_values: bool) -> Vec<u8> {
+    let mut body = vec![bit_width as u8];
+    let size = bit_width.div_ceil(8) as usize;
+    for run in runs {
+        match run {
+            Run::Repeat { count, value } => {
+                write_uvarint(&mut body, (*count as u64) << 1);
+                let bytes = value.to_le_bytes();
+                if big_endian_values {
+                    body.extend(bytes[..size].iter().rev());
+                } else {
+                    body.extend_from_slice(&bytes[..size]);
+                }
+            }
+            Run::Packed(values) => {
+                let groups = values.len().div_ceil(8).max(1);
+                let last = values.len() - (groups - 1) * 8;
+                write_uvarint(&mut body, ((groups as u64) << 1) | 1);
+                body.push(last as u8);
+                let mut w = BitWriter::default();
+                for i in 0..groups * 8 {
+                    w.bits(values.get(i).copied().unwrap_or(0), bit_width);
+                }
+                body.extend_from_slice(&w.bytes);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    write_uvarint(&mut out, body.len() as u64);
+    out.extend_from_slice(&body);
+    out
+}
+
+/// Split values into runs like the Java writer: 8 or more equal values in a
+/// row make an RLE run, the rest is bit-packed in runs of at most 63 groups.
+pub fn plan_java(values: &[u64]) -> Vec<Run> {
+    let mut runs = Vec::new();
+    let mut pending: Vec<u64> = Vec::new();
+    let mut i = 0;
+    while i < values.len() {
+        let mut j = i;
+        while j < values.len() && values[j] == values[i] {
+            j += 1;
+        }
+        // A repeat counts only from a group boundary of the pending values.
+        if j - i >= 8 + (8 - pending.len() % 8) % 8 {
+            let fill = (8 - pending.len() % 8) % 8;
+            pending.extend(std::iter::repeat_n(values[i], fill));
+            flush_packed(&mut runs, &mut pending);
+            runs.push(Run::Repeat {
+                count: (j - i - fill) as u32,
+                value: values[i],
+            });
+        } else {
+            pending.extend_from_slice(&values[i..j]);
+        }
+        i = j;
+    }
+    flush_packed(&mut runs, &mut pending);
+    runs
+}
+
+/// Bit-packed runs only, as the C++ writer does.
+pub fn plan_packed(values: &[u64]) -> Vec<Run> {
+    values
+        .chunks(63 * 8)
+        .map(|c| Run::Packed(c.to_vec()))
+        .collect()
+}
+
+fn flush_packed(runs: &mut Vec<Run>, pending: &mut Vec<u64>) {
+    for c in pending.chunks(63 * 8) {
+        runs.push(Run::Packed(c.to_vec()));
+    }
+    pending.clear();
+}
+
+/// Encode INT32 values as one package (`java_runs`: with RLE runs, else
+/// bit-packed only). An empty input gives an empty page, as the writers do.
+pub fn encode_i32(values: &[i32], java_runs: bool) -> Vec<u8> {
+    let v: Vec<u64> = values.iter().map(|&x| x as u32 as u64).collect();
+    encode(&v, java_runs, false)
+}
+
+pub fn encode_i64(values: &[i64], java_runs: bool) -> Vec<u8> {
+    let v: Vec<u64> = values.iter().map(|&x| x as u64).collect();
+    encode(&v, java_runs, true)
+}
+
+pub fn encode_bool(values: &[bool], java_runs: bool) -> Vec<u8> {
+    let v: Vec<u64> = values.iter().map(|&x| x as u64).collect();
+    encode(&v, java_runs, false)
+}
+
+fn encode(v: &[u64], java_runs: bool, big_endian: bool) -> Vec<u8> {
+    if v.is_empty() {
+        return Vec::new();
+    }
+    let runs = if java_runs {
+        plan_java(v)
+    } else {
+        plan_packed(v)
+    };
+    encode_package(bit_width_of(v), &runs, big_endian)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn hex(b: &[u8]) -> String {
+        b.iter()
+            .map(|x| format!("{x:02x}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    #[test]
+    fn known_answer_cpp_writer() {
+        // The official C++ writer's bytes for INT32 0, -1, -2, -3, -4.
+        let page = encode_i32(&[0, -1, -2, -3, -4], false);
+        insta::assert_snapshot!(hex(&page), @"23 20 03 05 00 00 00 00 ff ff ff ff ff ff ff fe ff ff ff fd ff ff ff fc 00 00 00 00 00 00 00 00 00 00 00 00");
+        assert_eq!(
+            decode_i32(&page, 5).unwrap().values,
+            vec![0, -1, -2, -3, -4]
+        );
+    }
+
+    #[test]
+    fn rle_value_byte_order() {
+        let p32 = encode_package(
+            16,
+            &[Run::Repeat {
+                count: 3,
+                value: 0x1234,
+            }],
+            false,
+        );
+        insta::assert_snapshot!(hex(&p32), @"04 10 06 34 12");
+        let p64 = encode_package(
+            16,
+            &[Run::Repeat {
+                count: 3,
+                value: 0x1234,
+            }],
+            true,
+        );
+        insta::assert_snapshot!(hex(&p64), @"04 10 06 12 34");
+        assert_eq!(decode_i32(&p32, 3).unwrap().values, vec![0x1234; 3]);
+        assert_eq!(decode_i64(&p64, 3).unwrap().values, vec![0x1234; 3]);
+    }
+
+    #[test]
+    fn every_error_variant() {
+        let t = |field, offset| {
+            Err(DecodeError::Truncated {
+                field,
+                offset,
+                bit: 0,
+            })
+        };
+        assert_eq!(decode_i32(&[0x80], 9), t(Field::RleLength, 0));
+        assert_eq!(
+            decode_i32(&[0x05, 1], 9),
+            Err(DecodeError::BadCount {
+                field: Field::RleLength,
+                count: 5,
+                offset: 0
+            })
+        );
+        assert_eq!(decode_i32(&[0x00], 9), t(Field::RleBitWidth, 1));
+        assert_eq!(
+            decode_i64(&[0x01, 65], 9),
+            Err(DecodeError::BadBitWidth {
+                width: 65,
+                max: 64,
+                offset: 1
+            })
+        );
+        assert_eq!(
+            decode_i32(&[0x01, 33], 9),
+            Err(DecodeError::BadBitWidth {
+                width: 33,
+                max: 32,
+                offset: 1
+            })
+        );
+        assert_eq!(decode_i32(&[0x02, 8, 0x80], 9), t(Field::RunHeader, 2));
+        assert_eq!(
+            decode_i32(&[0x02, 8, 0x00], 9),
+            Err(DecodeError::BadCount {
+                field: Field::RunHeader,
+                count: 0,
+                offset: 2
+            })
+        );
+        assert_eq!(decode_i32(&[0x03, 16, 0x04, 1], 9), t(Field::RunValue, 3));
+        assert_eq!(
+            decode_i32(&[0x03, 8, 0x0a, 1], 4),
+            Err(DecodeError::TooManyValues { max: 4, offset: 2 })
+        );
+        assert_eq!(
+            decode_i32(&[0x02, 8, 0x03], 9),
+            t(Field::LastBitPackedNum, 3)
+        );
+        assert_eq!(
+            decode_i32(&[0x03, 8, 0x01, 0], 9),
+            Err(DecodeError::BadCount {
+                field: Field::Groups,
+                count: 0,
+                offset: 2
+            })
+        );
+        assert_eq!(
+            decode_i32(&[0x03, 8, 0x03, 9], 9),
+            Err(DecodeError::BadCount {
+                field: Field::LastBitPackedNum,
+                count: 9,
+                offset: 3
+            })
+        );
+        assert_eq!(decode_i32(&[0x04, 8, 0x03, 8, 0], 9), t(Field::Groups, 4));
+    }
+
+    proptest! {
+        #[test]
+        fn round_trips(v in proptest::collection::vec(prop_oneof![any::<i64>(), 0i64..3], 0..700), java: bool) {
+            prop_assert_eq!(decode_i64(&encode_i64(&v, java), v.len()).unwrap().values, v.clone());
+            let v32: Vec<i32> = v.iter().map(|&x| x as i32).collect();
+            let page = encode_i32(&v32, java);
+            let d = decode_i32(&page, v.len()).unwrap();
+            prop_assert_eq!(d.values, v32);
+            prop_assert_eq!(d.consumed, page.len());
+            let b: Vec<bool> = v.iter().map(|&x| x & 1 == 1).collect();
+            prop_assert_eq!(decode_bool(&encode_bool(&b, java), v.len()).unwrap().values, b);
+        }
+    }
+}
