@@ -35,6 +35,16 @@ pub const TARGETS: &[Target] = &[
     Target { name: "qwp_ts_questdb", family: "qwp-ts", mode: Mode::Raw, peers: true },
     Target { name: "pg_bytea_raw", family: "pg-bytea", mode: Mode::Raw, peers: false },
     Target { name: "pg_bytea_structured", family: "pg-bytea", mode: Mode::Structured, peers: false },
+    Target { name: "tsfile_ts2diff_raw", family: "tsfile-ts2diff", mode: Mode::Raw, peers: false },
+    Target { name: "tsfile_ts2diff_structured", family: "tsfile-ts2diff", mode: Mode::Structured, peers: false },
+    Target { name: "tsfile_gorilla_raw", family: "tsfile-gorilla", mode: Mode::Raw, peers: false },
+    Target { name: "tsfile_gorilla_structured", family: "tsfile-gorilla", mode: Mode::Structured, peers: false },
+    Target { name: "tsfile_plain_raw", family: "tsfile-plain", mode: Mode::Raw, peers: false },
+    Target { name: "tsfile_plain_structured", family: "tsfile-plain", mode: Mode::Structured, peers: false },
+    Target { name: "tsfile_rle_raw", family: "tsfile-rle", mode: Mode::Raw, peers: false },
+    Target { name: "tsfile_rle_structured", family: "tsfile-rle", mode: Mode::Structured, peers: false },
+    Target { name: "cube_columnar_raw", family: "cube-columnar", mode: Mode::Raw, peers: false },
+    Target { name: "cube_columnar_structured", family: "cube-columnar", mode: Mode::Structured, peers: false },
 ];
 
 pub fn target(name: &str) -> Option<&'static Target> {
