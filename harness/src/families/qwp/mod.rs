@@ -49,64 +49,45 @@ pub enum QwpFault {
     Peer(String),
 }
 
-impl From<reference::QwpError> for QwpFault {
-    fn from(e: reference::QwpError) -> Self {
-        use reference::QwpError as E;
-        match e {
-            E::RowCountOverCap { row_count } => QwpFault::RowCountOverCap { row_count },
-            E::InvalidNullFlag { flag, offset } => QwpFault::InvalidNullFlag { flag, offset },
-            E::UnknownEncoding { encoding, offset } => QwpFault::UnknownEncoding { encoding, offset },
-            E::TooFewGorillaValues { count, offset } => QwpFault::TooFewGorillaValues { count, offset },
-            E::TruncatedSeed { index, offset } => QwpFault::TruncatedSeed { index, offset },
-            E::TruncatedBitstream { value_index, offset, bit } => {
-                QwpFault::TruncatedBitstream { value_index, offset, bit }
+/// The reference and the kernel each define their own error enum (neither
+/// crate depends on the other) with the same variants; both map to
+/// [`QwpFault`] the same way.
+macro_rules! fault_from {
+    ($error:ty, $section:ty, [$($extra:tt)*]) => {
+        impl From<$error> for QwpFault {
+            fn from(e: $error) -> Self {
+                type E = $error;
+                match e {
+                    E::RowCountOverCap { row_count } => QwpFault::RowCountOverCap { row_count },
+                    E::InvalidNullFlag { flag, offset } => QwpFault::InvalidNullFlag { flag, offset },
+                    E::UnknownEncoding { encoding, offset } => QwpFault::UnknownEncoding { encoding, offset },
+                    E::TooFewGorillaValues { count, offset } => QwpFault::TooFewGorillaValues { count, offset },
+                    E::TruncatedSeed { index, offset } => QwpFault::TruncatedSeed { index, offset },
+                    E::TruncatedBitstream { value_index, offset, bit } => {
+                        QwpFault::TruncatedBitstream { value_index, offset, bit }
+                    }
+                    E::StreamTooShort { needed_bits, available, offset } => {
+                        QwpFault::StreamTooShort { needed_bits, available, offset }
+                    }
+                    E::Truncated { section, offset } => {
+                        type S = $section;
+                        let section = match section {
+                            S::NullFlag => "null-flag",
+                            S::Bitmap => "bitmap",
+                            S::Encoding => "encoding",
+                            S::RawValue => "raw-value",
+                        };
+                        QwpFault::Truncated { section, offset }
+                    }
+                    $($extra)*
+                }
             }
-            E::StreamTooShort { needed_bits, available, offset } => {
-                QwpFault::StreamTooShort { needed_bits, available, offset }
-            }
-            E::Truncated { section, offset } => QwpFault::Truncated { section: reference_section(section), offset },
         }
-    }
+    };
 }
 
-fn reference_section(s: reference::Section) -> &'static str {
-    match s {
-        reference::Section::NullFlag => "null-flag",
-        reference::Section::Bitmap => "bitmap",
-        reference::Section::Encoding => "encoding",
-        reference::Section::RawValue => "raw-value",
-    }
-}
-
-impl From<kernel::DecodeError> for QwpFault {
-    fn from(e: kernel::DecodeError) -> Self {
-        use kernel::DecodeError as E;
-        match e {
-            E::RowCountOverCap { row_count } => QwpFault::RowCountOverCap { row_count },
-            E::InvalidNullFlag { flag, offset } => QwpFault::InvalidNullFlag { flag, offset },
-            E::UnknownEncoding { encoding, offset } => QwpFault::UnknownEncoding { encoding, offset },
-            E::TooFewGorillaValues { count, offset } => QwpFault::TooFewGorillaValues { count, offset },
-            E::TruncatedSeed { index, offset } => QwpFault::TruncatedSeed { index, offset },
-            E::TruncatedBitstream { value_index, offset, bit } => {
-                QwpFault::TruncatedBitstream { value_index, offset, bit }
-            }
-            E::StreamTooShort { needed_bits, available, offset } => {
-                QwpFault::StreamTooShort { needed_bits, available, offset }
-            }
-            E::Truncated { section, offset } => QwpFault::Truncated { section: kernel_section(section), offset },
-            E::OutputTooSmall { .. } => QwpFault::OutputTooSmall,
-        }
-    }
-}
-
-fn kernel_section(s: kernel::Section) -> &'static str {
-    match s {
-        kernel::Section::NullFlag => "null-flag",
-        kernel::Section::Bitmap => "bitmap",
-        kernel::Section::Encoding => "encoding",
-        kernel::Section::RawValue => "raw-value",
-    }
-}
+fault_from!(reference::QwpError, reference::Section, []);
+fault_from!(kernel::DecodeError, kernel::Section, [E::OutputTooSmall { .. } => QwpFault::OutputTooSmall,]);
 
 /// The `qwp-ts` family.
 pub struct QwpTimestamps;
