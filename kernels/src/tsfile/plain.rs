@@ -12,14 +12,14 @@ use super::{uvarint32, DecodeError, Done, Field, Lane};
 /// or a cut value, in stream order (as the reference finds them).
 fn fixed_count(len: usize, size: usize, max: usize) -> Result<usize, DecodeError> {
     let whole = len / size;
-    let present = whole + usize::from(len % size != 0);
+    let present = whole + usize::from(!len.is_multiple_of(size));
     if present > max {
         return Err(DecodeError::TooManyValues {
             max,
             offset: max * size,
         });
     }
-    if len % size != 0 {
+    if !len.is_multiple_of(size) {
         return Err(DecodeError::Truncated {
             field: Field::Value,
             offset: whole * size,

@@ -281,7 +281,7 @@ pub struct BitWriter {
 
 impl BitWriter {
     pub fn bit(&mut self, b: bool) {
-        if self.nbits % 8 == 0 {
+        if self.nbits.is_multiple_of(8) {
             self.bytes.push(0);
         }
         if b {
@@ -299,7 +299,7 @@ impl BitWriter {
     /// Fill the rest of the last byte with ones (stale bits a real encoder
     /// may leave behind).
     pub fn pad_with_ones(&mut self) {
-        while self.nbits % 8 != 0 {
+        while !self.nbits.is_multiple_of(8) {
             self.bit(true);
         }
     }
