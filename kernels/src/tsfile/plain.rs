@@ -67,17 +67,26 @@ pub fn decode_be32_into<T: Lane>(page: &[u8], out: &mut [T]) -> Result<Done, Dec
 #[inline]
 fn swap64_portable<T: Lane>(src: &[u8], out: &mut [T]) {
     #[cfg(target_endian = "big")]
-    {
-        // Big-endian host: the bytes already are the values.
-        // SAFETY: `out` holds `src.len() / 8` lanes of 8 bytes each (checked by
-        // the callers), every lane type here is a plain 8-byte number for
-        // which any bit pattern is valid, and the two regions cannot overlap
-        // (`out` is a unique borrow).
-        unsafe {
-            std::ptr::copy_nonoverlapping(src.as_ptr(), out.as_mut_ptr() as *mut u8, out.len() * 8)
-        };
-    }
+    copy_on_big_endian_host(src, out);
     #[cfg(target_endian = "little")]
+    swap_on_little_endian_host(src, out);
+}
+
+/// A big-endian host: the bytes already are the values. Its own function so
+/// mutation testing can run exactly this code where it compiles (ci/mutants).
+#[cfg(target_endian = "big")]
+#[inline]
+fn copy_on_big_endian_host<T: Lane>(src: &[u8], out: &mut [T]) {
+    // SAFETY: `out` holds `src.len() / 8` lanes of 8 bytes each (checked by
+    // the callers), every lane type here is a plain 8-byte number for which
+    // any bit pattern is valid, and the two regions cannot overlap (`out` is
+    // a unique borrow).
+    unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), out.as_mut_ptr() as *mut u8, out.len() * 8) };
+}
+
+#[cfg(target_endian = "little")]
+#[inline]
+fn swap_on_little_endian_host<T: Lane>(src: &[u8], out: &mut [T]) {
     for (slot, c) in out.iter_mut().zip(src.chunks_exact(8)) {
         *slot = T::from_bits(u64::from_be_bytes(c.try_into().expect("8 bytes")));
     }
