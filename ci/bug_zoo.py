@@ -1,0 +1,327 @@
+#!/usr/bin/env python3
+"""Bug zoo runner (see ci/bug-zoo for usage).
+
+Each bug is a patch in ci/bug-zoo.d/ whose leading comment lines carry its
+metadata:
+
+    # family: qwp-ts            the crossdec family it lives in
+    # seen-on: big-endian        optional: only a big-endian host can see it
+    # what: one line saying what the bug is and where such bugs come from
+
+The patch is applied to a scratch copy of the tree; the tiers below run in
+order, cheapest first. By default the first tier that catches the bug ends
+its run; a big-endian-only bug always runs every native tier (all must miss)
+and then the s390x run (which must catch it). --all-tiers runs everything.
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+ZOO = ROOT / "ci" / "bug-zoo.d"
+WORK = ROOT / "target" / "bug-zoo"
+SCRATCH = WORK / "src"
+TARGET_DIR = WORK / "target"
+S390X = "s390x-unknown-linux-gnu"
+SEED = os.environ.get("CROSSDEC_ZOO_SEED", "20261129")
+CASES = os.environ.get("CROSSDEC_ZOO_CASES", "200")
+
+TIERS = ["native-run", "cert-digest", "fuzz-replay", "native-tests", "peer-oracle", "s390x-run"]
+NATIVE_TIERS = ["native-run", "cert-digest", "fuzz-replay", "native-tests", "peer-oracle"]
+
+# Harness test files that are not plain native tests: they belong to the
+# fuzz-replay and peer-oracle tiers.
+FUZZ_TESTS = {"fuzz_regressions"}
+PEER_TESTS = {"bytea_server", "tsfile_oracle"}
+PEER_TESTS_BY_GROUP = {"pg": ["bytea_server"], "tsfile": ["tsfile_oracle"]}
+PEER_RUNS = {"qwp-ts": "questdb-rs", "pg-bytea": "postgres-server"}
+
+
+def parse_bug(path):
+    meta = {"name": path.stem, "patch": path, "seen-on": "any"}
+    for line in path.read_text().splitlines():
+        if not line.startswith("# "):
+            break
+        key, _, value = line[2:].partition(":")
+        meta[key.strip()] = value.strip()
+    for key in ("family", "what"):
+        if key not in meta:
+            sys.exit(f"{path}: missing '# {key}:' header")
+    return meta
+
+
+def sh(cmd, cwd=SCRATCH, log=None, env=None):
+    """Run a command; return (exit code, seconds). Output goes to `log`."""
+    full_env = dict(os.environ, CARGO_TARGET_DIR=str(TARGET_DIR), **(env or {}))
+    start = time.time()
+    with open(log or os.devnull, "ab") as out:
+        out.write(f"\n$ {' '.join(map(str, cmd))}\n".encode())
+        out.flush()
+        rc = subprocess.call(cmd, cwd=cwd, stdout=out, stderr=subprocess.STDOUT, env=full_env)
+    return rc, time.time() - start
+
+
+def fresh_scratch():
+    """Copy tracked and untracked-but-not-ignored files into SCRATCH, so the
+    zoo tests the tree as it is (including patches not yet committed)."""
+    files = subprocess.check_output(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT
+    ).split(b"\0")
+    if SCRATCH.exists():
+        shutil.rmtree(SCRATCH)
+    for f in filter(None, files):
+        src = ROOT / f.decode()
+        if not src.is_file():
+            continue
+        dst = SCRATCH / f.decode()
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(src, dst)
+
+
+def crossdec(target=None):
+    sub = f"{target}/release" if target else "release"
+    return str(TARGET_DIR / sub / "crossdec")
+
+
+def build(log, target=None):
+    cmd = ["cargo", "build", "--release", "-q", "-p", "crossdec-harness", "--bin", "crossdec"]
+    if target:
+        cmd += ["--target", target]
+    rc, _ = sh(cmd, log=log)
+    return rc == 0
+
+
+def kernels(family, runner=None, target=None):
+    """The kernels of `family` available where crossdec runs."""
+    cmd = ([runner] if runner else []) + [crossdec(target), "list"]
+    out = subprocess.check_output(cmd, cwd=SCRATCH, env=dict(os.environ, CARGO_TARGET_DIR=str(TARGET_DIR)))
+    names, current = [], None
+    for line in out.decode().splitlines():
+        if not line.startswith(" "):
+            current = line.strip()
+        elif current == family and not line.strip().startswith("categories:"):
+            name, role, avail = line.split()[:3]
+            if role == "kernel" and avail == "available":
+                names.append(name)
+    return names
+
+
+def run_family(family, out, log, impls, target=None, runner=None):
+    cmd = ([runner] if runner else []) + [crossdec(target), "run", "--family", family, "--seed", SEED, "--cases", CASES,
+                                          "--no-progress", "--out", str(out)]
+    for k in impls:
+        cmd += ["--impl", k]
+    rc, _ = sh(cmd, log=log)
+    return rc
+
+
+def digest(out):
+    manifest = json.loads((Path(out) / "manifest.json").read_text())
+    return {f["family"]: f["digest"] for f in manifest["families"]}
+
+
+def harness_tests():
+    tests = sorted(p.stem for p in (SCRATCH / "harness" / "tests").glob("*.rs"))
+    return [t for t in tests if t not in FUZZ_TESTS | PEER_TESTS]
+
+
+def fuzz_targets(family):
+    out = subprocess.check_output([crossdec(), "fuzz-targets"], cwd=SCRATCH).decode()
+    return [l.split()[0] for l in out.splitlines() if l.split()[1] == family]
+
+
+class Tiers:
+    def __init__(self, baseline_digests):
+        self.baseline = baseline_digests
+        self.last_out = None
+        # Baseline only: family-independent commands run once.
+        self.memo = None
+
+    def sh(self, cmd, log):
+        if self.memo is None:
+            return sh(cmd, log=log)
+        key = tuple(cmd)
+        if key not in self.memo:
+            self.memo[key] = sh(cmd, log=log)
+        return self.memo[key]
+
+    def run(self, tier, bug, log):
+        """True = caught, False = missed, None = not applicable here."""
+        fam = bug["family"]
+        group = fam.split("-")[0]
+        if tier == "native-run":
+            out = WORK / "out" / bug["name"]
+            shutil.rmtree(out, ignore_errors=True)
+            rc = run_family(fam, out, log, kernels(fam))
+            self.last_out = out if (out / "manifest.json").exists() else None
+            return rc != 0
+        if tier == "cert-digest":
+            if self.last_out is None:
+                return None
+            return digest(self.last_out).get(fam) != self.baseline.get(fam)
+        if tier == "fuzz-replay":
+            caught = False
+            for t in fuzz_targets(fam):
+                paths = [str(SCRATCH / "fuzz" / d / t) for d in ("corpus", "regressions")
+                         if (SCRATCH / "fuzz" / d / t).is_dir() and any((SCRATCH / "fuzz" / d / t).iterdir())]
+                if paths:
+                    rc, _ = sh([crossdec(), "replay", "--target", t, *paths], log=log)
+                    caught |= rc != 0
+            return caught
+        if tier == "native-tests":
+            rc1, _ = self.sh(["cargo", "test", "--release", "-p", "crossdec-kernels", "-p", "crossdec-reference"], log=log)
+            args = ["cargo", "test", "--release", "-p", "crossdec-harness", "--lib"]
+            for t in harness_tests():
+                args += ["--test", t]
+            rc2, _ = self.sh(args, log=log)
+            return rc1 != 0 or rc2 != 0
+        if tier == "peer-oracle":
+            ran, caught = False, False
+            for t in PEER_TESTS_BY_GROUP.get(group, []):
+                rc, _ = self.sh(["cargo", "test", "--release", "-p", "crossdec-harness", "--test", t], log=log)
+                ran, caught = True, caught or rc != 0
+            peer = PEER_RUNS.get(fam)
+            if peer:
+                cmd = [crossdec(), "list"]
+                listing = subprocess.check_output(cmd, cwd=SCRATCH).decode()
+                if any(l.split()[:3] == [peer, "peer", "available"] for l in listing.splitlines() if l.startswith(" ")):
+                    rc = run_family(fam, WORK / "out" / (bug["name"] + "-peer"), log, [peer])
+                    ran, caught = True, caught or rc != 0
+            return caught if ran else None
+        if tier == "s390x-run":
+            if not build(log, S390X):
+                return True  # the bug does not even compile there: caught
+            runner = os.environ.get("CARGO_TARGET_S390X_UNKNOWN_LINUX_GNU_RUNNER")
+            impls = kernels(fam, runner, S390X)
+            rc = run_family(fam, WORK / "out" / (bug["name"] + "-s390x"), log, impls, S390X, runner)
+            return rc != 0
+        raise ValueError(tier)
+
+
+def apply(patch, reverse=False, log=None):
+    # The scratch copy sits inside this repository's target/: stop git from
+    # discovering the outer repository, which would make it skip the paths.
+    cmd = ["git", "apply"] + (["-R"] if reverse else []) + [str(patch)]
+    rc, _ = sh(cmd, log=log, env={"GIT_CEILING_DIRECTORIES": str(WORK)})
+    return rc == 0
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--bug", action="append", default=[])
+    p.add_argument("--all-tiers", action="store_true")
+    p.add_argument("--list", action="store_true")
+    args = p.parse_args()
+
+    bugs = [parse_bug(f) for f in sorted(ZOO.glob("*.patch"))]
+    if args.bug:
+        unknown = set(args.bug) - {b["name"] for b in bugs}
+        if unknown:
+            sys.exit(f"no such bug: {', '.join(sorted(unknown))}")
+        bugs = [b for b in bugs if b["name"] in args.bug]
+    if args.list:
+        for b in bugs:
+            print(f"{b['name']:<40} {b['family']:<16} {b['what']}")
+        return 0
+
+    WORK.mkdir(parents=True, exist_ok=True)
+    logs = WORK / "logs"
+    shutil.rmtree(logs, ignore_errors=True)
+    logs.mkdir()
+    fresh_scratch()
+
+    # Baseline: the unpatched tree must pass every tier a bug could be
+    # charged to, or a "catch" would mean nothing.
+    print(f"bug zoo: {len(bugs)} bugs, seed {SEED}, {CASES} calls per category; logs in {logs}")
+    base_log = logs / "baseline.log"
+    if not build(base_log):
+        sys.exit(f"baseline build failed; see {base_log}")
+    families = sorted({b["family"] for b in bugs})
+    out = WORK / "out" / "baseline"
+    shutil.rmtree(out, ignore_errors=True)
+    baseline = {}
+    for fam in families:
+        if run_family(fam, out / fam, base_log, kernels(fam)) != 0:
+            sys.exit(f"baseline: crossdec run --family {fam} fails on the unpatched tree; see {base_log}")
+        baseline.update(digest(out / fam))
+    tiers = Tiers(baseline)
+    tiers.memo = {}
+    base_bug = {"name": "baseline", "family": None}
+    needed = set(TIERS) if args.all_tiers or any(b["seen-on"] == "big-endian" for b in bugs) else set(NATIVE_TIERS)
+    for tier in [t for t in TIERS if t in needed and t not in ("native-run", "cert-digest")]:
+        for fam in families:
+            verdict = tiers.run(tier, dict(base_bug, family=fam), base_log)
+            if verdict:
+                sys.exit(f"baseline: tier {tier} fails for {fam} on the unpatched tree; see {base_log}")
+    tiers.memo = None
+    print("baseline: unpatched tree passes every tier")
+
+    results = []
+    problems = []
+    for bug in bugs:
+        log = logs / f"{bug['name']}.log"
+        be_only = bug["seen-on"] == "big-endian"
+        row = {"bug": bug["name"], "family": bug["family"], "what": bug["what"], "seen_on": bug["seen-on"],
+               "tiers": {}, "caught_by": None}
+        if not apply(bug["patch"], log=log):
+            problems.append(f"{bug['name']}: patch does not apply; see {log}")
+            row["error"] = "patch does not apply"
+            results.append(row)
+            print(f"{bug['name']:<40} PATCH DOES NOT APPLY")
+            continue
+        start = time.time()
+        try:
+            if not build(log):
+                # A bug the compiler rejects is not a realistic zoo entry.
+                problems.append(f"{bug['name']}: patched tree does not build; see {log}")
+                row["error"] = "does not build"
+            else:
+                tiers.last_out = None
+                for tier in TIERS:
+                    if row["caught_by"] and not (args.all_tiers or be_only):
+                        break
+                    if be_only and tier == "s390x-run" and not args.all_tiers and any(row["tiers"].values()):
+                        break
+                    verdict = tiers.run(tier, bug, log)
+                    row["tiers"][tier] = {True: "caught", False: "missed", None: "n/a"}[verdict]
+                    if verdict and not row["caught_by"]:
+                        row["caught_by"] = tier
+        finally:
+            if not apply(bug["patch"], reverse=True, log=log):
+                sys.exit(f"{bug['name']}: could not revert the patch; scratch copy is dirty")
+        row["seconds"] = round(time.time() - start, 1)
+        if "error" not in row:
+            if not row["caught_by"]:
+                problems.append(f"{bug['name']}: SURVIVED every tier")
+            if be_only:
+                seen_natively = [t for t in NATIVE_TIERS if row["tiers"].get(t) == "caught"]
+                if seen_natively:
+                    problems.append(f"{bug['name']}: marked big-endian-only but caught natively by {seen_natively}")
+                if row["tiers"].get("s390x-run") != "caught":
+                    problems.append(f"{bug['name']}: big-endian-only bug not caught by the s390x run")
+        results.append(row)
+        cells = " ".join(f"{t}={row['tiers'].get(t, '-')}" for t in TIERS)
+        print(f"{bug['name']:<40} caught by {row['caught_by'] or 'NOTHING':<13} {cells} ({row['seconds']} s)", flush=True)
+
+    report = {"seed": SEED, "cases": CASES, "all_tiers": args.all_tiers, "tiers": TIERS, "bugs": results,
+              "caught": sum(1 for r in results if r["caught_by"]), "total": len(results), "problems": problems}
+    (WORK / "report.json").write_text(json.dumps(report, indent=2) + "\n")
+    print()
+    print(f"| bug | family | caught by | {' | '.join(TIERS)} |")
+    print(f"|---|---|---|{'---|' * len(TIERS)}")
+    for r in results:
+        cells = " | ".join(r["tiers"].get(t, "-") for t in TIERS)
+        print(f"| {r['bug']} | {r['family']} | {r['caught_by'] or r.get('error') or '**survived**'} | {cells} |")
+    print(f"\n{report['caught']}/{report['total']} bugs caught; report: {WORK / 'report.json'}")
+    for problem in problems:
+        print(f"PROBLEM: {problem}")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
