@@ -16,6 +16,7 @@ and then the s390x run (which must catch it). --all-tiers runs everything.
 import argparse
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -98,7 +99,7 @@ def build(log, target=None):
 
 def kernels(family, runner=None, target=None):
     """The kernels of `family` available where crossdec runs."""
-    cmd = ([runner] if runner else []) + [crossdec(target), "list"]
+    cmd = (runner or []) + [crossdec(target), "list"]
     out = subprocess.check_output(cmd, cwd=SCRATCH, env=dict(os.environ, CARGO_TARGET_DIR=str(TARGET_DIR)))
     names, current = [], None
     for line in out.decode().splitlines():
@@ -112,7 +113,7 @@ def kernels(family, runner=None, target=None):
 
 
 def run_family(family, out, log, impls, target=None, runner=None):
-    cmd = ([runner] if runner else []) + [crossdec(target), "run", "--family", family, "--seed", SEED, "--cases", CASES,
+    cmd = (runner or []) + [crossdec(target), "run", "--family", family, "--seed", SEED, "--cases", CASES,
                                           "--no-progress", "--out", str(out)]
     for k in impls:
         cmd += ["--impl", k]
@@ -196,7 +197,8 @@ class Tiers:
         if tier == "s390x-run":
             if not build(log, S390X):
                 return True  # the bug does not even compile there: caught
-            runner = os.environ.get("CARGO_TARGET_S390X_UNKNOWN_LINUX_GNU_RUNNER")
+            # The runner is a command line ("qemu-s390x -L /usr/s390x-linux-gnu").
+            runner = shlex.split(os.environ.get("CARGO_TARGET_S390X_UNKNOWN_LINUX_GNU_RUNNER", ""))
             impls = kernels(fam, runner, S390X)
             rc = run_family(fam, WORK / "out" / (bug["name"] + "-s390x"), log, impls, S390X, runner)
             return rc != 0
