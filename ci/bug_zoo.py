@@ -287,8 +287,6 @@ def main():
                 for tier in TIERS:
                     if row["caught_by"] and not (args.all_tiers or be_only):
                         break
-                    if be_only and tier == "s390x-run" and not args.all_tiers and any(row["tiers"].values()):
-                        break
                     verdict = tiers.run(tier, bug, log)
                     row["tiers"][tier] = {True: "caught", False: "missed", None: "n/a"}[verdict]
                     if verdict and not row["caught_by"]:
