@@ -53,3 +53,36 @@ pub fn by_name<F: Copy>(registry: &'static [Implementation<F>], name: &str) -> O
 pub fn always() -> bool {
     true
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn never() -> bool {
+        false
+    }
+
+    static REGISTRY: &[Implementation<u8>] = &[
+        Implementation { name: "fast", is_available: never, func: 1 },
+        Implementation { name: "portable", is_available: always, func: 2 },
+    ];
+
+    #[test]
+    fn best_skips_unavailable_entries() {
+        assert_eq!(best(REGISTRY).name, "portable");
+        assert_eq!(best(REGISTRY).func, 2);
+    }
+
+    #[test]
+    fn by_name_finds_unavailable_entries_too() {
+        assert_eq!(by_name(REGISTRY, "fast").map(|i| i.func), Some(1));
+        assert_eq!(by_name(REGISTRY, "portable").map(|i| i.func), Some(2));
+        assert!(by_name(REGISTRY, "missing").is_none());
+    }
+
+    #[test]
+    fn debug_names_the_entry_and_its_availability() {
+        assert_eq!(format!("{:?}", REGISTRY[0]), r#"Implementation { name: "fast", available: false }"#);
+        assert_eq!(format!("{:?}", REGISTRY[1]), r#"Implementation { name: "portable", available: true }"#);
+    }
+}
