@@ -218,7 +218,18 @@ def main():
     p.add_argument("--bug", action="append", default=[])
     p.add_argument("--all-tiers", action="store_true")
     p.add_argument("--list", action="store_true")
+    p.add_argument("--tiers", help="comma-separated: run only these tiers (default: all, in order)")
+    p.add_argument("--merge", action="store_true",
+                   help="update the rows of these bugs in the existing report instead of starting a new one")
     args = p.parse_args()
+    run_tiers = TIERS
+    if args.tiers:
+        run_tiers = [t for t in TIERS if t in args.tiers.split(",")]
+        unknown = set(args.tiers.split(",")) - set(TIERS)
+        if unknown:
+            sys.exit(f"no such tier: {', '.join(sorted(unknown))} (tiers: {', '.join(TIERS)})")
+        if "cert-digest" in run_tiers and "native-run" not in run_tiers:
+            run_tiers = [t for t in TIERS if t in run_tiers + ["native-run"]]
 
     bugs = [parse_bug(f) for f in sorted(ZOO.glob("*.patch"))]
     if args.bug:
@@ -255,6 +266,7 @@ def main():
     tiers.memo = {}
     base_bug = {"name": "baseline", "family": None}
     needed = set(TIERS) if args.all_tiers or any(b["seen-on"] == "big-endian" for b in bugs) else set(NATIVE_TIERS)
+    needed &= set(run_tiers)
     for tier in [t for t in TIERS if t in needed and t not in ("native-run", "cert-digest")]:
         for fam in families:
             verdict = tiers.run(tier, dict(base_bug, family=fam), base_log)
@@ -284,7 +296,7 @@ def main():
                 row["error"] = "does not build"
             else:
                 tiers.last_out = None
-                for tier in TIERS:
+                for tier in run_tiers:
                     if row["caught_by"] and not (args.all_tiers or be_only):
                         break
                     verdict = tiers.run(tier, bug, log)
@@ -295,18 +307,32 @@ def main():
             if not apply(bug["patch"], reverse=True, log=log):
                 sys.exit(f"{bug['name']}: could not revert the patch; scratch copy is dirty")
         row["seconds"] = round(time.time() - start, 1)
-        if "error" not in row:
-            if not row["caught_by"]:
-                problems.append(f"{bug['name']}: SURVIVED every tier")
-            if be_only:
-                seen_natively = [t for t in NATIVE_TIERS if row["tiers"].get(t) == "caught"]
-                if seen_natively:
-                    problems.append(f"{bug['name']}: marked big-endian-only but caught natively by {seen_natively}")
-                if row["tiers"].get("s390x-run") != "caught":
-                    problems.append(f"{bug['name']}: big-endian-only bug not caught by the s390x run")
         results.append(row)
         cells = " ".join(f"{t}={row['tiers'].get(t, '-')}" for t in TIERS)
         print(f"{bug['name']:<40} caught by {row['caught_by'] or 'NOTHING':<13} {cells} ({row['seconds']} s)", flush=True)
+
+    if args.merge and (WORK / "report.json").exists():
+        old_rows = {r["bug"]: r for r in json.loads((WORK / "report.json").read_text())["bugs"]}
+        for r in results:
+            if r["bug"] in old_rows and "error" not in r:
+                merged = dict(old_rows[r["bug"]].get("tiers", {}))
+                merged.update(r["tiers"])
+                r["tiers"] = merged
+            old_rows[r["bug"]] = r
+        order = [b["name"] for b in (parse_bug(f) for f in sorted(ZOO.glob("*.patch")))]
+        results = [old_rows[n] for n in order if n in old_rows]
+    for r in results:
+        if "error" in r:
+            continue
+        r["caught_by"] = next((t for t in TIERS if r["tiers"].get(t) == "caught"), None)
+        if not r["caught_by"]:
+            problems.append(f"{r['bug']}: SURVIVED every tier run")
+        if r["seen_on"] == "big-endian":
+            seen_natively = [t for t in NATIVE_TIERS if r["tiers"].get(t) == "caught"]
+            if seen_natively:
+                problems.append(f"{r['bug']}: marked big-endian-only but caught natively by {seen_natively}")
+            if r["tiers"].get("s390x-run") != "caught":
+                problems.append(f"{r['bug']}: big-endian-only bug not caught by the s390x run")
 
     report = {"seed": SEED, "cases": CASES, "all_tiers": args.all_tiers, "tiers": TIERS, "bugs": results,
               "caught": sum(1 for r in results if r["caught_by"]), "total": len(results), "problems": problems}
