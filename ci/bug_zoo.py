@@ -275,6 +275,43 @@ def main():
     tiers.memo = None
     print("baseline: unpatched tree passes every tier")
 
+    previous = {}
+    if args.merge and (WORK / "report.json").exists():
+        previous = {r["bug"]: r for r in json.loads((WORK / "report.json").read_text())["bugs"]}
+
+    def judge_and_write(results, problems):
+        """Merge with the previous report (--merge), judge every row, write
+        report.json (after every bug, so an interrupted run keeps its rows)."""
+        rows = {}
+        for name, r in previous.items():
+            rows[name] = json.loads(json.dumps(r))
+        for r in results:
+            r = json.loads(json.dumps(r))
+            if r["bug"] in rows and "error" not in r:
+                merged = dict(rows[r["bug"]].get("tiers", {}))
+                merged.update(r["tiers"])
+                r["tiers"] = merged
+            rows[r["bug"]] = r
+        order = [b["name"] for b in (parse_bug(f) for f in sorted(ZOO.glob("*.patch")))]
+        final = [rows[n] for n in order if n in rows]
+        problems = list(problems)
+        for r in final:
+            if "error" in r:
+                continue
+            r["caught_by"] = next((t for t in TIERS if r["tiers"].get(t) == "caught"), None)
+            if not r["caught_by"]:
+                problems.append(f"{r['bug']}: SURVIVED every tier run")
+            if r["seen_on"] == "big-endian":
+                seen_natively = [t for t in NATIVE_TIERS if r["tiers"].get(t) == "caught"]
+                if seen_natively:
+                    problems.append(f"{r['bug']}: marked big-endian-only but caught natively by {seen_natively}")
+                if r["tiers"].get("s390x-run") != "caught":
+                    problems.append(f"{r['bug']}: big-endian-only bug not caught by the s390x run")
+        report = {"seed": SEED, "cases": CASES, "all_tiers": args.all_tiers, "tiers": TIERS, "bugs": final,
+                  "caught": sum(1 for r in final if r.get("caught_by")), "total": len(final), "problems": problems}
+        (WORK / "report.json").write_text(json.dumps(report, indent=2) + "\n")
+        return report
+
     results = []
     problems = []
     for bug in bugs:
@@ -308,35 +345,12 @@ def main():
                 sys.exit(f"{bug['name']}: could not revert the patch; scratch copy is dirty")
         row["seconds"] = round(time.time() - start, 1)
         results.append(row)
+        judge_and_write(results, problems)
         cells = " ".join(f"{t}={row['tiers'].get(t, '-')}" for t in TIERS)
         print(f"{bug['name']:<40} caught by {row['caught_by'] or 'NOTHING':<13} {cells} ({row['seconds']} s)", flush=True)
 
-    if args.merge and (WORK / "report.json").exists():
-        old_rows = {r["bug"]: r for r in json.loads((WORK / "report.json").read_text())["bugs"]}
-        for r in results:
-            if r["bug"] in old_rows and "error" not in r:
-                merged = dict(old_rows[r["bug"]].get("tiers", {}))
-                merged.update(r["tiers"])
-                r["tiers"] = merged
-            old_rows[r["bug"]] = r
-        order = [b["name"] for b in (parse_bug(f) for f in sorted(ZOO.glob("*.patch")))]
-        results = [old_rows[n] for n in order if n in old_rows]
-    for r in results:
-        if "error" in r:
-            continue
-        r["caught_by"] = next((t for t in TIERS if r["tiers"].get(t) == "caught"), None)
-        if not r["caught_by"]:
-            problems.append(f"{r['bug']}: SURVIVED every tier run")
-        if r["seen_on"] == "big-endian":
-            seen_natively = [t for t in NATIVE_TIERS if r["tiers"].get(t) == "caught"]
-            if seen_natively:
-                problems.append(f"{r['bug']}: marked big-endian-only but caught natively by {seen_natively}")
-            if r["tiers"].get("s390x-run") != "caught":
-                problems.append(f"{r['bug']}: big-endian-only bug not caught by the s390x run")
-
-    report = {"seed": SEED, "cases": CASES, "all_tiers": args.all_tiers, "tiers": TIERS, "bugs": results,
-              "caught": sum(1 for r in results if r["caught_by"]), "total": len(results), "problems": problems}
-    (WORK / "report.json").write_text(json.dumps(report, indent=2) + "\n")
+    report = judge_and_write(results, problems)
+    results, problems = report["bugs"], report["problems"]
     print()
     print(f"| bug | family | caught by | {' | '.join(TIERS)} |")
     print(f"|---|---|---|{'---|' * len(TIERS)}")
