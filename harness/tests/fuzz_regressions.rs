@@ -76,3 +76,4 @@ macro_rules! regression {
 }
 
 // ci/fuzz appends `regression!(name, "target", "file");` lines here.
+regression!(cube_columnar_structured_bc38177ddbaf, "cube_columnar_structured", "bc38177ddbaf");

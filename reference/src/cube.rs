@@ -578,16 +578,14 @@ fn parse_timestamp(s: &str, unit: TimeUnit) -> Result<i64, MapError> {
     if hour > 23 || minute > 59 || second > 59 {
         return Err(MapError::Unmappable);
     }
-    // Days since 1970-01-01: count whole years, then months, then days.
-    let mut days: i64 = 0;
-    if year >= 1970 {
-        for y in 1970..year {
-            days += if (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 { 366 } else { 365 };
-        }
-    } else {
-        for y in year..1970 {
-            days -= if (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 { 366 } else { 365 };
-        }
+    // Days since 1970-01-01: whole 400-year Gregorian cycles (146,097 days
+    // each, whatever year they start in), then the remaining years one by
+    // one, then months, then days. Counting every year from 1970 made a
+    // far-future literal repeated over a million rows take tens of seconds.
+    let cycles = (year - 1970).div_euclid(400);
+    let mut days: i64 = cycles * 146_097;
+    for y in 1970 + cycles * 400..year {
+        days += if (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 { 366 } else { 365 };
     }
     for m in 0..(month as usize - 1) {
         days += month_days[m];
@@ -683,4 +681,23 @@ pub fn member_field(name: &str, ty: DataType) -> Field {
 pub fn literal_field(name: &str, ty: DataType, literal: &str) -> Field {
     Field::new(name, ty, true)
         .with_metadata([(LITERAL_KEY.to_string(), literal.to_string())].into_iter().collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps_across_the_whole_four_digit_range() {
+        let seconds = |s: &str| parse_timestamp(s, TimeUnit::Millisecond).map(|ms| ms / 1000);
+        assert_eq!(seconds("1970-01-01T00:00:00"), Ok(0));
+        assert_eq!(seconds("2000-03-01T00:00:00"), Ok(951_868_800));
+        assert_eq!(seconds("2369-12-31T23:59:59"), Ok(12_622_780_799));
+        assert_eq!(seconds("2370-01-01T00:00:00"), Ok(12_622_780_800));
+        assert_eq!(seconds("9999-12-31T23:59:59"), Ok(253_402_300_799));
+        assert_eq!(seconds("1969-12-31T23:59:59"), Ok(-1));
+        assert_eq!(seconds("1570-01-01T00:00:00"), Ok(-12_622_780_800));
+        assert_eq!(seconds("0001-01-01T00:00:00"), Ok(-62_135_596_800));
+        assert_eq!(seconds("0000-02-29T00:00:00"), Ok(-62_162_121_600));
+    }
 }
