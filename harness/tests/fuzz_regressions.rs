@@ -77,3 +77,4 @@ macro_rules! regression {
 
 // ci/fuzz appends `regression!(name, "target", "file");` lines here.
 regression!(cube_columnar_structured_bc38177ddbaf, "cube_columnar_structured", "bc38177ddbaf");
+regression!(cube_columnar_structured_5f51c00c68ae, "cube_columnar_structured", "5f51c00c68ae");
