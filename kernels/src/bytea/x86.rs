@@ -3,9 +3,11 @@
 //! block that is not (whitespace, an error) goes to the scalar step machine,
 //! which resumes the vector loop at the next pair boundary.
 //!
-//! Per byte `c`: `d = c - '0'` is a digit value when `d <= 9` (unsigned);
-//! `l = (c | 0x20) - 'a'` is a letter when `l <= 5`, value `l + 10`. Pairs
-//! are packed with `maddubs` (first digit * 16 + second digit).
+//! SSSE3 and AVX2 classify each byte with two nibble-table lookups (see
+//! `HIGH_NIBBLE_TABLE`); AVX-512BW compares ranges into mask registers:
+//! `d = c - '0'` is a digit value when `d <= 9` (unsigned), `l = (c | 0x20)
+//! - 'a'` is a letter when `l <= 5`, value `l + 10`. Pairs are packed with
+//! `maddubs` (first digit * 16 + second digit).
 
 use std::arch::x86_64::*;
 
@@ -43,51 +45,57 @@ macro_rules! drive {
         }
         let mut tmp = [0u8; $in / 2];
         let (mut i, mut o) = (0usize, 0usize);
-        while i + $in <= digits.len() {
-            // In bounds: i + IN <= digits.len(), and o <= i / 2 so
-            // o + IN / 2 <= digits.len() / 2 <= out.len(); tmp holds IN / 2.
-            debug_assert!(o + $in / 2 <= out.len());
-            match $block(digits.as_ptr().add(i), out.as_mut_ptr().add(o), tmp.as_mut_ptr()) {
-                None => {
-                    i += $in;
-                    o += $in / 2;
+        loop {
+            // The hot loop makes no calls, so the block's constants stay in
+            // registers (every vector register is caller-saved).
+            let mut bad = None;
+            while i + $in <= digits.len() {
+                // In bounds: i + IN <= digits.len(), and o <= i / 2 so
+                // o + IN / 2 <= digits.len() / 2 <= out.len(); tmp holds IN / 2.
+                debug_assert!(o + $in / 2 <= out.len());
+                bad = $block(digits.as_ptr().add(i), out.as_mut_ptr().add(o), tmp.as_mut_ptr());
+                if bad.is_some() {
+                    break;
                 }
-                Some(bad) => {
-                    let pairs = bad / 2;
-                    out[o..o + pairs].copy_from_slice(&tmp[..pairs]);
-                    i += 2 * pairs;
-                    o += pairs;
-                    (i, o) = scalar::run(digits, i, out, o, i + 1)?;
-                }
+                i += $in;
+                o += $in / 2;
             }
+            let Some(bad) = bad else { break };
+            let pairs = bad / 2;
+            out[o..o + pairs].copy_from_slice(&tmp[..pairs]);
+            i += 2 * pairs;
+            o += pairs;
+            (i, o) = scalar::run(digits, i, out, o, i + 1)?;
         }
         scalar::run(digits, i, out, o, digits.len()).map(|(_, o)| o)
     }};
 }
 
+// Classification shared by SSSE3 and AVX2: two 16-entry tables, one indexed
+// by the high nibble of the character and one by the low nibble, whose sum
+// (wrapping) is below 0x80 exactly for a hex digit and then has the digit's
+// value in its low four bits:
+//
+//   high nibble 3 ('0'..'?') adds 0x60, 4 and 6 (letters) add 0x79, the rest 0x80;
+//   low nibble 0 adds 0x10, 1..=6 add themselves, 7..=9 add 0x10 more,
+//   10..=15 add 0x20.
+//
+// So digits land on 0x60..=0x79 with the value in the low nibble, letters
+// 1..=6 on 0x7A..=0x7F (value 10..=15), and everything else (':'..'?', '@',
+// '`', 'G'.., bytes >= 0x80 whose low-table lookup is zeroed by `pshufb`)
+// on 0x80 or above: the sign bit is the error mask, `movemask` finds the
+// first bad byte. Six vector operations per vector, two of them lookups.
+const HIGH_NIBBLE_TABLE: [u8; 16] = [0x80, 0x80, 0x80, 0x60, 0x79, 0x80, 0x79, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80];
+const LOW_NIBBLE_TABLE: [u8; 16] = [0x10, 1, 2, 3, 4, 5, 6, 0x17, 0x18, 0x19, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20];
+
 // ---------------------------------------------------------------- SSSE3
 
-/// Nibble values of 16 bytes (garbage where invalid) and a mask that is
-/// 0xFF where the byte is a hex digit. Ranges are tested with one biased add
-/// and one signed compare each: `c + 0x50` is -128..=-119 exactly for
-/// '0'..='9', `(c | 0x20) + 0x1F` is -128..=-123 exactly for letters.
+/// The classified sum of 16 bytes (see the tables above).
 #[target_feature(enable = "ssse3")]
 #[inline]
-fn nibbles128(c: __m128i) -> (__m128i, __m128i) {
-    let dx = _mm_add_epi8(c, _mm_set1_epi8(0x50));
-    let is_digit = _mm_cmpgt_epi8(_mm_set1_epi8(-118), dx);
-    let lx = _mm_add_epi8(_mm_or_si128(c, _mm_set1_epi8(0x20)), _mm_set1_epi8(0x1F));
-    let is_alpha = _mm_cmpgt_epi8(_mm_set1_epi8(-122), lx);
-    // Biased value (0x80 + nibble), unbiased by the xor.
-    let biased = _mm_blendv_epi8_ssse3(dx, _mm_add_epi8(lx, _mm_set1_epi8(10)), is_alpha);
-    (_mm_xor_si128(biased, _mm_set1_epi8(-128)), _mm_or_si128(is_digit, is_alpha))
-}
-
-/// `mask ? b : a` per byte (SSSE3 has no blendv; SSE4.1 is not required).
-#[target_feature(enable = "ssse3")]
-#[inline]
-fn _mm_blendv_epi8_ssse3(a: __m128i, b: __m128i, mask: __m128i) -> __m128i {
-    _mm_or_si128(_mm_andnot_si128(mask, a), _mm_and_si128(mask, b))
+fn classify128(c: __m128i, high_table: __m128i, low_table: __m128i) -> __m128i {
+    let high = _mm_and_si128(_mm_srli_epi16(c, 4), _mm_set1_epi8(0x0F));
+    _mm_add_epi8(_mm_shuffle_epi8(high_table, high), _mm_shuffle_epi8(low_table, c))
 }
 
 /// # Safety
@@ -96,21 +104,30 @@ fn _mm_blendv_epi8_ssse3(a: __m128i, b: __m128i, mask: __m128i) -> __m128i {
 #[target_feature(enable = "ssse3")]
 #[inline]
 unsafe fn block_ssse3(src: *const u8, dst: *mut u8, tmp: *mut u8) -> Option<usize> {
-    // SAFETY: the caller guarantees 32 readable bytes; loadu has no alignment needs.
-    let (a, b) = unsafe { (_mm_loadu_si128(src as *const __m128i), _mm_loadu_si128(src.add(16) as *const __m128i)) };
-    let (va, oka) = nibbles128(a);
-    let (vb, okb) = nibbles128(b);
+    // SAFETY: the caller guarantees 32 readable bytes; loadu has no alignment needs
+    // (nor for the two 16-byte tables).
+    let (a, b, high_table, low_table) = unsafe {
+        (
+            _mm_loadu_si128(src as *const __m128i),
+            _mm_loadu_si128(src.add(16) as *const __m128i),
+            _mm_loadu_si128(HIGH_NIBBLE_TABLE.as_ptr() as *const __m128i),
+            _mm_loadu_si128(LOW_NIBBLE_TABLE.as_ptr() as *const __m128i),
+        )
+    };
+    let (sa, sb) = (classify128(a, high_table, low_table), classify128(b, high_table, low_table));
+    let nibble = _mm_set1_epi8(0x0F);
     let weights = _mm_set1_epi16(0x0110);
-    let packed = _mm_packus_epi16(_mm_maddubs_epi16(va, weights), _mm_maddubs_epi16(vb, weights));
-    let ok = (_mm_movemask_epi8(oka) as u32) | ((_mm_movemask_epi8(okb) as u32) << 16);
-    if ok == u32::MAX {
-        // SAFETY: the caller guarantees 16 writable bytes at dst.
-        unsafe { _mm_storeu_si128(dst as *mut __m128i, packed) };
+    let packed = _mm_packus_epi16(
+        _mm_maddubs_epi16(_mm_and_si128(sa, nibble), weights),
+        _mm_maddubs_epi16(_mm_and_si128(sb, nibble), weights),
+    );
+    let bad = (_mm_movemask_epi8(sa) as u32) | ((_mm_movemask_epi8(sb) as u32) << 16);
+    // SAFETY: the caller guarantees 16 writable bytes at dst and at tmp.
+    unsafe { _mm_storeu_si128(if bad == 0 { dst } else { tmp } as *mut __m128i, packed) };
+    if bad == 0 {
         None
     } else {
-        // SAFETY: the caller guarantees 16 writable bytes at tmp.
-        unsafe { _mm_storeu_si128(tmp as *mut __m128i, packed) };
-        Some((!ok).trailing_zeros() as usize)
+        Some(bad.trailing_zeros() as usize)
     }
 }
 
@@ -129,30 +146,25 @@ pub fn decode_ssse3(digits: &[u8], out: &mut [u8]) -> Result<usize, DecodeError>
 
 // ---------------------------------------------------------------- AVX2
 
-/// As [`nibbles128`], 32 bytes; the value is `(c & 0x0F) + 9` for letters
-/// (no blend needed).
+/// The classified sum of 32 bytes (see the tables above; `pshufb` looks up
+/// within each 128-bit lane, so the tables are broadcast to both).
 #[target_feature(enable = "avx2")]
 #[inline]
-fn nibbles256(c: __m256i) -> (__m256i, __m256i) {
-    let dx = _mm256_add_epi8(c, _mm256_set1_epi8(0x50));
-    let is_digit = _mm256_cmpgt_epi8(_mm256_set1_epi8(-118), dx);
-    let lx = _mm256_add_epi8(_mm256_or_si256(c, _mm256_set1_epi8(0x20)), _mm256_set1_epi8(0x1F));
-    let is_alpha = _mm256_cmpgt_epi8(_mm256_set1_epi8(-122), lx);
-    let val = _mm256_add_epi8(
-        _mm256_and_si256(c, _mm256_set1_epi8(0x0F)),
-        _mm256_and_si256(is_alpha, _mm256_set1_epi8(9)),
-    );
-    (val, _mm256_or_si256(is_digit, is_alpha))
+fn classify256(c: __m256i, high_table: __m256i, low_table: __m256i) -> __m256i {
+    let high = _mm256_and_si256(_mm256_srli_epi16(c, 4), _mm256_set1_epi8(0x0F));
+    _mm256_add_epi8(_mm256_shuffle_epi8(high_table, high), _mm256_shuffle_epi8(low_table, c))
 }
 
-/// 64 digits (two vectors at `src`) to 32 bytes.
+/// 64 classified digits to 32 bytes.
 #[target_feature(enable = "avx2")]
 #[inline]
-fn pack256(va: __m256i, vb: __m256i) -> __m256i {
+fn pack256(sa: __m256i, sb: __m256i) -> __m256i {
+    let nibble = _mm256_set1_epi8(0x0F);
     let weights = _mm256_set1_epi16(0x0110);
+    let pa = _mm256_maddubs_epi16(_mm256_and_si256(sa, nibble), weights);
+    let pb = _mm256_maddubs_epi16(_mm256_and_si256(sb, nibble), weights);
     // packus works per 128-bit lane: [a0 b0 a1 b1] -> reorder to [a0 a1 b0 b1].
-    let packed = _mm256_packus_epi16(_mm256_maddubs_epi16(va, weights), _mm256_maddubs_epi16(vb, weights));
-    _mm256_permute4x64_epi64::<0b11_01_10_00>(packed)
+    _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi16(pa, pb))
 }
 
 /// # Safety
@@ -161,37 +173,36 @@ fn pack256(va: __m256i, vb: __m256i) -> __m256i {
 #[target_feature(enable = "avx2")]
 #[inline]
 unsafe fn block_avx2(src: *const u8, dst: *mut u8, tmp: *mut u8) -> Option<usize> {
-    // SAFETY: the caller guarantees 128 readable bytes; loadu has no alignment needs.
-    let (a, b, c, d) = unsafe {
+    // SAFETY: the caller guarantees 128 readable bytes; loadu has no alignment
+    // needs (nor the 16-byte table loads).
+    let (a, b, c, d, high_table, low_table) = unsafe {
         (
             _mm256_loadu_si256(src as *const __m256i),
             _mm256_loadu_si256(src.add(32) as *const __m256i),
             _mm256_loadu_si256(src.add(64) as *const __m256i),
             _mm256_loadu_si256(src.add(96) as *const __m256i),
+            _mm256_broadcastsi128_si256(_mm_loadu_si128(HIGH_NIBBLE_TABLE.as_ptr() as *const __m128i)),
+            _mm256_broadcastsi128_si256(_mm_loadu_si128(LOW_NIBBLE_TABLE.as_ptr() as *const __m128i)),
         )
     };
-    let (va, oka) = nibbles256(a);
-    let (vb, okb) = nibbles256(b);
-    let (vc, okc) = nibbles256(c);
-    let (vd, okd) = nibbles256(d);
-    let ok = _mm256_and_si256(_mm256_and_si256(oka, okb), _mm256_and_si256(okc, okd));
-    let (lo, hi) = (pack256(va, vb), pack256(vc, vd));
-    if _mm256_movemask_epi8(ok) == -1 {
-        // SAFETY: the caller guarantees 64 writable bytes at dst.
-        unsafe {
-            _mm256_storeu_si256(dst as *mut __m256i, lo);
-            _mm256_storeu_si256(dst.add(32) as *mut __m256i, hi);
-        }
+    let sa = classify256(a, high_table, low_table);
+    let sb = classify256(b, high_table, low_table);
+    let sc = classify256(c, high_table, low_table);
+    let sd = classify256(d, high_table, low_table);
+    let (lo, hi) = (pack256(sa, sb), pack256(sc, sd));
+    let all_good = _mm256_movemask_epi8(_mm256_or_si256(_mm256_or_si256(sa, sb), _mm256_or_si256(sc, sd))) == 0;
+    let target = if all_good { dst } else { tmp };
+    // SAFETY: the caller guarantees 64 writable bytes at dst and at tmp.
+    unsafe {
+        _mm256_storeu_si256(target as *mut __m256i, lo);
+        _mm256_storeu_si256(target.add(32) as *mut __m256i, hi);
+    }
+    if all_good {
         return None;
     }
-    // SAFETY: the caller guarantees 64 writable bytes at tmp.
-    unsafe {
-        _mm256_storeu_si256(tmp as *mut __m256i, lo);
-        _mm256_storeu_si256(tmp.add(32) as *mut __m256i, hi);
-    }
     let mask = |v: __m256i| _mm256_movemask_epi8(v) as u32 as u128;
-    let ok = mask(oka) | (mask(okb) << 32) | (mask(okc) << 64) | (mask(okd) << 96);
-    Some((!ok).trailing_zeros() as usize)
+    let bad = mask(sa) | (mask(sb) << 32) | (mask(sc) << 64) | (mask(sd) << 96);
+    Some(bad.trailing_zeros() as usize)
 }
 
 #[target_feature(enable = "avx2")]
