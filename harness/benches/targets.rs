@@ -228,6 +228,7 @@ fn tsfile(report: &mut Report) {
         let Values::Int64(v) = values(DataType::Int64) else { unreachable!() };
         let page = rt::encode_i64(&v, 128, false);
         let mut out = vec![0i64; N];
+        let mut others: Vec<Vec<i64>> = vec![vec![0i64; N]; kt::IMPLEMENTATIONS_I64.len()];
         let mut contenders = vec![
             contender("kernel", || {
                 kt::decode_i64_into(black_box(&page), &mut out).unwrap();
@@ -236,6 +237,13 @@ fn tsfile(report: &mut Report) {
                 black_box(rt::decode_i64(black_box(&page), N).unwrap());
             }),
         ];
+        // Every registered implementation, for the record.
+        let page = &page;
+        for (imp, out) in kt::IMPLEMENTATIONS_I64.iter().zip(&mut others).filter(|(i, _)| (i.is_available)()) {
+            contenders.push(contender(imp.name, move || {
+                (imp.func)(black_box(page), out).unwrap();
+            }));
+        }
         let t = report.race("tsfile/ts2diff-int64 (1M values)", N as f64, "G values/s", &mut contenders);
         report.add(4, "tsfile/ts2diff-int64: kernel values/s".into(), N as f64 / t[0] / 1e9, 1.0, "G/s");
         report.add(4, "tsfile/ts2diff-int64: kernel / reference".into(), t[1] / t[0], 10.0, "x");

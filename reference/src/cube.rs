@@ -587,9 +587,7 @@ fn parse_timestamp(s: &str, unit: TimeUnit) -> Result<i64, MapError> {
     for y in 1970 + cycles * 400..year {
         days += if (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 { 366 } else { 365 };
     }
-    for m in 0..(month as usize - 1) {
-        days += month_days[m];
-    }
+    days += month_days[..month as usize - 1].iter().sum::<i64>();
     days += day - 1;
     let seconds = i128::from(days) * 86_400 + i128::from(hour * 3600 + minute * 60 + second);
     let per_second: i128 = match unit {

@@ -90,9 +90,18 @@ fn unpack_w<const W: u32, T: Lane, F: FnMut(u64) -> T>(
     for g in 0..fast {
         group::<W, T, F>(packed, g * w, &mut out[g * 8..g * 8 + 8], &mut emit);
     }
-    // The rest (fewer than W + 16 + W bytes) through a zero-padded copy.
     let mut done = fast * 8;
     let mut src = fast * w;
+    // A last, partial group whose loads still fit (the caller passed bytes
+    // beyond the packed ones, e.g. the next block of the page): straight
+    // from the input, its extra lanes dropped.
+    if done < n && done + 8 > n && src + w + 16 <= packed.len() {
+        let mut tmp = [T::default(); 8];
+        group::<W, T, F>(packed, src, &mut tmp, &mut emit);
+        out[done..n].copy_from_slice(&tmp[..n - done]);
+        done = n;
+    }
+    // The rest (fewer than W + 16 + W bytes) through a zero-padded copy.
     while done < n {
         let mut buf = [0u8; TAIL];
         let rest = &packed[src.min(packed.len())..];
@@ -130,7 +139,9 @@ macro_rules! dispatch {
 }
 
 /// Unpack `n` values of `width` bits (0..=64) from `packed` (at least
-/// `ceil(n * width / 8)` bytes) into `out[..n]`.
+/// `ceil(n * width / 8)` bytes; any bytes after those are never decoded, but
+/// letting the loads reach them keeps the last group off the padded path)
+/// into `out[..n]`.
 pub(crate) fn unpack<T: Lane>(packed: &[u8], width: u32, n: usize, out: &mut [T]) {
     unpack_map(packed, width, n, out, T::from_bits)
 }
@@ -194,6 +205,16 @@ mod tests {
                 unpack(&packed, width, n, &mut out);
                 assert_eq!(&out[..n], &values[..], "width {width} n {n}");
                 assert!(out[n..].iter().all(|&v| v == 0), "wrote past n");
+                // Bytes after the packed ones (the next block of a page)
+                // may be loaded but never decoded.
+                for extra in [1usize, 15, 16, 40] {
+                    let mut longer = packed.clone();
+                    longer.extend(std::iter::repeat_n(0xA5u8, extra));
+                    let mut out = vec![0u64; n + 3];
+                    unpack(&longer, width, n, &mut out);
+                    assert_eq!(&out[..n], &values[..], "width {width} n {n} extra {extra}");
+                    assert!(out[n..].iter().all(|&v| v == 0), "wrote past n");
+                }
             }
         }
     }

@@ -103,12 +103,18 @@ fn decode_blocks<T: Lane, const FUSED: bool>(
         let dst = &mut out[n..n + b.values];
         dst[0] = T::from_bits(b.first);
         let deltas = &mut dst[1..];
-        let packed = &page[b.packed..b.packed + b.packed_len];
+        // The packed deltas and everything after them in the page: the
+        // unpacker decodes only the first `values - 1` but may load past
+        // them, which keeps every group of a block but the page's last off
+        // the padded tail path.
+        let packed = &page[b.packed..];
         if FUSED {
             let min = T::from_bits(b.min_delta);
             let mut acc = T::from_bits(b.first);
             bitpack::unpack_map(packed, b.width, b.values - 1, deltas, move |x| {
-                acc = acc.wrapping_add(min).wrapping_add(T::from_bits(x));
+                // `min + x` first: it does not depend on `acc`, so the
+                // running sum's chain is one add per value, not two.
+                acc = acc.wrapping_add(T::from_bits(x).wrapping_add(min));
                 acc
             });
         } else {
