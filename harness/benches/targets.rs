@@ -252,6 +252,7 @@ fn tsfile(report: &mut Report) {
         let Values::Double(bits) = values(DataType::Double) else { unreachable!() };
         let page = rg::encode64(&bits, Some(rg::TERMINATOR_F64));
         let mut out = vec![0f64; N];
+        let mut others: Vec<Vec<u64>> = vec![vec![0u64; N]; kg::IMPLEMENTATIONS_64.len()];
         let mut contenders = vec![
             contender("kernel", || {
                 kg::decode_f64_into(black_box(&page), kg::Stop::Count(N), &mut out).unwrap();
@@ -260,6 +261,12 @@ fn tsfile(report: &mut Report) {
                 black_box(rg::decode64(black_box(&page), rg::TERMINATOR_F64, rg::Stop::Count(N), N).unwrap());
             }),
         ];
+        let page = &page;
+        for (imp, out) in kg::IMPLEMENTATIONS_64.iter().zip(&mut others) {
+            contenders.push(contender(imp.name, move || {
+                (imp.func)(black_box(page), kg::TERMINATOR_F64, kg::Stop::Count(N), out).unwrap();
+            }));
+        }
         let t = report.race("tsfile/gorilla-double (1M values)", N as f64, "G values/s", &mut contenders);
         report.add(4, "tsfile/gorilla-double: kernel / reference".into(), t[1] / t[0], 5.0, "x");
     }

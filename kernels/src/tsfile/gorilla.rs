@@ -93,8 +93,11 @@ impl Reader<'_> {
 }
 
 /// Decode into `out` (its length is the most values accepted). `W` is the
-/// value width (32 or 64); values are produced as lanes of `T`.
-fn decode<const W: u32, T: Lane>(
+/// value width (32 or 64); values are produced as lanes of `T`. With `FAST`,
+/// values that reuse the stored window or repeat the previous one take a
+/// short loop with one 8-byte load each; new windows, errors and the page's
+/// last bytes take the checked path.
+fn decode<const W: u32, T: Lane, const FAST: bool>(
     page: &[u8],
     terminator: u64,
     stop: Stop,
@@ -153,6 +156,41 @@ fn decode<const W: u32, T: Lane>(
                 values: n,
                 consumed: r.pos.div_ceil(8),
             });
+        }
+        if FAST {
+            if let Some((lz, tz)) = window {
+                // The common case of a real series: the stored window reused
+                // (`10`) or the value repeated (`0`), value after value. One
+                // 8-byte load per value (57 valid bits hold the 2 control
+                // bits and up to 55 significant ones); a new window, a wider
+                // one or the page's last 8 bytes go to the checked path.
+                let sig = W - lz - tz;
+                if 2 + sig <= 57 {
+                    while let Some(w) = page.get(r.pos / 8..r.pos / 8 + 8) {
+                        let word = u64::from_be_bytes(w.try_into().expect("8 bytes")) << (r.pos % 8);
+                        value_start = r.pos;
+                        if word >> 63 == 0 {
+                            r.pos += 1;
+                        } else if (word >> 62) & 1 == 0 {
+                            prev ^= ((word << 2) >> (64 - sig)) << tz;
+                            r.pos += 2 + sig as usize;
+                        } else {
+                            break;
+                        }
+                        if (!count_mode && prev == terminator) || n == max {
+                            continue 'value;
+                        }
+                        out[n] = T::from_bits(prev);
+                        n += 1;
+                        if n == want {
+                            return Ok(Done {
+                                values: n,
+                                consumed: r.pos.div_ceil(8),
+                            });
+                        }
+                    }
+                }
+            }
         }
         loop {
             value_start = r.pos;
@@ -233,16 +271,16 @@ fn decode<const W: u32, T: Lane>(
 }
 
 pub fn decode_i32_into(page: &[u8], stop: Stop, out: &mut [i32]) -> Result<Done, DecodeError> {
-    decode::<32, i32>(page, TERMINATOR_I32 as u64, stop, out)
+    decode::<32, i32, true>(page, TERMINATOR_I32 as u64, stop, out)
 }
 pub fn decode_i64_into(page: &[u8], stop: Stop, out: &mut [i64]) -> Result<Done, DecodeError> {
-    decode::<64, i64>(page, TERMINATOR_I64, stop, out)
+    decode::<64, i64, true>(page, TERMINATOR_I64, stop, out)
 }
 pub fn decode_f32_into(page: &[u8], stop: Stop, out: &mut [f32]) -> Result<Done, DecodeError> {
-    decode::<32, f32>(page, TERMINATOR_F32 as u64, stop, out)
+    decode::<32, f32, true>(page, TERMINATOR_F32 as u64, stop, out)
 }
 pub fn decode_f64_into(page: &[u8], stop: Stop, out: &mut [f64]) -> Result<Done, DecodeError> {
-    decode::<64, f64>(page, TERMINATOR_F64, stop, out)
+    decode::<64, f64, true>(page, TERMINATOR_F64, stop, out)
 }
 /// 32-bit patterns with an explicit terminator (INT32 or FLOAT bits).
 pub fn decode32_into(
@@ -251,7 +289,7 @@ pub fn decode32_into(
     stop: Stop,
     out: &mut [u32],
 ) -> Result<Done, DecodeError> {
-    decode::<32, u32>(page, terminator as u64, stop, out)
+    decode::<32, u32, true>(page, terminator as u64, stop, out)
 }
 /// 64-bit patterns with an explicit terminator (INT64 or DOUBLE bits).
 pub fn decode64_into(
@@ -260,22 +298,34 @@ pub fn decode64_into(
     stop: Stop,
     out: &mut [u64],
 ) -> Result<Done, DecodeError> {
-    decode::<64, u64>(page, terminator, stop, out)
+    decode::<64, u64, true>(page, terminator, stop, out)
 }
 
 pub type Decode32 = fn(&[u8], u32, Stop, &mut [u32]) -> Result<Done, DecodeError>;
 pub type Decode64 = fn(&[u8], u64, Stop, &mut [u64]) -> Result<Done, DecodeError>;
 
-pub static IMPLEMENTATIONS_32: &[crate::Implementation<Decode32>] = &[crate::Implementation {
-    name: "gorilla/window128",
-    is_available: crate::always,
-    func: decode32_into,
-}];
-pub static IMPLEMENTATIONS_64: &[crate::Implementation<Decode64>] = &[crate::Implementation {
-    name: "gorilla/window128",
-    is_available: crate::always,
-    func: decode64_into,
-}];
+/// [`decode32_into`] without the reuse loop: every value through the
+/// checked 128-bit window path (the first kernel, kept as a second opinion).
+pub fn decode32_checked_into(page: &[u8], terminator: u32, stop: Stop, out: &mut [u32]) -> Result<Done, DecodeError> {
+    decode::<32, u32, false>(page, terminator as u64, stop, out)
+}
+
+/// [`decode64_into`] without the reuse loop.
+pub fn decode64_checked_into(page: &[u8], terminator: u64, stop: Stop, out: &mut [u64]) -> Result<Done, DecodeError> {
+    decode::<64, u64, false>(page, terminator, stop, out)
+}
+
+/// 32-bit implementations, best first.
+pub static IMPLEMENTATIONS_32: &[crate::Implementation<Decode32>] = &[
+    crate::Implementation { name: "gorilla/reuse-run", is_available: crate::always, func: decode32_into },
+    crate::Implementation { name: "gorilla/window128", is_available: crate::always, func: decode32_checked_into },
+];
+
+/// 64-bit implementations, best first.
+pub static IMPLEMENTATIONS_64: &[crate::Implementation<Decode64>] = &[
+    crate::Implementation { name: "gorilla/reuse-run", is_available: crate::always, func: decode64_into },
+    crate::Implementation { name: "gorilla/window128", is_available: crate::always, func: decode64_checked_into },
+];
 
 #[cfg(test)]
 mod tests {
