@@ -186,8 +186,11 @@ mod tests {
     #[test]
     fn every_width_and_length() {
         let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        // Under Miri (which checks every unaligned load here) a shorter
+        // list of lengths keeps the run to seconds; every width stays.
+        let lengths: &[usize] = if cfg!(miri) { &[0, 9, 17, 65] } else { &[0, 1, 7, 8, 9, 15, 16, 17, 63, 64, 65, 128, 300] };
         for width in 0..=64u32 {
-            for n in [0usize, 1, 7, 8, 9, 15, 16, 17, 63, 64, 65, 128, 300] {
+            for &n in lengths {
                 let values: Vec<u64> = (0..n)
                     .map(|_| {
                         seed ^= seed << 13;
@@ -207,9 +210,9 @@ mod tests {
                 assert!(out[n..].iter().all(|&v| v == 0), "wrote past n");
                 // Bytes after the packed ones (the next block of a page)
                 // may be loaded but never decoded.
-                for extra in [1usize, 15, 16, 40] {
+                for extra in if cfg!(miri) { &[1usize, 16][..] } else { &[1usize, 15, 16, 40][..] } {
                     let mut longer = packed.clone();
-                    longer.extend(std::iter::repeat_n(0xA5u8, extra));
+                    longer.extend(std::iter::repeat_n(0xA5u8, *extra));
                     let mut out = vec![0u64; n + 3];
                     unpack(&longer, width, n, &mut out);
                     assert_eq!(&out[..n], &values[..], "width {width} n {n} extra {extra}");
