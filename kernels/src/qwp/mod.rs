@@ -441,6 +441,44 @@ fn decode_gorilla(stream: &[u8], offset: usize, t0: i64, t1: i64, out: &mut [i64
                 next += ((63 - avail) / 8) as usize;
                 avail |= 56;
             }
+            // 32-bit DoDs (`1111` + 32 bits, the irregular case): every one
+            // is 36 bits, so after the first the next one's position is
+            // known without decoding anything, and each is read with its
+            // own load at its bit position; the loads overlap instead of
+            // queueing behind the bit buffer. The buffer is rebuilt after.
+            if buf & 0xF == 0xF {
+                let mut bit = next * 8 - avail as usize;
+                while i < n {
+                    let Some(word) = stream.get(bit / 8..bit / 8 + 8) else { break };
+                    let window = u64::from_le_bytes(word.try_into().expect("8 bytes")) >> (bit % 8);
+                    if window & 0xF != 0xF {
+                        break;
+                    }
+                    delta = delta.wrapping_add((window >> 4) as u32 as i32 as i64);
+                    t = t.wrapping_add(delta);
+                    out[i] = t;
+                    i += 1;
+                    bit += 36;
+                }
+                // Back to the buffer at `bit`: seven bytes from there (bits
+                // above `avail` must be zero for the next refill's OR), or,
+                // near the end, just the rest of the current byte so that
+                // `next * 8 - avail` is still `bit` when phase 2 takes over.
+                next = bit / 8;
+                if next <= last_load {
+                    let word: [u8; 8] = stream[next..next + 8].try_into().expect("8 bytes");
+                    buf = (u64::from_le_bytes(word) & ((1 << 56) - 1)) >> (bit % 8);
+                    avail = 56 - (bit % 8) as u32;
+                    next += 7;
+                } else if bit % 8 == 0 {
+                    (buf, avail) = (0, 0);
+                } else {
+                    buf = u64::from(stream[next] >> (bit % 8));
+                    avail = 8 - (bit % 8) as u32;
+                    next += 1;
+                }
+                continue;
+            }
             // Four short DoDs in a row (the jittered case): each one's start
             // is picked with a select on the previous one's bit 1 instead of
             // waiting for its full decode, so the four decodes overlap.
