@@ -452,9 +452,35 @@ fn judge<F: Family + ?Sized>(
     StepVerdict::Different
 }
 
+thread_local! {
+    /// Set while a decoder or reference runs under `catch_unwind`.
+    static GUARDED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// `f` under `catch_unwind`, marked as guarded for [`install_quiet_panic_hook`].
+fn guarded<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    GUARDED.with(|g| g.set(true));
+    let result = catch_unwind(AssertUnwindSafe(f)).map_err(panic_message);
+    GUARDED.with(|g| g.set(false));
+    result
+}
+
+/// A panic hook that stays silent for panics inside decoders and references
+/// (the engine catches those and reports them as outcomes, with their
+/// message) and prints every other panic — a generator or the engine itself
+/// — as the default hook would, so it is never lost.
+pub fn install_quiet_panic_hook() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if !GUARDED.with(|g| g.get()) {
+            default(info);
+        }
+    }));
+}
+
 /// Run a decoder over the steps, catching panics as outcomes.
 fn decode_guarded<F: Family + ?Sized>(decoder: &mut dyn Decoder<F>, input: &F::Input, canary: u8) -> Result<Decoded<F>, String> {
-    catch_unwind(AssertUnwindSafe(|| decoder.decode(input, canary))).map_err(panic_message)
+    guarded(|| decoder.decode(input, canary))
 }
 
 fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
@@ -467,7 +493,7 @@ fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
 }
 
 fn reference_guarded<F: Family>(family: &F, input: &F::Input) -> Result<Outcome<F>, String> {
-    catch_unwind(AssertUnwindSafe(|| family.reference(input))).map_err(panic_message)
+    guarded(|| family.reference(input))
 }
 
 /// Runs; for each canary (peers: one pass), a fresh decoder over all steps.

@@ -270,7 +270,8 @@ fn replay_command(paths: &[PathBuf], target: Option<String>, family: Option<Stri
 fn run(args: RunArgs) -> ExitCode {
     // A panicking decoder is caught and reported as a failure with its
     // message; the default hook would also print a backtrace per case.
-    std::panic::set_hook(Box::new(|_| {}));
+    // Panics anywhere else (a generator) still print.
+    crossdec_harness::engine::install_quiet_panic_hook();
     let selected: Vec<Box<dyn AnyFamily>> = if args.family.is_empty() {
         families::all()
     } else {

@@ -321,7 +321,14 @@ fn malformed_header(rng: &mut CaseRng, index: u64) -> Vec<Case<QwpInput>> {
             let at = if input.column[0] == 1 { 1 + (input.row_count as usize).div_ceil(8) } else { 1 };
             for encoding in 2..=255u8 {
                 let mut column = input.column.clone();
-                column[at] = encoding;
+                // A stream sent without FLAG_GORILLA has no encoding byte
+                // (found with 2,000 cases: an all-null raw column ended
+                // right there); insert one instead of overwriting.
+                if input.gorilla_flag {
+                    column[at] = encoding;
+                } else {
+                    column.insert(at, encoding);
+                }
                 out.push(Case::one(QwpInput { column, gorilla_flag: true, ..input.clone() }));
             }
         }
