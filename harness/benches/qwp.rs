@@ -7,36 +7,12 @@
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use crossdec_kernels::qwp as kernel;
 use crossdec_reference::qwp as reference;
-use rand::{Rng, SeedableRng};
 
 const ROWS: usize = 10_000;
 
-/// (name, timestamps): every column is sent Gorilla-encoded by the server.
-fn shapes() -> Vec<(&'static str, Vec<i64>)> {
-    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(42);
-    let start = 1_750_000_000_000_000i64;
-    let mut walk = |delta: &mut dyn FnMut(&mut rand_chacha::ChaCha8Rng) -> i64| {
-        let mut t = start;
-        (0..ROWS)
-            .map(|_| {
-                let v = t;
-                t += delta(&mut rng);
-                v
-            })
-            .collect::<Vec<_>>()
-    };
-    vec![
-        // One reading per second, exactly.
-        ("constant", walk(&mut |_| 1_000_000)),
-        // One per second with a few microseconds of jitter: the 7- and 9-bit buckets.
-        ("jittered", walk(&mut |r| 1_000_000 + r.gen_range(-100..=100))),
-        // Event times: every bucket, mostly the 32-bit one.
-        ("irregular", walk(&mut |r| r.gen_range(0..2_000_000))),
-    ]
-}
-
 fn bench(c: &mut Criterion) {
-    for (shape, values) in shapes() {
+    // Every column is sent Gorilla-encoded by the server.
+    for (shape, values) in crossdec_harness::families::qwp::benchmark_shapes(ROWS) {
         let rows: Vec<Option<i64>> = values.iter().map(|v| Some(*v)).collect();
         let (column, encoding) = reference::encode_column(&rows, true);
         assert_eq!(encoding, reference::Encoding::Gorilla, "{shape} must be Gorilla-encoded");

@@ -121,25 +121,8 @@ impl Report {
 
 fn qwp(report: &mut Report) {
     const ROWS: usize = 10_000;
-    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(42);
-    let start = 1_750_000_000_000_000i64;
-    let mut walk = |delta: &mut dyn FnMut(&mut rand_chacha::ChaCha8Rng) -> i64| {
-        let mut t = start;
-        (0..ROWS)
-            .map(|_| {
-                let v = t;
-                t += delta(&mut rng);
-                Some(v)
-            })
-            .collect::<Vec<_>>()
-    };
-    // The same three shapes as benches/qwp.rs.
-    let shapes = [
-        ("constant", walk(&mut |_| 1_000_000)),
-        ("jittered", walk(&mut |r| 1_000_000 + r.gen_range(-100..=100))),
-        ("irregular", walk(&mut |r| r.gen_range(0..2_000_000))),
-    ];
-    for (shape, rows) in shapes {
+    for (shape, values) in crossdec_harness::families::qwp::benchmark_shapes(ROWS) {
+        let rows: Vec<Option<i64>> = values.into_iter().map(Some).collect();
         if !report.wants(&format!("qwp-ts/{shape}")) {
             continue;
         }

@@ -470,7 +470,7 @@ fn decode_gorilla(stream: &[u8], offset: usize, t0: i64, t1: i64, out: &mut [i64
                     buf = (u64::from_le_bytes(word) & ((1 << 56) - 1)) >> (bit % 8);
                     avail = 56 - (bit % 8) as u32;
                     next += 7;
-                } else if bit % 8 == 0 {
+                } else if bit.is_multiple_of(8) {
                     (buf, avail) = (0, 0);
                 } else {
                     buf = u64::from(stream[next] >> (bit % 8));

@@ -362,3 +362,29 @@ fn malformed_header(rng: &mut CaseRng, index: u64) -> Vec<Case<QwpInput>> {
     }
     out
 }
+
+/// The benchmark columns (`benches/qwp.rs`, `benches/targets.rs`): `rows`
+/// timestamps of three shapes from a fixed seed. Constant: one reading per
+/// second, exactly. Jittered: one per second with up to 100 µs of jitter
+/// (the 7- and 9-bit DoD buckets). Irregular: event times up to 2 s apart
+/// (mostly the 32-bit bucket).
+pub fn benchmark_shapes(rows: usize) -> Vec<(&'static str, Vec<i64>)> {
+    use rand::SeedableRng;
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(42);
+    let start = 1_750_000_000_000_000i64;
+    let mut walk = |delta: &mut dyn FnMut(&mut rand_chacha::ChaCha8Rng) -> i64| {
+        let mut t = start;
+        (0..rows)
+            .map(|_| {
+                let v = t;
+                t += delta(&mut rng);
+                v
+            })
+            .collect::<Vec<_>>()
+    };
+    vec![
+        ("constant", walk(&mut |_| 1_000_000)),
+        ("jittered", walk(&mut |r| 1_000_000 + r.gen_range(-100..=100))),
+        ("irregular", walk(&mut |r| r.gen_range(0..2_000_000))),
+    ]
+}

@@ -13,7 +13,7 @@ use crossdec_reference::qwp as reference;
 use crate::canary;
 use crate::engine::{AllowedDifference, Case, CaseRng, Category, Decoded, Family, Implementation, Outcome, Role};
 
-pub use generate::{series, Shape};
+pub use generate::{benchmark_shapes, series, Shape};
 
 /// One column section and what its caller knows about it.
 #[derive(Debug, Clone, PartialEq, Eq)]
