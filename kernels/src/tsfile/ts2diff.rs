@@ -8,6 +8,9 @@
 
 use super::{be_u32, be_u64, bitpack, DecodeError, Done, Field, Lane};
 
+#[cfg(target_arch = "x86_64")]
+mod avx2;
+
 /// The largest `writeIndex` accepted (the writers use 128).
 pub const MAX_BLOCK_DELTAS: i64 = 1 << 16;
 
@@ -28,11 +31,7 @@ struct Block {
 #[inline(always)]
 fn header<T: Lane>(page: &[u8], at: usize, room: usize, max: usize) -> Result<Block, DecodeError> {
     let word = (T::BITS / 8) as usize;
-    let t = |field, offset| DecodeError::Truncated {
-        field,
-        offset,
-        bit: 0,
-    };
+    let t = |field, offset| DecodeError::Truncated { field, offset, bit: 0 };
     let write_index = be_u32(page, at).ok_or(t(Field::WriteIndex, at))? as i32 as i64;
     if !(0..=MAX_BLOCK_DELTAS).contains(&write_index) {
         return Err(DecodeError::BadCount {
@@ -79,21 +78,29 @@ fn header<T: Lane>(page: &[u8], at: usize, room: usize, max: usize) -> Result<Bl
 
 /// Decode a whole page into `out` (its length is the most values accepted):
 /// the width-specialised unpacker with the prefix sum fused into it (one
-/// pass; the fastest on x86_64).
-pub fn decode_into<T: Lane>(page: &[u8], out: &mut [T]) -> Result<Done, DecodeError> {
-    decode_blocks::<T, true>(page, out)
+/// pass; the fastest portable kernel).
+pub fn decode_fused_into<T: Lane>(page: &[u8], out: &mut [T]) -> Result<Done, DecodeError> {
+    decode_blocks(page, out, fused_block)
 }
 
 /// The same unpacker, then a separate `+ min` pass (vectorised) and a
 /// four-lane prefix sum over the block.
 pub fn decode_two_pass_into<T: Lane>(page: &[u8], out: &mut [T]) -> Result<Done, DecodeError> {
-    decode_blocks::<T, false>(page, out)
+    decode_blocks(page, out, |packed, width, deltas: &mut [T], first, min| {
+        let n = deltas.len();
+        bitpack::unpack(packed, width, n, deltas);
+        prefix_sum(first, min, deltas);
+    })
 }
 
+/// Walk the page's blocks; `block(packed, width, deltas, first, min_delta)`
+/// fills `deltas` (the block's values after the first) from `packed`, which
+/// starts at the block's packed deltas and runs to the end of the page.
 #[inline(always)]
-fn decode_blocks<T: Lane, const FUSED: bool>(
+fn decode_blocks<T: Lane>(
     page: &[u8],
     out: &mut [T],
+    mut block: impl FnMut(&[u8], u32, &mut [T], T, T),
 ) -> Result<Done, DecodeError> {
     let max = out.len();
     let mut pos = 0;
@@ -102,25 +109,17 @@ fn decode_blocks<T: Lane, const FUSED: bool>(
         let b = header::<T>(page, pos, max - n, max)?;
         let dst = &mut out[n..n + b.values];
         dst[0] = T::from_bits(b.first);
-        let deltas = &mut dst[1..];
         // The packed deltas and everything after them in the page: the
-        // unpacker decodes only the first `values - 1` but may load past
+        // unpackers decode only the first `values - 1` but may load past
         // them, which keeps every group of a block but the page's last off
         // the padded tail path.
-        let packed = &page[b.packed..];
-        if FUSED {
-            let min = T::from_bits(b.min_delta);
-            let mut acc = T::from_bits(b.first);
-            bitpack::unpack_map(packed, b.width, b.values - 1, deltas, move |x| {
-                // `min + x` first: it does not depend on `acc`, so the
-                // running sum's chain is one add per value, not two.
-                acc = acc.wrapping_add(T::from_bits(x).wrapping_add(min));
-                acc
-            });
-        } else {
-            bitpack::unpack(packed, b.width, b.values - 1, deltas);
-            prefix_sum(T::from_bits(b.first), T::from_bits(b.min_delta), deltas);
-        }
+        block(
+            &page[b.packed..],
+            b.width,
+            &mut dst[1..],
+            T::from_bits(b.first),
+            T::from_bits(b.min_delta),
+        );
         n += b.values;
         pos = b.packed + b.packed_len;
     }
@@ -128,6 +127,19 @@ fn decode_blocks<T: Lane, const FUSED: bool>(
         values: n,
         consumed: pos,
     })
+}
+
+/// One block's values after `acc` (the value before them): unpack and
+/// running sum in one pass.
+#[inline(always)]
+fn fused_block<T: Lane>(packed: &[u8], width: u32, deltas: &mut [T], mut acc: T, min: T) {
+    let n = deltas.len();
+    bitpack::unpack_map(packed, width, n, deltas, move |x| {
+        // `min + x` first: it does not depend on `acc`, so the running
+        // sum's chain is one add per value, not two.
+        acc = acc.wrapping_add(T::from_bits(x).wrapping_add(min));
+        acc
+    });
 }
 
 /// `v_i = v_(i-1) + min + packed_i`, in place over the unpacked lanes. The
@@ -171,12 +183,24 @@ pub fn count<T: Lane>(page: &[u8], max: usize) -> Result<usize, DecodeError> {
     Ok(n)
 }
 
+/// Decode an INT32 page with the best kernel this CPU has (`ts2diff/avx2`
+/// where AVX2 is present, else `ts2diff/fused`).
 pub fn decode_i32_into(page: &[u8], out: &mut [i32]) -> Result<Done, DecodeError> {
-    decode_into(page, out)
+    #[cfg(target_arch = "x86_64")]
+    if avx2::available() {
+        return avx2::decode_into(page, out);
+    }
+    decode_fused_into(page, out)
 }
 
+/// Decode an INT64 page with the best kernel this CPU has (`ts2diff/avx2`
+/// where AVX2 is present, else `ts2diff/fused`).
 pub fn decode_i64_into(page: &[u8], out: &mut [i64]) -> Result<Done, DecodeError> {
-    decode_into(page, out)
+    #[cfg(target_arch = "x86_64")]
+    if avx2::available() {
+        return avx2::decode_into(page, out);
+    }
+    decode_fused_into(page, out)
 }
 
 /// Block-at-a-time without the width-specialised unpacker: each delta read
@@ -224,10 +248,16 @@ pub type DecodeI64 = fn(&[u8], &mut [i64]) -> Result<Done, DecodeError>;
 
 /// INT32 implementations, best first.
 pub static IMPLEMENTATIONS_I32: &[crate::Implementation<DecodeI32>] = &[
+    #[cfg(target_arch = "x86_64")]
+    crate::Implementation {
+        name: "ts2diff/avx2",
+        is_available: avx2::available,
+        func: avx2::decode_into::<i32>,
+    },
     crate::Implementation {
         name: "ts2diff/fused",
         is_available: crate::always,
-        func: decode_into::<i32>,
+        func: decode_fused_into::<i32>,
     },
     crate::Implementation {
         name: "ts2diff/two-pass",
@@ -243,10 +273,16 @@ pub static IMPLEMENTATIONS_I32: &[crate::Implementation<DecodeI32>] = &[
 
 /// INT64 implementations, best first.
 pub static IMPLEMENTATIONS_I64: &[crate::Implementation<DecodeI64>] = &[
+    #[cfg(target_arch = "x86_64")]
+    crate::Implementation {
+        name: "ts2diff/avx2",
+        is_available: avx2::available,
+        func: avx2::decode_into::<i64>,
+    },
     crate::Implementation {
         name: "ts2diff/fused",
         is_available: crate::always,
-        func: decode_into::<i64>,
+        func: decode_fused_into::<i64>,
     },
     crate::Implementation {
         name: "ts2diff/two-pass",
@@ -268,11 +304,7 @@ mod tests {
         // A hand-built block: deltas all equal (width 0) or given via width 8.
         let mut out = Vec::new();
         out.extend_from_slice(&((values.len() - 1) as u32).to_be_bytes());
-        let d = if values.len() > 1 {
-            values[1] - values[0]
-        } else {
-            0
-        };
+        let d = if values.len() > 1 { values[1] - values[0] } else { 0 };
         out.extend_from_slice(&0u32.to_be_bytes());
         out.extend_from_slice(&d.to_be_bytes());
         out.extend_from_slice(&values[0].to_be_bytes());
@@ -307,26 +339,11 @@ mod tests {
     fn header_errors_in_order() {
         let page = block64(&[1, 2]);
         let mut out = [0i64; 4];
-        let t = |field, offset| {
-            Err(DecodeError::Truncated {
-                field,
-                offset,
-                bit: 0,
-            })
-        };
-        assert_eq!(
-            decode_i64_into(&page[..3], &mut out),
-            t(Field::WriteIndex, 0)
-        );
+        let t = |field, offset| Err(DecodeError::Truncated { field, offset, bit: 0 });
+        assert_eq!(decode_i64_into(&page[..3], &mut out), t(Field::WriteIndex, 0));
         assert_eq!(decode_i64_into(&page[..7], &mut out), t(Field::BitWidth, 4));
-        assert_eq!(
-            decode_i64_into(&page[..15], &mut out),
-            t(Field::MinDeltaBase, 8)
-        );
-        assert_eq!(
-            decode_i64_into(&page[..23], &mut out),
-            t(Field::FirstValue, 16)
-        );
+        assert_eq!(decode_i64_into(&page[..15], &mut out), t(Field::MinDeltaBase, 8));
+        assert_eq!(decode_i64_into(&page[..23], &mut out), t(Field::FirstValue, 16));
         let mut wide = page.clone();
         wide[7] = 1;
         assert_eq!(decode_i64_into(&wide, &mut out), t(Field::Packed, 24));
