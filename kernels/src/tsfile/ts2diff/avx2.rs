@@ -101,6 +101,11 @@ fn fast_groups(len: usize, width: u32, n: usize) -> (usize, usize) {
         return (0, 0);
     }
     let w = width as usize;
+    // The usual case, without a division: every group's loads fit (the
+    // page goes on after this block).
+    if n.div_ceil(8) * w + 16 <= len {
+        return (n / 8, n % 8);
+    }
     let fit = (len - 16 - w) / w + 1;
     let groups = fit.min(n / 8);
     let partial = if groups < fit { n % 8 } else { 0 };
