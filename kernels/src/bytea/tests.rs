@@ -157,3 +157,28 @@ fn to_vec_and_dispatch() {
     assert_eq!(decode_to_vec(b"\\\\x"), Ok(b"\\x".to_vec()));
     assert!((crate::best(&HEX_KERNELS).is_available)());
 }
+
+/// The bound is exact for hex without whitespace (a caller sizing a buffer
+/// with it gets no slack and no error) and the input length for escape.
+#[test]
+fn decoded_len_bound_is_exact_for_plain_hex() {
+    assert_eq!(decoded_len_bound(b"\\x"), 0);
+    assert_eq!(decoded_len_bound(b"\\x00"), 1);
+    assert_eq!(decoded_len_bound(b"\\xDEADbeef"), 4);
+    assert_eq!(decoded_len_bound(b"\\x0 0"), 1);
+    assert_eq!(decoded_len_bound(b"ab\\\\c"), 5);
+    let mut out = [0u8; 4];
+    assert_eq!(decode_into_with(best_hex(), best_escape(), b"\\xDEADbeef", &mut out), Ok(4));
+    assert_eq!(out, [0xDE, 0xAD, 0xBE, 0xEF]);
+    assert_eq!(decode_into_with(best_hex(), best_escape(), b"\\xDEADbeef", &mut out[..3]), Err(DecodeError::too_small()));
+}
+
+/// A registry entry whose kernel is not compiled for this target panics when
+/// forced instead of decoding (or pretending to) under its name.
+#[cfg(not(target_arch = "aarch64"))]
+#[test]
+#[should_panic(expected = "not compiled for this target")]
+fn forcing_a_kernel_not_compiled_here_panics() {
+    let neon = HEX_KERNELS.iter().find(|k| k.name == "hex-neon").unwrap();
+    let _ = (neon.func)(b"00", &mut [0u8; 1]);
+}
