@@ -391,4 +391,19 @@ mod tests {
             })
         );
     }
+
+    #[test]
+    fn float_entry_points_give_the_values() {
+        // A first value, then `0` controls (repeats).
+        let mut page = 1.5f32.to_bits().to_be_bytes().to_vec();
+        page.push(0);
+        let mut out = [0f32; 4];
+        assert_eq!(decode_f32_into(&page, Stop::Count(3), &mut out), Ok(Done { values: 3, consumed: 5 }));
+        assert_eq!(out, [1.5, 1.5, 1.5, 0.0]);
+        let mut page = (-2.25f64).to_bits().to_be_bytes().to_vec();
+        page.push(0);
+        let mut out = [0f64; 3];
+        assert_eq!(decode_f64_into(&page, Stop::Count(2), &mut out), Ok(Done { values: 2, consumed: 9 }));
+        assert_eq!(out, [-2.25, -2.25, 0.0]);
+    }
 }

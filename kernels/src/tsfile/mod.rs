@@ -114,6 +114,11 @@ pub trait Lane: Copy + Default + Send + Sync + 'static {
     /// Width of the type in bits.
     const BITS: u32;
     fn from_bits(v: u64) -> Self;
+}
+
+/// An integer lane: TS_2DIFF also reads one back and adds with wrapping
+/// (the float lanes only ever take bit patterns).
+pub trait IntLane: Lane {
     fn to_bits(self) -> u64;
     fn wrapping_add(self, other: Self) -> Self;
 }
@@ -126,6 +131,8 @@ macro_rules! lane_int {
             fn from_bits(v: u64) -> Self {
                 v as $u as $t
             }
+        }
+        impl IntLane for $t {
             #[inline(always)]
             fn to_bits(self) -> u64 {
                 self as $u as u64
@@ -148,13 +155,6 @@ impl Lane for f32 {
     fn from_bits(v: u64) -> Self {
         f32::from_bits(v as u32)
     }
-    #[inline(always)]
-    fn to_bits(self) -> u64 {
-        f32::to_bits(self) as u64
-    }
-    fn wrapping_add(self, other: Self) -> Self {
-        self + other
-    }
 }
 
 impl Lane for f64 {
@@ -162,13 +162,6 @@ impl Lane for f64 {
     #[inline(always)]
     fn from_bits(v: u64) -> Self {
         f64::from_bits(v)
-    }
-    #[inline(always)]
-    fn to_bits(self) -> u64 {
-        f64::to_bits(self)
-    }
-    fn wrapping_add(self, other: Self) -> Self {
-        self + other
     }
 }
 
@@ -212,4 +205,30 @@ pub(crate) fn be_u64(data: &[u8], at: usize) -> Option<u64> {
     Some(u64::from_be_bytes(
         data.get(at..at.checked_add(8)?)?.try_into().ok()?,
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every error's message names what went wrong and where.
+    #[test]
+    fn every_error_message_says_what_and_where() {
+        let cases = [
+            (DecodeError::Truncated { field: Field::FirstValue, offset: 17, bit: 3 }, &["FirstValue", "17", "bit 3"][..]),
+            (DecodeError::BadBitWidth { width: 65, max: 64, offset: 4 }, &["65", "64", "byte 4"]),
+            (DecodeError::BadCount { field: Field::WriteIndex, count: -1, offset: 0 }, &["WriteIndex", "-1", "byte 0"]),
+            (DecodeError::NoWindow { offset: 9, bit: 2 }, &["window", "byte 9", "bit 2"]),
+            (DecodeError::BadWindow { leading: 31, significant: 40, offset: 12, bit: 5 }, &["31", "40", "byte 12", "bit 5"]),
+            (DecodeError::BadVarint { offset: 6 }, &["varint", "byte 6"]),
+            (DecodeError::BadBoolean { byte: 2, offset: 8 }, &["boolean byte 2", "byte 8"]),
+            (DecodeError::TooManyValues { max: 100, offset: 44 }, &["100", "byte 44"]),
+        ];
+        for (error, words) in cases {
+            let text = error.to_string();
+            for word in words {
+                assert!(text.contains(word), "{error:?} displays as {text:?}, without {word:?}");
+            }
+        }
+    }
 }

@@ -6,7 +6,7 @@
 //! `+ min`, then a four-lane running sum), or with a generic per-value bit
 //! read (`ts2diff/generic`, the portable baseline).
 
-use super::{be_u32, be_u64, bitpack, DecodeError, Done, Field, Lane};
+use super::{be_u32, be_u64, bitpack, DecodeError, Done, Field, IntLane};
 
 #[cfg(target_arch = "x86_64")]
 mod avx2;
@@ -29,7 +29,7 @@ struct Block {
 /// Parse and check the header of the block at `at`, with `room` more values
 /// allowed. Reports errors in stream order.
 #[inline(always)]
-fn header<T: Lane>(page: &[u8], at: usize, room: usize, max: usize) -> Result<Block, DecodeError> {
+fn header<T: IntLane>(page: &[u8], at: usize, room: usize, max: usize) -> Result<Block, DecodeError> {
     let word = (T::BITS / 8) as usize;
     let t = |field, offset| DecodeError::Truncated { field, offset, bit: 0 };
     let write_index = be_u32(page, at).ok_or(t(Field::WriteIndex, at))? as i32 as i64;
@@ -79,13 +79,13 @@ fn header<T: Lane>(page: &[u8], at: usize, room: usize, max: usize) -> Result<Bl
 /// Decode a whole page into `out` (its length is the most values accepted):
 /// the width-specialised unpacker with the prefix sum fused into it (one
 /// pass; the fastest portable kernel).
-pub fn decode_fused_into<T: Lane>(page: &[u8], out: &mut [T]) -> Result<Done, DecodeError> {
+pub fn decode_fused_into<T: IntLane>(page: &[u8], out: &mut [T]) -> Result<Done, DecodeError> {
     decode_blocks(page, out, fused_block)
 }
 
 /// The same unpacker, then a separate `+ min` pass (vectorised) and a
 /// four-lane prefix sum over the block.
-pub fn decode_two_pass_into<T: Lane>(page: &[u8], out: &mut [T]) -> Result<Done, DecodeError> {
+pub fn decode_two_pass_into<T: IntLane>(page: &[u8], out: &mut [T]) -> Result<Done, DecodeError> {
     decode_blocks(page, out, |packed, width, deltas: &mut [T], first, min| {
         let n = deltas.len();
         bitpack::unpack(packed, width, n, deltas);
@@ -97,7 +97,7 @@ pub fn decode_two_pass_into<T: Lane>(page: &[u8], out: &mut [T]) -> Result<Done,
 /// fills `deltas` (the block's values after the first) from `packed`, which
 /// starts at the block's packed deltas and runs to the end of the page.
 #[inline(always)]
-fn decode_blocks<T: Lane>(
+fn decode_blocks<T: IntLane>(
     page: &[u8],
     out: &mut [T],
     mut block: impl FnMut(&[u8], u32, &mut [T], T, T),
@@ -132,7 +132,7 @@ fn decode_blocks<T: Lane>(
 /// One block's values after `acc` (the value before them): unpack and
 /// running sum in one pass.
 #[inline(always)]
-fn fused_block<T: Lane>(packed: &[u8], width: u32, deltas: &mut [T], mut acc: T, min: T) {
+fn fused_block<T: IntLane>(packed: &[u8], width: u32, deltas: &mut [T], mut acc: T, min: T) {
     let n = deltas.len();
     bitpack::unpack_map(packed, width, n, deltas, move |x| {
         // `min + x` first: it does not depend on `acc`, so the running
@@ -147,7 +147,7 @@ fn fused_block<T: Lane>(packed: &[u8], width: u32, deltas: &mut [T], mut acc: T,
 /// time (local sums first, then the carry), which keeps the dependency chain
 /// at one add per value.
 #[inline(always)]
-fn prefix_sum<T: Lane>(first: T, min: T, deltas: &mut [T]) {
+fn prefix_sum<T: IntLane>(first: T, min: T, deltas: &mut [T]) {
     for d in deltas.iter_mut() {
         *d = d.wrapping_add(min);
     }
@@ -172,7 +172,7 @@ fn prefix_sum<T: Lane>(first: T, min: T, deltas: &mut [T]) {
 
 /// How many values a page holds, walking block headers only (checks them as
 /// [`decode_into`] does, with `max` values allowed). For sizing a buffer.
-pub fn count<T: Lane>(page: &[u8], max: usize) -> Result<usize, DecodeError> {
+pub fn count<T: IntLane>(page: &[u8], max: usize) -> Result<usize, DecodeError> {
     let mut pos = 0;
     let mut n = 0;
     while pos < page.len() {
@@ -205,7 +205,7 @@ pub fn decode_i64_into(page: &[u8], out: &mut [i64]) -> Result<Done, DecodeError
 
 /// Block-at-a-time without the width-specialised unpacker: each delta read
 /// with a generic shift from a big-endian word. The portable baseline entry.
-pub fn decode_generic_into<T: Lane>(page: &[u8], out: &mut [T]) -> Result<Done, DecodeError> {
+pub fn decode_generic_into<T: IntLane>(page: &[u8], out: &mut [T]) -> Result<Done, DecodeError> {
     let max = out.len();
     let mut pos = 0;
     let mut n = 0;

@@ -13,7 +13,7 @@
 //! Wider blocks, width 0, and each block's last partial group go through the
 //! portable fused kernel, continuing from the last value written here.
 
-use super::super::{DecodeError, Done, Lane};
+use super::super::{DecodeError, Done, IntLane};
 use core::arch::x86_64::*;
 
 /// Widths handled here: a delta and its bit offset inside its first byte
@@ -65,7 +65,7 @@ const fn shifts(w: u32) -> [u32; 8] {
 
 /// Decode a page (same contract as [`super::decode_fused_into`]). Without
 /// AVX2 it runs the portable fused kernel, so forcing it is always safe.
-pub fn decode_into<T: Lane>(page: &[u8], out: &mut [T]) -> Result<Done, DecodeError> {
+pub fn decode_into<T: IntLane>(page: &[u8], out: &mut [T]) -> Result<Done, DecodeError> {
     if !available() || !(T::BITS == 32 || T::BITS == 64) {
         return super::decode_fused_into(page, out);
     }
@@ -74,7 +74,7 @@ pub fn decode_into<T: Lane>(page: &[u8], out: &mut [T]) -> Result<Done, DecodeEr
 }
 
 #[target_feature(enable = "avx2")]
-unsafe fn decode_avx2<T: Lane>(page: &[u8], out: &mut [T]) -> Result<Done, DecodeError> {
+unsafe fn decode_avx2<T: IntLane>(page: &[u8], out: &mut [T]) -> Result<Done, DecodeError> {
     super::decode_blocks(page, out, |packed, width, deltas: &mut [T], first, min| {
         let (groups, partial) = fast_groups(packed.len(), width, deltas.len());
         let done = groups * 8 + partial;
@@ -126,7 +126,7 @@ macro_rules! widths {
 /// `partial` is not 0, inside `packed`; `groups * 8 + partial <=
 /// deltas.len()`; `T` is 32 or 64 bits wide.
 #[inline(always)]
-unsafe fn dispatch<T: Lane>(
+unsafe fn dispatch<T: IntLane>(
     packed: &[u8],
     width: u32,
     groups: usize,
