@@ -169,9 +169,11 @@ impl Lane for f64 {
 /// Returns (value, bytes).
 #[inline]
 pub(crate) fn uvarint32(data: &[u8], at: usize, field: Field) -> Result<(u32, usize), DecodeError> {
-    // Fast path: one byte.
+    // Fast path: one byte. (Written as a comparison: `b & 0x80 == 0` here
+    // has an equivalent mutant, `|`, that only sends every varint down the
+    // general loop.)
     if let Some(&b) = data.get(at) {
-        if b & 0x80 == 0 {
+        if b < 0x80 {
             return Ok((b as u32, 1));
         }
     }
@@ -230,5 +232,18 @@ mod tests {
                 assert!(text.contains(word), "{error:?} displays as {text:?}, without {word:?}");
             }
         }
+    }
+
+    /// LEB128 at the edges of u32: the largest value is 5 bytes and legal,
+    /// one bit more is not; a sixth byte is never read.
+    #[test]
+    fn uvarint32_edges() {
+        let f = Field::Varint;
+        assert_eq!(uvarint32(&[0x7F], 0, f), Ok((127, 1)));
+        assert_eq!(uvarint32(&[9, 0x80, 0x01], 1, f), Ok((128, 2)));
+        assert_eq!(uvarint32(&[0xFF, 0xFF, 0xFF, 0xFF, 0x0F], 0, f), Ok((u32::MAX, 5)));
+        assert_eq!(uvarint32(&[0xFF, 0xFF, 0xFF, 0xFF, 0x1F], 0, f), Err(DecodeError::BadVarint { offset: 0 }));
+        assert_eq!(uvarint32(&[0x80, 0x80, 0x80, 0x80, 0x80, 0x00], 0, f), Err(DecodeError::BadVarint { offset: 0 }));
+        assert_eq!(uvarint32(&[0x80, 0x80], 0, f), Err(DecodeError::Truncated { field: f, offset: 0, bit: 0 }));
     }
 }
