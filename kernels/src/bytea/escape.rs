@@ -12,7 +12,9 @@ const HIGH: u64 = 0x8080_8080_8080_8080;
 #[inline]
 fn sequence(text: &[u8], i: usize) -> Result<(u8, usize), DecodeError> {
     if let Some(&[a @ b'0'..=b'3', b @ b'0'..=b'7', c @ b'0'..=b'7']) = text.get(i + 1..i + 4) {
-        return Ok((((a - b'0') << 6) | ((b - b'0') << 3) | (c - b'0'), 4));
+        // Sums of the digits' weights (at most 3 * 64 + 7 * 8 + 7 = 255):
+        // with disjoint bit fields, `|` and `^` would be the same function.
+        return Ok(((a - b'0') * 64 + (b - b'0') * 8 + (c - b'0'), 4));
     }
     if text.get(i + 1) == Some(&b'\\') {
         Ok((b'\\', 2))
