@@ -182,3 +182,46 @@ fn forcing_a_kernel_not_compiled_here_panics() {
     let neon = HEX_KERNELS.iter().find(|k| k.name == "hex-neon").unwrap();
     let _ = (neon.func)(b"00", &mut [0u8; 1]);
 }
+
+/// Long inputs at every alignment of input and output: the SIMD kernels
+/// start with a few scalar pairs to align their loads (or stores), so an
+/// error, whitespace or the switch to vectors may fall inside that prologue,
+/// right after it, or far from it. Each kernel must give the scalar
+/// kernel's answer: same bytes, same error at the same offset.
+#[test]
+fn long_inputs_at_every_alignment_match_the_scalar_kernel() {
+    let data = bytes(11, 1100);
+    let digits = hex_text(&data, false).split_off(2);
+    let shifts: Vec<usize> = if cfg!(miri) { vec![0, 1, 2, 31] } else { (0..64).collect() };
+    let marks: &[usize] = if cfg!(miri) { &[3, 40] } else { &[0, 1, 2, 3, 29, 30, 31, 32, 33, 62, 63, 64, 65, 66, 200, 2199] };
+    let mut cases: Vec<(String, Vec<u8>)> = vec![("plain".into(), digits.clone())];
+    for &m in marks {
+        let mut bad = digits.clone();
+        bad[m] = b'g';
+        cases.push((format!("'g' at {m}"), bad));
+        let mut spaced = digits.clone();
+        spaced.insert(m - m % 2, b' ');
+        cases.push((format!("space before pair at {}", m - m % 2), spaced));
+    }
+    let scalar = |d: &[u8]| {
+        let mut out = vec![0u8; d.len() / 2];
+        scalar::decode(d, &mut out).map(|n| out[..n].to_vec())
+    };
+    for (what, input) in &cases {
+        let want = scalar(input);
+        // The plain input must decode to the data (the scalar kernel is
+        // checked too, not only trusted).
+        if what == "plain" {
+            assert_eq!(want.as_deref(), Ok(&data[..]));
+        }
+        for k in available_hex() {
+            for &shift in &shifts {
+                let mut src = vec![b'0'; shift];
+                src.extend_from_slice(input);
+                let mut out = vec![0u8; input.len() / 2 + shift];
+                let got = (k.func)(&src[shift..], &mut out[shift % 32..]).map(|n| out[shift % 32..][..n].to_vec());
+                assert_eq!(got, want, "{} {what}, input shifted {shift}", k.name);
+            }
+        }
+    }
+}

@@ -45,6 +45,19 @@ macro_rules! drive {
         }
         let mut tmp = [0u8; $in / 2];
         let (mut i, mut o) = (0usize, 0usize);
+        // Long inputs: a few pairs in scalar first, so that the vector loads
+        // start on a 32-byte boundary (possible when the input starts at an
+        // even address), or else the stores do. Loads and stores that split
+        // a cache line measured 4-10% slower on Zen 3.
+        let in_skew = digits.as_ptr() as usize % 32;
+        let pairs = if in_skew % 2 == 0 {
+            (32 - in_skew) % 32 / 2
+        } else {
+            (32 - out.as_ptr() as usize % 32) % 32
+        };
+        if digits.len() >= 8 * $in && pairs != 0 {
+            (i, o) = scalar::run(digits, 0, out, 0, 2 * pairs)?;
+        }
         loop {
             // The hot loop makes no calls, so the block's constants stay in
             // registers (every vector register is caller-saved).
