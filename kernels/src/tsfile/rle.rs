@@ -4,19 +4,17 @@
 
 use super::{bitpack, uvarint32, DecodeError, Done, Field, Lane};
 
+/// A run value of `bytes.len()` (at most 8) bytes, zero-extended.
 #[inline(always)]
 fn run_value(bytes: &[u8], big_endian: bool) -> u64 {
-    let mut v = 0u64;
+    let mut word = [0u8; 8];
     if big_endian {
-        for &b in bytes {
-            v = (v << 8) | b as u64;
-        }
+        word[8 - bytes.len()..].copy_from_slice(bytes);
+        u64::from_be_bytes(word)
     } else {
-        for &b in bytes.iter().rev() {
-            v = (v << 8) | b as u64;
-        }
+        word[..bytes.len()].copy_from_slice(bytes);
+        u64::from_le_bytes(word)
     }
-    v
 }
 
 /// Decode into `out`; `T::BITS` picks INT32 (little-endian run values) or
