@@ -139,9 +139,8 @@ pub fn decode_bool_into(
     scratch: &mut Vec<u32>,
     out: &mut [bool],
 ) -> Result<Done, DecodeError> {
-    if scratch.len() < out.len() {
-        scratch.resize(out.len(), 0);
-    }
+    // Grow only (a no-op when the scratch is already long enough).
+    scratch.resize(scratch.len().max(out.len()), 0);
     let done = decode_into::<u32>(page, &mut scratch[..out.len()])?;
     for (o, &v) in out.iter_mut().zip(&scratch[..done.values]) {
         *o = v != 0;
