@@ -282,6 +282,16 @@ unsafe fn groups32<const W: u32>(packed: &[u8], groups: usize, partial: usize, o
 mod tests {
     use super::*;
 
+    /// The kernel is offered exactly where the CPU has AVX2 (its other tests
+    /// skip without it, so a detection that always said no would leave them
+    /// passing with nothing checked).
+    #[test]
+    fn offered_exactly_where_the_cpu_has_avx2() {
+        assert_eq!(available(), std::arch::is_x86_feature_detected!("avx2"));
+        let listed = super::super::IMPLEMENTATIONS_I64.iter().find(|i| i.name == "ts2diff/avx2").expect("registered");
+        assert_eq!((listed.is_available)(), available());
+    }
+
     /// The tables against a direct reading of the layout: every delta's
     /// bits sit inside the four bytes the shuffle picks, at the shift given.
     #[test]
