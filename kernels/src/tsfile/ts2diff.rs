@@ -1,7 +1,8 @@
 //! TS_2DIFF for INT32 and INT64 (also the time column's encoding): whole
 //! blocks at a time. Each block's header is read with big-endian word loads,
 //! its packed deltas unpacked by the width-specialised group unpacker, and the
-//! values rebuilt by a wrapping prefix sum: fused into the unpacking
+//! values rebuilt by a wrapping prefix sum: eight at a time in AVX2 lanes
+//! (`ts2diff/avx2`, x86_64, see its module), fused into the unpacking
 //! (`ts2diff/fused`), or as separate passes (`ts2diff/two-pass`: a vector
 //! `+ min`, then a four-lane running sum), or with a generic per-value bit
 //! read (`ts2diff/generic`, the portable baseline).
@@ -171,7 +172,8 @@ fn prefix_sum<T: IntLane>(first: T, min: T, deltas: &mut [T]) {
 }
 
 /// How many values a page holds, walking block headers only (checks them as
-/// [`decode_into`] does, with `max` values allowed). For sizing a buffer.
+/// [`decode_fused_into`] does, with `max` values allowed). For sizing a
+/// buffer.
 pub fn count<T: IntLane>(page: &[u8], max: usize) -> Result<usize, DecodeError> {
     let mut pos = 0;
     let mut n = 0;
@@ -183,24 +185,26 @@ pub fn count<T: IntLane>(page: &[u8], max: usize) -> Result<usize, DecodeError> 
     Ok(n)
 }
 
+/// `ts2diff/avx2` on x86_64 (it runs `ts2diff/fused` itself when the CPU
+/// has no AVX2), `ts2diff/fused` elsewhere.
+#[inline(always)]
+fn decode_best_into<T: IntLane>(page: &[u8], out: &mut [T]) -> Result<Done, DecodeError> {
+    #[cfg(target_arch = "x86_64")]
+    return avx2::decode_into(page, out);
+    #[cfg(not(target_arch = "x86_64"))]
+    decode_fused_into(page, out)
+}
+
 /// Decode an INT32 page with the best kernel this CPU has (`ts2diff/avx2`
 /// where AVX2 is present, else `ts2diff/fused`).
 pub fn decode_i32_into(page: &[u8], out: &mut [i32]) -> Result<Done, DecodeError> {
-    #[cfg(target_arch = "x86_64")]
-    if avx2::available() {
-        return avx2::decode_into(page, out);
-    }
-    decode_fused_into(page, out)
+    decode_best_into(page, out)
 }
 
 /// Decode an INT64 page with the best kernel this CPU has (`ts2diff/avx2`
 /// where AVX2 is present, else `ts2diff/fused`).
 pub fn decode_i64_into(page: &[u8], out: &mut [i64]) -> Result<Done, DecodeError> {
-    #[cfg(target_arch = "x86_64")]
-    if avx2::available() {
-        return avx2::decode_into(page, out);
-    }
-    decode_fused_into(page, out)
+    decode_best_into(page, out)
 }
 
 /// Block-at-a-time without the width-specialised unpacker: each delta read
