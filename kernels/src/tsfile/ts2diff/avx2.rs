@@ -338,6 +338,19 @@ mod tests {
         out
     }
 
+    /// Decode `page` as `T` lanes: every value as built (its low `T::BITS`
+    /// bits), the whole page consumed, nothing written past the values.
+    fn check_page<T: IntLane + std::fmt::Debug>(page: &[u8], want: &[u64], what: &str) {
+        let mask = if T::BITS == 64 { u64::MAX } else { (1 << T::BITS) - 1 };
+        let mut out = vec![T::default(); want.len() + 2];
+        let done = decode_into(page, &mut out).expect(what);
+        assert_eq!(done, Done { values: want.len(), consumed: page.len() }, "{what}");
+        let got: Vec<u64> = out[..want.len()].iter().map(|v| v.to_bits()).collect();
+        let want: Vec<u64> = want.iter().map(|v| v & mask).collect();
+        assert_eq!(got, want, "{what}");
+        assert!(out[want.len()..].iter().all(|v| v.to_bits() == 0), "{what}: wrote past the values");
+    }
+
     /// Pages of one to three blocks, for every width around the kernel's
     /// range and delta counts that end on and off a group of eight, with
     /// extreme first values and minimum deltas (the sums wrap), checked
@@ -391,34 +404,9 @@ mod tests {
                         }
                         let what = format!("word {word} width {width} n {n} blocks {blocks}");
                         if word == 8 {
-                            let mut out = vec![0i64; want.len() + 2];
-                            let done = decode_into(&page, &mut out).expect(&what);
-                            assert_eq!(
-                                done,
-                                Done {
-                                    values: want.len(),
-                                    consumed: page.len()
-                                },
-                                "{what}"
-                            );
-                            let got: Vec<u64> = out[..want.len()].iter().map(|&v| v as u64).collect();
-                            assert_eq!(got, want, "{what}");
-                            assert_eq!(out[want.len()..], [0, 0], "{what}: wrote past the values");
+                            check_page::<i64>(&page, &want, &what);
                         } else {
-                            let want: Vec<u32> = want.iter().map(|&v| v as u32).collect();
-                            let mut out = vec![0i32; want.len() + 2];
-                            let done = decode_into(&page, &mut out).expect(&what);
-                            assert_eq!(
-                                done,
-                                Done {
-                                    values: want.len(),
-                                    consumed: page.len()
-                                },
-                                "{what}"
-                            );
-                            let got: Vec<u32> = out[..want.len()].iter().map(|&v| v as u32).collect();
-                            assert_eq!(got, want, "{what}");
-                            assert_eq!(out[want.len()..], [0, 0], "{what}: wrote past the values");
+                            check_page::<i32>(&page, &want, &what);
                         }
                     }
                 }
