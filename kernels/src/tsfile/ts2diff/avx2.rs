@@ -190,12 +190,10 @@ unsafe fn group_prefix<const W: u32>(src: *const u8, shuffle: __m256i, shift: __
     _mm256_add_epi32(sum, _mm256_permute2x128_si256::<0x08>(low_total, low_total))
 }
 
-/// # Safety
-/// AVX2 present; `(groups + (partial > 0)) * W + 16 <= packed.len()`; `out`
-/// valid for `groups * 8 + partial` writes of u64; `partial < 8`.
+/// The per-width `pshufb` control, shift counts and value mask, in vectors.
+#[inline]
 #[target_feature(enable = "avx2")]
-unsafe fn groups64<const W: u32>(packed: &[u8], groups: usize, partial: usize, out: *mut u64, first: u64, min: u64) {
-    debug_assert!((groups + (partial > 0) as usize) * W as usize + 16 <= packed.len());
+fn gather_vectors<const W: u32>() -> (__m256i, __m256i, __m256i) {
     // SAFETY: the tables are 32 bytes; `loadu` has no alignment needs.
     let (shuffle, shift) = unsafe {
         (
@@ -203,7 +201,26 @@ unsafe fn groups64<const W: u32>(packed: &[u8], groups: usize, partial: usize, o
             _mm256_loadu_si256(Layout::<W>::SHIFT.as_ptr().cast()),
         )
     };
-    let mask = _mm256_set1_epi32(((1u64 << W) - 1) as i32);
+    (shuffle, shift, _mm256_set1_epi32(((1u64 << W) - 1) as i32))
+}
+
+/// Eight 32-bit running sums as two vectors of four u64.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn widen(sum: __m256i) -> (__m256i, __m256i) {
+    (
+        _mm256_cvtepu32_epi64(_mm256_castsi256_si128(sum)),
+        _mm256_cvtepu32_epi64(_mm256_extracti128_si256::<1>(sum)),
+    )
+}
+
+/// # Safety
+/// AVX2 present; `(groups + (partial > 0)) * W + 16 <= packed.len()`; `out`
+/// valid for `groups * 8 + partial` writes of u64; `partial < 8`.
+#[target_feature(enable = "avx2")]
+unsafe fn groups64<const W: u32>(packed: &[u8], groups: usize, partial: usize, out: *mut u64, first: u64, min: u64) {
+    debug_assert!((groups + (partial > 0) as usize) * W as usize + 16 <= packed.len());
+    let (shuffle, shift, mask) = gather_vectors::<W>();
     let base = |k: u64| first.wrapping_add(min.wrapping_mul(k)) as i64;
     let mut base_lo = _mm256_set_epi64x(base(4), base(3), base(2), base(1));
     let mut base_hi = _mm256_set_epi64x(base(8), base(7), base(6), base(5));
@@ -211,8 +228,7 @@ unsafe fn groups64<const W: u32>(packed: &[u8], groups: usize, partial: usize, o
     for g in 0..groups {
         // SAFETY: `g * W + W + 16 <= packed.len()` by the caller's bound.
         let sum = unsafe { group_prefix::<W>(packed.as_ptr().add(g * W as usize), shuffle, shift, mask) };
-        let sum_lo = _mm256_cvtepu32_epi64(_mm256_castsi256_si128(sum));
-        let sum_hi = _mm256_cvtepu32_epi64(_mm256_extracti128_si256::<1>(sum));
+        let (sum_lo, sum_hi) = widen(sum);
         // SAFETY: `out` holds `groups * 8` values; unaligned stores.
         unsafe {
             _mm256_storeu_si256(out.add(8 * g).cast(), _mm256_add_epi64(base_lo, sum_lo));
@@ -230,9 +246,8 @@ unsafe fn groups64<const W: u32>(packed: &[u8], groups: usize, partial: usize, o
         let mut lanes = [0u64; 8];
         // SAFETY: `lanes` holds 8 values; unaligned stores. `out` has room
         // for `partial` more values after the whole groups.
+        let (sum_lo, sum_hi) = widen(sum);
         unsafe {
-            let sum_lo = _mm256_cvtepu32_epi64(_mm256_castsi256_si128(sum));
-            let sum_hi = _mm256_cvtepu32_epi64(_mm256_extracti128_si256::<1>(sum));
             _mm256_storeu_si256(lanes.as_mut_ptr().cast(), _mm256_add_epi64(base_lo, sum_lo));
             _mm256_storeu_si256(lanes.as_mut_ptr().add(4).cast(), _mm256_add_epi64(base_hi, sum_hi));
             core::ptr::copy_nonoverlapping(lanes.as_ptr(), out.add(8 * groups), partial);
@@ -246,14 +261,7 @@ unsafe fn groups64<const W: u32>(packed: &[u8], groups: usize, partial: usize, o
 #[target_feature(enable = "avx2")]
 unsafe fn groups32<const W: u32>(packed: &[u8], groups: usize, partial: usize, out: *mut u32, first: u32, min: u32) {
     debug_assert!((groups + (partial > 0) as usize) * W as usize + 16 <= packed.len());
-    // SAFETY: as in `groups64`.
-    let (shuffle, shift) = unsafe {
-        (
-            _mm256_loadu_si256(Layout::<W>::SHUFFLE.as_ptr().cast()),
-            _mm256_loadu_si256(Layout::<W>::SHIFT.as_ptr().cast()),
-        )
-    };
-    let mask = _mm256_set1_epi32(((1u64 << W) - 1) as i32);
+    let (shuffle, shift, mask) = gather_vectors::<W>();
     let base = |k: u32| first.wrapping_add(min.wrapping_mul(k)) as i32;
     let mut bases = _mm256_setr_epi32(base(1), base(2), base(3), base(4), base(5), base(6), base(7), base(8));
     let min8 = _mm256_set1_epi32(min.wrapping_mul(8) as i32);
