@@ -651,6 +651,8 @@ mod tests {
     fn every_error_variant() {
         let e = |c: &[u8], rows, flag| decode_column(c, rows, flag).unwrap_err();
         assert_eq!(e(&[0], MAX_ROWS + 1, false), DecodeError::RowCountOverCap { row_count: MAX_ROWS + 1 });
+        // The cap itself is allowed: such a column gets as far as its values.
+        assert_eq!(e(&[0], MAX_ROWS, false), DecodeError::Truncated { section: Section::RawValue, offset: 1 });
         assert_eq!(e(&[], 0, false), DecodeError::Truncated { section: Section::NullFlag, offset: 0 });
         assert_eq!(e(&[2], 0, false), DecodeError::InvalidNullFlag { flag: 2, offset: 0 });
         assert_eq!(e(&[1, 0], 9, false), DecodeError::Truncated { section: Section::Bitmap, offset: 1 });
