@@ -235,9 +235,8 @@ impl TimestampDecoder {
             validity.fill(true);
             return decode_values(&layout.values, values);
         };
-        if self.dense.len() < layout.dense {
-            self.dense.resize(layout.dense, 0);
-        }
+        // Grows, never shrinks (a `<` test here had an equivalent `<=` mutant).
+        self.dense.resize(self.dense.len().max(layout.dense), 0);
         let dense = &mut self.dense[..layout.dense];
         let consumed = decode_values(&layout.values, dense)?;
         scatter(bitmap, layout.row_count, dense, values, validity);
