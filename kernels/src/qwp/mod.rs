@@ -355,32 +355,37 @@ fn fill_run(run: &mut [i64], t: i64, delta: i64) -> i64 {
 /// `test` + `cmov` (two cycles). Written as a Rust `if`, LLVM turns
 /// `select(c, w >> 12, w >> 9)` into a shift by a computed count (`setne`,
 /// `lea`, `add`, `shr cl`: five cycles and twice the instructions).
+#[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn select_by_bit1(window: u64, if_set: u64, if_clear: u64) -> u64 {
-    #[cfg(target_arch = "x86_64")]
-    {
-        let mut out = if_clear;
-        // SAFETY: register-only `test`/`cmov` (no memory, no stack); flags
-        // are clobbered, which `asm!` assumes by default.
-        unsafe {
-            std::arch::asm!(
-                "test {w:e}, 2",
-                "cmovnz {out}, {set}",
-                w = in(reg) window,
-                set = in(reg) if_set,
-                out = inout(reg) out,
-                options(pure, nomem, nostack),
-            );
-        }
-        out
+    let mut out = if_clear;
+    // SAFETY: register-only `test`/`cmov` (no memory, no stack); flags
+    // are clobbered, which `asm!` assumes by default.
+    unsafe {
+        std::arch::asm!(
+            "test {w:e}, 2",
+            "cmovnz {out}, {set}",
+            w = in(reg) window,
+            set = in(reg) if_set,
+            out = inout(reg) out,
+            options(pure, nomem, nostack),
+        );
     }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        if window & 0b10 != 0 {
-            if_set
-        } else {
-            if_clear
-        }
+    out
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+use select_by_bit1_portable as select_by_bit1;
+
+/// The select in plain Rust: what other targets use. Compiled (and tested)
+/// on x86_64 too, so that its mutants are judged where the tests run.
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+#[inline(always)]
+fn select_by_bit1_portable(window: u64, if_set: u64, if_clear: u64) -> u64 {
+    if window & 0b10 != 0 {
+        if_set
+    } else {
+        if_clear
     }
 }
 
@@ -733,6 +738,32 @@ mod tests {
                 assert_eq!(col.consumed, 18 + stream.len());
             }
         }
+    }
+
+    /// The four-at-a-time path's steps, directly: with them broken (say
+    /// `after_short` returning 0) its guard fails and the one-at-a-time
+    /// path still gets every value right, so the decoder tests alone
+    /// cannot tell.
+    #[test]
+    fn short_dod_steps_match_the_one_at_a_time_decode() {
+        let mut windows: Vec<u64> = (0..1u64 << 13).collect();
+        windows.extend([u64::MAX, u64::MAX - 1, 1 << 63 | 0b10, 0x0123_4567_89AB_CDEF, 0xFEDC_BA98_7654_3211]);
+        let mut short = 0;
+        for w in windows {
+            for select in [select_by_bit1, select_by_bit1_portable] {
+                assert_eq!(select(w, 0xAAAA, 0x5555), if w & 2 != 0 { 0xAAAA } else { 0x5555 }, "window {w:#x}");
+            }
+            if is_short(w) {
+                short += 1;
+                let (dod, len) = short_dod(w);
+                assert_eq!(short_dod_value(w), dod, "window {w:#x}");
+                assert_eq!(after_short(w), w >> len, "window {w:#x}");
+                assert_eq!(dod_at(w), (dod, len as usize), "window {w:#x}");
+            }
+        }
+        // Short windows: bit 0 set, bits 1-2 not both set (3/8 of the 13-bit
+        // range, and the last extra window).
+        assert_eq!(short, (3 << 10) + 1);
     }
 
     #[test]
