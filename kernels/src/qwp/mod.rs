@@ -408,6 +408,123 @@ fn short_dod_value(window: u64) -> i64 {
 /// (4 x 12) or one long one (36).
 const REFILL_BELOW: u32 = 48;
 
+/// Phase 1 of [`decode_gorilla`]: from value `i` (with the running `t` and
+/// `delta`), decode while a full 8-byte load fits. `buf` holds `avail`
+/// unread bits (LSB first); `next` is the first byte not yet in the buffer.
+/// Returns `(i, bit, t, delta)` where it stopped: `i == out.len()`, or fewer
+/// than 104 bits of the stream are left unread (under 48 in the buffer and
+/// at most 7 bytes not loaded); `bit` is the first unread bit.
+#[inline(always)]
+fn decode_buffered(
+    stream: &[u8],
+    out: &mut [i64],
+    mut i: usize,
+    mut t: i64,
+    mut delta: i64,
+) -> (usize, usize, i64, i64) {
+    let n = out.len();
+    let Some(last_load) = stream.len().checked_sub(8) else {
+        return (i, 0, t, delta);
+    };
+    let mut buf = 0u64;
+    let mut avail = 0u32;
+    let mut next = 0usize;
+    while i < n {
+        if avail < REFILL_BELOW {
+            if next > last_load {
+                break;
+            }
+            // OR the next 8 bytes in above the unread bits and count the
+            // whole bytes that fit, so `avail` is 56..=63 afterwards.
+            let word: [u8; 8] = stream[next..next + 8].try_into().expect("8 bytes");
+            buf |= u64::from_le_bytes(word) << avail;
+            next += ((63 - avail) / 8) as usize;
+            avail |= 56;
+        }
+        // 32-bit DoDs (`1111` + 32 bits, the irregular case): every one
+        // is 36 bits, so after the first the next one's position is
+        // known without decoding anything, and each is read with its
+        // own load at its bit position; the loads overlap instead of
+        // queueing behind the bit buffer. The buffer is rebuilt after.
+        if buf & 0xF == 0xF {
+            let mut bit = next * 8 - avail as usize;
+            while i < n {
+                let Some(word) = stream.get(bit / 8..bit / 8 + 8) else { break };
+                let window = u64::from_le_bytes(word.try_into().expect("8 bytes")) >> (bit % 8);
+                if window & 0xF != 0xF {
+                    break;
+                }
+                delta = delta.wrapping_add((window >> 4) as u32 as i32 as i64);
+                t = t.wrapping_add(delta);
+                out[i] = t;
+                i += 1;
+                bit += 36;
+            }
+            // Back to the buffer at `bit`: seven bytes from there (bits
+            // above `avail` must be zero for the next refill's OR), or,
+            // near the end, just the rest of the current byte so that
+            // `next * 8 - avail` is still `bit` when phase 2 takes over.
+            next = bit / 8;
+            if next <= last_load {
+                let word: [u8; 8] = stream[next..next + 8].try_into().expect("8 bytes");
+                buf = (u64::from_le_bytes(word) & ((1 << 56) - 1)) >> (bit % 8);
+                avail = 56 - (bit % 8) as u32;
+                next += 7;
+            } else if bit.is_multiple_of(8) {
+                (buf, avail) = (0, 0);
+            } else {
+                buf = u64::from(stream[next] >> (bit % 8));
+                avail = 8 - (bit % 8) as u32;
+                next += 1;
+            }
+            continue;
+        }
+        // Four short DoDs in a row (the jittered case): each one's start
+        // is picked with a select on the previous one's bit 1 instead of
+        // waiting for its full decode, so the four decodes overlap.
+        // avail >= REFILL_BELOW here covers all four (at most 48 bits).
+        if is_short(buf) && i + 4 <= n {
+            let w2 = after_short(buf);
+            let w3 = after_short(w2);
+            let w4 = after_short(w3);
+            // is_short for all three at once: bit 0 set in each, and
+            // bits 1 and 2 not both set in any (that would be `111`).
+            let long_prefix = (w2 & (w2 >> 1)) | (w3 & (w3 >> 1)) | (w4 & (w4 >> 1));
+            if w2 & w3 & w4 & 1 == 1 && long_prefix & 0b10 == 0 {
+                for (slot, w) in out[i..i + 4].iter_mut().zip([buf, w2, w3, w4]) {
+                    delta = delta.wrapping_add(short_dod_value(w));
+                    t = t.wrapping_add(delta);
+                    *slot = t;
+                }
+                // 9 bits per DoD, 3 more for each 9-bit payload.
+                let twice_nines = (buf & 2) + (w2 & 2) + (w3 & 2) + (w4 & 2);
+                let len = 36 + 3 * (twice_nines as u32 / 2);
+                i += 4;
+                buf = after_short(w4);
+                avail -= len;
+                continue;
+            }
+        }
+        if buf & 1 == 0 {
+            // A run of `0` control bits: the delta repeats.
+            let run = buf.trailing_zeros().min(avail).min((n - i) as u32);
+            t = fill_run(&mut out[i..i + run as usize], t, delta);
+            i += run as usize;
+            buf >>= run;
+            avail -= run;
+            continue;
+        }
+        let (dod, len) = dod_at(buf);
+        delta = delta.wrapping_add(dod);
+        t = t.wrapping_add(delta);
+        out[i] = t;
+        i += 1;
+        buf >>= len;
+        avail -= len as u32;
+    }
+    (i, next * 8 - avail as usize, t, delta)
+}
+
 /// Decode a Gorilla body into `out` (n >= 3 values). Returns the number of
 /// bitstream bits consumed. `offset` is the bitstream's position in the
 /// column section, for error positions.
@@ -424,110 +541,10 @@ fn decode_gorilla(stream: &[u8], offset: usize, t0: i64, t1: i64, out: &mut [i64
     out[1] = t1;
     let mut delta = t1.wrapping_sub(t0);
     let mut t = t1;
-    let mut i = 2;
 
-    // Phase 1: buffered. `buf` holds `avail` unread bits (LSB first); `next`
-    // is the first byte not yet in the buffer.
-    let mut bit = 0usize;
-    if let Some(last_load) = stream.len().checked_sub(8) {
-        let mut buf = 0u64;
-        let mut avail = 0u32;
-        let mut next = 0usize;
-        while i < n {
-            if avail < REFILL_BELOW {
-                if next > last_load {
-                    break;
-                }
-                // OR the next 8 bytes in above the unread bits and count the
-                // whole bytes that fit, so `avail` is 56..=63 afterwards.
-                let word: [u8; 8] = stream[next..next + 8].try_into().expect("8 bytes");
-                buf |= u64::from_le_bytes(word) << avail;
-                next += ((63 - avail) / 8) as usize;
-                avail |= 56;
-            }
-            // 32-bit DoDs (`1111` + 32 bits, the irregular case): every one
-            // is 36 bits, so after the first the next one's position is
-            // known without decoding anything, and each is read with its
-            // own load at its bit position; the loads overlap instead of
-            // queueing behind the bit buffer. The buffer is rebuilt after.
-            if buf & 0xF == 0xF {
-                let mut bit = next * 8 - avail as usize;
-                while i < n {
-                    let Some(word) = stream.get(bit / 8..bit / 8 + 8) else { break };
-                    let window = u64::from_le_bytes(word.try_into().expect("8 bytes")) >> (bit % 8);
-                    if window & 0xF != 0xF {
-                        break;
-                    }
-                    delta = delta.wrapping_add((window >> 4) as u32 as i32 as i64);
-                    t = t.wrapping_add(delta);
-                    out[i] = t;
-                    i += 1;
-                    bit += 36;
-                }
-                // Back to the buffer at `bit`: seven bytes from there (bits
-                // above `avail` must be zero for the next refill's OR), or,
-                // near the end, just the rest of the current byte so that
-                // `next * 8 - avail` is still `bit` when phase 2 takes over.
-                next = bit / 8;
-                if next <= last_load {
-                    let word: [u8; 8] = stream[next..next + 8].try_into().expect("8 bytes");
-                    buf = (u64::from_le_bytes(word) & ((1 << 56) - 1)) >> (bit % 8);
-                    avail = 56 - (bit % 8) as u32;
-                    next += 7;
-                } else if bit.is_multiple_of(8) {
-                    (buf, avail) = (0, 0);
-                } else {
-                    buf = u64::from(stream[next] >> (bit % 8));
-                    avail = 8 - (bit % 8) as u32;
-                    next += 1;
-                }
-                continue;
-            }
-            // Four short DoDs in a row (the jittered case): each one's start
-            // is picked with a select on the previous one's bit 1 instead of
-            // waiting for its full decode, so the four decodes overlap.
-            // avail >= REFILL_BELOW here covers all four (at most 48 bits).
-            if is_short(buf) && i + 4 <= n {
-                let w2 = after_short(buf);
-                let w3 = after_short(w2);
-                let w4 = after_short(w3);
-                // is_short for all three at once: bit 0 set in each, and
-                // bits 1 and 2 not both set in any (that would be `111`).
-                let long_prefix = (w2 & (w2 >> 1)) | (w3 & (w3 >> 1)) | (w4 & (w4 >> 1));
-                if w2 & w3 & w4 & 1 == 1 && long_prefix & 0b10 == 0 {
-                    for (slot, w) in out[i..i + 4].iter_mut().zip([buf, w2, w3, w4]) {
-                        delta = delta.wrapping_add(short_dod_value(w));
-                        t = t.wrapping_add(delta);
-                        *slot = t;
-                    }
-                    // 9 bits per DoD, 3 more for each 9-bit payload.
-                    let twice_nines = (buf & 2) + (w2 & 2) + (w3 & 2) + (w4 & 2);
-                    let len = 36 + 3 * (twice_nines as u32 / 2);
-                    i += 4;
-                    buf = after_short(w4);
-                    avail -= len;
-                    continue;
-                }
-            }
-            if buf & 1 == 0 {
-                // A run of `0` control bits: the delta repeats.
-                let run = buf.trailing_zeros().min(avail).min((n - i) as u32);
-                t = fill_run(&mut out[i..i + run as usize], t, delta);
-                i += run as usize;
-                buf >>= run;
-                avail -= run;
-                continue;
-            }
-            let (dod, len) = dod_at(buf);
-            delta = delta.wrapping_add(dod);
-            t = t.wrapping_add(delta);
-            out[i] = t;
-            i += 1;
-            buf >>= len;
-            avail -= len as u32;
-        }
-        bit = next * 8 - avail as usize;
-    }
+    // Phase 1: buffered (see `decode_buffered`).
+    let (mut i, mut bit);
+    (i, bit, t, delta) = decode_buffered(stream, out, 2, t, delta);
 
     // Phase 2: careful, one DoD at a time against the exact end of input.
     let total_bits = stream.len() * 8;
@@ -712,6 +729,58 @@ mod tests {
             out[k / 8] |= b << (k % 8);
         }
         out
+    }
+
+    /// The buffered phase must take every value it can: stopping early
+    /// costs only speed (the careful phase decodes the rest correctly), so
+    /// the decoder tests alone cannot see it.
+    #[test]
+    fn buffered_phase_stops_within_104_bits_of_the_end() {
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        // Bits per DoD by bucket, as `pack` writes them.
+        let bits = |dod: i64| match dod {
+            0 => 1,
+            -64..=63 => 9,
+            -256..=255 => 12,
+            -2048..=2047 => 16,
+            _ => 36,
+        };
+        let shapes: [&[i64]; 5] =
+            [&[0, 0, 0, 5], &[3, -7, 60, -64], &[200, -3, 0, 1000], &[1 << 20, -(1 << 30), 77_777, 5], &[0, 9, -300, 1 << 25]];
+        let max_len = if cfg!(miri) { 30 } else { 300 };
+        let mut stopped_by_the_end = 0;
+        for len in 1..max_len {
+            for shape in shapes {
+                let dods: Vec<i64> = (0..len).map(|_| shape[(next() % 4) as usize]).collect();
+                let stream = pack(&dods);
+                let (t0, t1) = (1_000i64, 1_010i64);
+                let mut want = vec![t0, t1];
+                let (mut t, mut delta) = (t1, t1 - t0);
+                for &dod in &dods {
+                    delta = delta.wrapping_add(dod);
+                    t = t.wrapping_add(delta);
+                    want.push(t);
+                }
+                let mut out = vec![0i64; dods.len() + 2];
+                let (i, bit, t, delta) = decode_buffered(&stream, &mut out, 2, t1, t1 - t0);
+                let what = format!("{len} DoDs from {shape:?}");
+                assert!(i <= out.len(), "{what}");
+                assert_eq!(out[2..i], want[2..i], "{what}");
+                assert_eq!((t, delta), (want[i - 1], want[i - 1].wrapping_sub(want[i - 2])), "{what}");
+                assert_eq!(bit, dods[..i - 2].iter().map(|&d| bits(d)).sum::<usize>(), "{what}");
+                if i < out.len() {
+                    assert!(stream.len() * 8 - bit < 104, "{what}: stopped at bit {bit} of {}", stream.len() * 8);
+                    stopped_by_the_end += 1;
+                }
+            }
+        }
+        assert!(stopped_by_the_end > 0);
     }
 
     /// Long streams of short DoDs (decoded four at a time) mixed with every
