@@ -408,6 +408,13 @@ fn short_dod_value(window: u64) -> i64 {
 /// (4 x 12) or one long one (36).
 const REFILL_BELOW: u32 = 48;
 
+// Four-at-a-time steps taken on this thread. Tests only: a guard that lets
+// the step run less often changes speed, not values, so only a count shows it.
+#[cfg(test)]
+thread_local! {
+    static FOUR_AT_A_TIME_STEPS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
 /// Phase 1 of [`decode_gorilla`]: from value `i` (with the running `t` and
 /// `delta`), decode while a full 8-byte load fits. `buf` holds `avail`
 /// unread bits (LSB first); `next` is the first byte not yet in the buffer.
@@ -461,22 +468,17 @@ fn decode_buffered(
                 bit += 36;
             }
             // Back to the buffer at `bit`: seven bytes from there (bits
-            // above `avail` must be zero for the next refill's OR), or,
-            // near the end, just the rest of the current byte so that
-            // `next * 8 - avail` is still `bit` when phase 2 takes over.
+            // above `avail` must be zero for the next refill's OR). Past the
+            // last full load this phase is over: the careful one goes on
+            // from `bit`.
             next = bit / 8;
-            if next <= last_load {
-                let word: [u8; 8] = stream[next..next + 8].try_into().expect("8 bytes");
-                buf = (u64::from_le_bytes(word) & ((1 << 56) - 1)) >> (bit % 8);
-                avail = 56 - (bit % 8) as u32;
-                next += 7;
-            } else if bit.is_multiple_of(8) {
-                (buf, avail) = (0, 0);
-            } else {
-                buf = u64::from(stream[next] >> (bit % 8));
-                avail = 8 - (bit % 8) as u32;
-                next += 1;
+            if next > last_load {
+                return (i, bit, t, delta);
             }
+            let word: [u8; 8] = stream[next..next + 8].try_into().expect("8 bytes");
+            buf = (u64::from_le_bytes(word) & ((1 << 56) - 1)) >> (bit % 8);
+            avail = 56 - (bit % 8) as u32;
+            next += 7;
             continue;
         }
         // Four short DoDs in a row (the jittered case): each one's start
@@ -500,6 +502,8 @@ fn decode_buffered(
                 let twice_nines = (buf & 2) + (w2 & 2) + (w3 & 2) + (w4 & 2);
                 let len = 36 + 3 * (twice_nines as u32 / 2);
                 i += 4;
+                #[cfg(test)]
+                FOUR_AT_A_TIME_STEPS.with(|steps| steps.set(steps.get() + 1));
                 buf = after_short(w4);
                 avail -= len;
                 continue;
@@ -781,6 +785,20 @@ mod tests {
             }
         }
         assert!(stopped_by_the_end > 0);
+    }
+
+    #[test]
+    fn runs_of_short_dods_take_the_four_at_a_time_step() {
+        let dods: Vec<i64> = (0..if cfg!(miri) { 40 } else { 1000 }).map(|k| [5i64, -200, 63, -9][k % 4]).collect();
+        let stream = pack(&dods);
+        let mut out = vec![0i64; dods.len() + 2];
+        FOUR_AT_A_TIME_STEPS.with(|steps| steps.set(0));
+        let (i, ..) = decode_buffered(&stream, &mut out, 2, 0, 0);
+        let steps = FOUR_AT_A_TIME_STEPS.with(|steps| steps.get());
+        // Every value the buffered phase decoded but the last few (fewer
+        // than four left) came four at a time.
+        assert!(i - 2 >= dods.len() - 12, "the buffered phase stopped at value {i}");
+        assert!(4 * steps + 3 >= i - 2, "{steps} four-at-a-time steps for {} values", i - 2);
     }
 
     /// Long streams of short DoDs (decoded four at a time) mixed with every
