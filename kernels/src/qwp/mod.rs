@@ -789,7 +789,7 @@ mod tests {
 
     #[test]
     fn runs_of_short_dods_take_the_four_at_a_time_step() {
-        let dods: Vec<i64> = (0..if cfg!(miri) { 40 } else { 1000 }).map(|k| [5i64, -200, 63, -9][k % 4]).collect();
+        let dods: Vec<i64> = (0..if cfg!(miri) { 40 } else { 1000 }).map(|k| [5i64, -200, 63, -9, 255][k % 5]).collect();
         let stream = pack(&dods);
         let mut out = vec![0i64; dods.len() + 2];
         FOUR_AT_A_TIME_STEPS.with(|steps| steps.set(0));
