@@ -59,6 +59,8 @@ macro_rules! drive {
         } else {
             ($align - out.as_ptr() as usize % $align) % $align
         };
+        // The jump stays inside the first block (2 * pairs <= IN), which is
+        // in bounds: digits.len() >= 8 * IN and out.len() >= digits.len() / 2.
         const { assert!(2 * ($align - 1) <= $in) };
         if digits.len() >= 8 * $in
             && pairs != 0
