@@ -261,3 +261,15 @@ fn tails_at_every_length_with_errors_and_whitespace_match_the_scalar_kernel() {
         }
     }
 }
+
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn x86_kernels_offered_exactly_where_the_cpu_has_their_features() {
+    // Every kernel test skips what is not available, so a detection that
+    // said "no" would pass them all: hold it to the CPU's own answer.
+    let has = |f: &str| HEX_KERNELS.iter().find(|k| k.name == f).map(|k| (k.is_available)()).expect("registered");
+    assert_eq!(has("hex-ssse3"), std::arch::is_x86_feature_detected!("ssse3"));
+    assert_eq!(has("hex-avx2"), std::arch::is_x86_feature_detected!("avx2"));
+    let avx512 = std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("avx512bw");
+    assert_eq!(has("hex-avx512"), avx512);
+}
