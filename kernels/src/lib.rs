@@ -54,6 +54,18 @@ pub fn always() -> bool {
     true
 }
 
+/// A xorshift64 generator for the kernels' tests (no RNG crate needed, the
+/// same numbers on every target).
+#[cfg(test)]
+pub(crate) fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
+    move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

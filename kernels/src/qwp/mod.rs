@@ -740,13 +740,7 @@ mod tests {
     /// the decoder tests alone cannot see it.
     #[test]
     fn buffered_phase_stops_within_104_bits_of_the_end() {
-        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = crate::xorshift(0x9E37_79B9_7F4A_7C15u64);
         // Bits per DoD by bucket, as `pack` writes them.
         let bits = |dod: i64| match dod {
             0 => 1,

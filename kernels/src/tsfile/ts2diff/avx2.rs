@@ -369,13 +369,7 @@ mod tests {
             eprintln!("skipped: no AVX2 on this CPU");
             return;
         }
-        let mut seed = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = crate::xorshift(0x2545_F491_4F6C_DD1Du64);
         let counts: &[usize] = if cfg!(miri) {
             &[0, 7, 9, 17]
         } else {
