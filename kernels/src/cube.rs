@@ -1490,6 +1490,39 @@ mod tests {
         assert_eq!(parse_timestamp(b"2024-01-01T00:00:00.0000", 3), Ok(1_704_067_200_000));
     }
 
+    /// The messages users read: every variant says what failed and where.
+    #[test]
+    fn every_error_has_its_message() {
+        let cell = |member: &str| (member.to_string(), 7u64, "Int64".to_string(), "\"x\"".to_string());
+        let (member, row, ty, value) = cell("m");
+        let cases = [
+            (CubeError::UnsupportedType { field: 2 }, "field 2: unsupported type"),
+            (CubeError::BadLiteral { field: 1 }, "field 1: literal does not map to its type"),
+            (CubeError::BadLimit { limit: -1 }, "limit -1 is outside 0..=1000000"),
+            (
+                CubeError::InvalidJson { offset: 9, message: "EOF".into() },
+                "invalid JSON at byte 9: EOF",
+            ),
+            (CubeError::BadShape { path: "/members/0".into() }, "unexpected JSON shape at '/members/0'"),
+            (CubeError::DuplicateMember { member: "a".into() }, "member 'a' listed twice"),
+            (CubeError::ColumnCount { members: 2, columns: 3 }, "2 members but 3 columns"),
+            (
+                CubeError::Ragged { index: 4, expected: 2, found: 1 },
+                "ragged data: entry 4 has 1 values, expected 2",
+            ),
+            (CubeError::UnknownMember { member: "z".into() }, "member 'z' is not in the schema"),
+            (
+                CubeError::Unmappable { member: member.clone(), row, ty: ty.clone(), value: value.clone() },
+                "Unable to map value \"x\" to Int64 (member 'm', row 7)",
+            ),
+            (CubeError::Overflow { member, row, ty, value }, "value \"x\" overflows Int64 (member 'm', row 7)"),
+            (CubeError::TooLarge { field: 3 }, "field 3: string column exceeds i32 offsets"),
+        ];
+        for (error, text) in cases {
+            assert_eq!(error.to_string(), text);
+        }
+    }
+
     #[test]
     fn integers_and_decimals() {
         assert_eq!(parse_i64(b"-9223372036854775808"), Ok(i64::MIN));

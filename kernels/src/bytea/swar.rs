@@ -82,3 +82,32 @@ pub fn decode(digits: &[u8], out: &mut [u8]) -> Result<usize, DecodeError> {
     }
     scalar::run(digits, i, out, o, digits.len()).map(|(_, o)| o)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The block itself, not just the kernel's output: a block that wrongly
+    /// refuses digits still decodes right (the step machine takes over), so
+    /// only this test sees it. Every byte value in every lane of a block of
+    /// otherwise valid digits, against the lookup table.
+    #[test]
+    fn block_takes_exactly_the_all_digit_blocks() {
+        let filler = b"0123456789abcDEF";
+        for lane in 0..16 {
+            for b in 0..=255u8 {
+                let mut input = *filler;
+                input[lane] = b;
+                let mut out = [0u8; 8];
+                let took = block(&input, &mut out);
+                let digit = scalar::HEX_TABLE[b as usize] < 16;
+                assert_eq!(took, digit, "byte {b:#04x} in lane {lane}");
+                if digit {
+                    let mut want = [0u8; 8];
+                    assert_eq!(scalar::decode(&input, &mut want), Ok(8));
+                    assert_eq!(out, want, "byte {b:#04x} in lane {lane}");
+                }
+            }
+        }
+    }
+}

@@ -206,10 +206,14 @@ fn decode<const W: u32, T: Lane, const FAST: bool>(
                 // A run of `0` controls: each repeats `prev`, which is not the
                 // terminator (or it would have stopped above).
                 let run = (hi.leading_zeros() as usize).min(r.total - r.pos);
+                // `run` and `want - n` are at least 1 here, so only a full
+                // output stops the run: a value that has no room.
                 let take = run.min(max - n).min(want - n);
                 if take == 0 {
-                    r.pos += 1;
-                    continue 'value;
+                    return Err(DecodeError::TooManyValues {
+                        max,
+                        offset: value_start / 8,
+                    });
                 }
                 out[n..n + take].fill(T::from_bits(prev));
                 n += take;
