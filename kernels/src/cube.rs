@@ -36,6 +36,8 @@ use crate::{always, Implementation};
 pub const LITERAL_KEY: &str = "cube.literal";
 /// The largest limit a member-less query may ask for.
 pub const MAX_LIMIT: i64 = 1_000_000;
+/// A reused decoder forgets its row keys once it knows more than this many.
+pub const MAX_KEPT_KEYS: usize = 4096;
 
 /// The three shapes of a result's `data`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -89,6 +91,17 @@ impl fmt::Display for CubeError {
 
 impl std::error::Error for CubeError {}
 
+/// Whether a string column of `bytes` bytes fits Arrow's i32 offsets.
+#[inline]
+fn fits_i32_offsets(bytes: u128) -> bool {
+    bytes <= i32::MAX as u128
+}
+
+/// The bytes of a literal string column: the text once per row.
+fn literal_bytes(text_len: usize, rows: u64) -> u128 {
+    text_len as u128 * u128::from(rows)
+}
+
 /// The signature every registry entry shares.
 pub type DecodeFn = fn(&mut CubeDecoder, &[u8], Shape, &SchemaRef, Option<i64>) -> Result<RecordBatch, CubeError>;
 
@@ -113,6 +126,11 @@ pub struct CubeDecoder {
 impl CubeDecoder {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// How many row keys the decoder knows (kept between calls).
+    pub fn known_keys(&self) -> usize {
+        self.names.len()
     }
 }
 
@@ -430,7 +448,7 @@ impl Col {
     fn push_str(&mut self, s: &str) -> Result<(), ()> {
         let Data::Str { offsets, bytes } = &mut self.data else { unreachable!("Utf8 column") };
         let end = bytes.len() + s.len();
-        if end > i32::MAX as usize {
+        if !fits_i32_offsets(end as u128) {
             return Err(());
         }
         bytes.extend_from_slice(s.as_bytes());
@@ -1328,7 +1346,7 @@ pub fn decode_with(
         cols.push(Col::new(*conv, name));
     }
     // A reused key table must not outgrow what one call can learn.
-    if decoder.names.len() > 4096 {
+    if decoder.names.len() > MAX_KEPT_KEYS {
         decoder.names.clear();
         decoder.keys.clear();
     }
@@ -1357,7 +1375,8 @@ pub fn decode_with(
 
     // Phase 1 (and the data, streamed).
     parse(json, &mut st)?;
-    if shape != Shape::Rows && st.members_after_data && st.members_ok() && st.data_occurrences > 0 {
+    // `members_after_data` implies a data key was seen (data_occurrences >= 1).
+    if shape != Shape::Rows && st.members_after_data && st.members_ok() {
         st.second_pass = true;
         st.last_data = st.data_occurrences - 1;
         st.data_occurrences = 0;
@@ -1428,7 +1447,7 @@ pub fn decode_with(
         match source {
             Source::Literal(scalar) => {
                 if let Scalar::Str(s) = scalar {
-                    if s.len() as u128 * u128::from(rows) > i32::MAX as u128 {
+                    if !fits_i32_offsets(literal_bytes(s.len(), rows)) {
                         return Err(CubeError::TooLarge { field: index });
                     }
                 }
@@ -1521,6 +1540,74 @@ mod tests {
         for (error, text) in cases {
             assert_eq!(error.to_string(), text);
         }
+    }
+
+    fn int_schema(names: impl IntoIterator<Item = String>) -> SchemaRef {
+        let fields: Vec<_> =
+            names.into_iter().map(|n| arrow_schema::Field::new(n, DataType::Int64, true)).collect();
+        Arc::new(arrow_schema::Schema::new(fields))
+    }
+
+    fn ints(batch: &RecordBatch, name: &str) -> Vec<Option<i64>> {
+        let col = batch.column_by_name(name).expect("column");
+        let col = col.as_any().downcast_ref::<PrimitiveArray<Int64Type>>().expect("Int64");
+        col.iter().collect()
+    }
+
+    #[test]
+    fn string_columns_fit_i32_offsets_up_to_the_last_byte() {
+        assert!(fits_i32_offsets(i32::MAX as u128));
+        assert!(!fits_i32_offsets(i32::MAX as u128 + 1));
+        assert!(fits_i32_offsets(0));
+        assert_eq!(literal_bytes(4096, 1_000_000), 4_096_000_000);
+        assert_eq!(literal_bytes(3, 7), 21);
+        assert_eq!(literal_bytes(usize::MAX, u64::MAX), usize::MAX as u128 * u64::MAX as u128);
+    }
+
+    /// Rows wider than the 64-key bitset: a repeated key still replaces its
+    /// earlier value, before and past slot 64.
+    #[test]
+    fn wide_rows_keep_the_last_of_a_repeated_key() {
+        let names: Vec<String> = (0..70).map(|k| format!("k{k}")).collect();
+        let schema = int_schema(names.clone());
+        let row = |order: &mut dyn Iterator<Item = usize>| {
+            let cells: Vec<String> = order.map(|k| format!("\"k{k}\":{k}")).collect();
+            format!("{{{},\"k65\":650,\"k3\":30,\"k64\":null}}", cells.join(","))
+        };
+        let json = format!("[{},{}]", row(&mut (0..70)), row(&mut (0..70).rev()));
+        let batch = decode(json.as_bytes(), Shape::Rows, &schema, None).unwrap();
+        assert_eq!(batch.num_rows(), 2);
+        assert_eq!(ints(&batch, "k65"), [Some(650), Some(650)]);
+        assert_eq!(ints(&batch, "k3"), [Some(30), Some(30)]);
+        assert_eq!(ints(&batch, "k64"), [None, None]);
+        assert_eq!(ints(&batch, "k69"), [Some(69), Some(69)]);
+        assert_eq!(ints(&batch, "k0"), [Some(0), Some(0)]);
+    }
+
+    /// The key table survives between calls (that is its point) and is
+    /// dropped once it holds more than `MAX_KEPT_KEYS` keys.
+    #[test]
+    fn a_reused_decoder_keeps_its_keys_until_it_knows_too_many() {
+        let schema = int_schema(["a".to_string(), "b".to_string()]);
+        let mut decoder = CubeDecoder::new();
+        let run = |d: &mut CubeDecoder, json: &str| decode_with(d, json.as_bytes(), Shape::Rows, &schema, None);
+        assert_eq!(ints(&run(&mut decoder, "[{\"a\":1}]").unwrap(), "a"), [Some(1)]);
+        assert_eq!(decoder.known_keys(), 1);
+        assert_eq!(ints(&run(&mut decoder, "[{\"b\":2},{\"a\":3}]").unwrap(), "a"), [None, Some(3)]);
+        assert_eq!(decoder.known_keys(), 2);
+
+        // Exactly MAX_KEPT_KEYS keys are kept; one more and the next call starts afresh.
+        let wide = |n: usize| {
+            let cells: Vec<String> = (0..n).map(|k| format!("\"w{k}\":{k}")).collect();
+            format!("[{{{}}}]", cells.join(","))
+        };
+        let mut decoder = CubeDecoder::new();
+        assert!(matches!(run(&mut decoder, &wide(MAX_KEPT_KEYS)), Err(CubeError::UnknownMember { .. })));
+        assert_eq!(decoder.known_keys(), MAX_KEPT_KEYS);
+        run(&mut decoder, "[{\"a\":1}]").unwrap();
+        assert_eq!(decoder.known_keys(), MAX_KEPT_KEYS + 1);
+        run(&mut decoder, "[{\"b\":1}]").unwrap();
+        assert_eq!(decoder.known_keys(), 1);
     }
 
     #[test]
