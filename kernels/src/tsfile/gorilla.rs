@@ -92,6 +92,12 @@ impl Reader<'_> {
     }
 }
 
+#[cfg(test)]
+thread_local! {
+    /// Values the reuse loop produced (tests check that the loop is taken).
+    static REUSE_LOOP_VALUES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
 /// Decode into `out` (its length is the most values accepted). `W` is the
 /// value width (32 or 64); values are produced as lanes of `T`. With `FAST`,
 /// values that reuse the stored window or repeat the previous one take a
@@ -185,6 +191,8 @@ fn decode<const W: u32, T: Lane, const FAST: bool>(
                         }
                         out[n] = T::from_bits(prev);
                         n += 1;
+                        #[cfg(test)]
+                        REUSE_LOOP_VALUES.with(|c| c.set(c.get() + 1));
                         if n == want {
                             return Ok(Done {
                                 values: n,
@@ -337,6 +345,66 @@ pub static IMPLEMENTATIONS_64: &[crate::Implementation<Decode64>] = &[
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// MSB-first bit writer for hand-built pages.
+    struct Bits {
+        bytes: Vec<u8>,
+        len: usize,
+    }
+
+    impl Bits {
+        fn put(&mut self, v: u64, n: u32) {
+            for k in (0..n).rev() {
+                if self.len % 8 == 0 {
+                    self.bytes.push(0);
+                }
+                let bit = ((v >> k) & 1) as u8;
+                *self.bytes.last_mut().unwrap() |= bit << (7 - self.len % 8);
+                self.len += 1;
+            }
+        }
+    }
+
+    /// A window of every width the reuse loop takes (up to 55 significant
+    /// bits: 2 control bits + 55 fit the 57 valid bits of one load), reused
+    /// value after value: all but the values in the page's last 8 bytes come
+    /// from the reuse loop. A window one bit wider goes to the checked path.
+    #[test]
+    fn reused_windows_up_to_55_bits_take_the_reuse_loop() {
+        for sig in [1u32, 8, 31, 54, 55, 56, 64] {
+            let (lz, tz) = (64 - sig, 0u32);
+            let mut bits = Bits { bytes: Vec::new(), len: 0 };
+            let first = 0x0123_4567_89AB_CDEFu64;
+            bits.put(first, 64);
+            let mut want = vec![first];
+            let mut prev = first;
+            for k in 0..40u64 {
+                let xor = (k.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1 | (1 << (sig - 1))) & (u64::MAX >> lz);
+                if k == 0 {
+                    bits.put(0b11, 2);
+                    bits.put(u64::from(lz), 6);
+                    bits.put(u64::from(sig - 1), 6);
+                } else {
+                    bits.put(0b10, 2);
+                }
+                bits.put(xor, sig);
+                prev ^= xor << tz;
+                want.push(prev);
+            }
+            let mut out = vec![0u64; want.len()];
+            REUSE_LOOP_VALUES.with(|c| c.set(0));
+            let done = decode64_into(&bits.bytes, TERMINATOR_F64, Stop::Count(want.len()), &mut out).unwrap();
+            let fast = REUSE_LOOP_VALUES.with(|c| c.get());
+            assert_eq!((done.values, out.as_slice()), (want.len(), want.as_slice()), "sig {sig}");
+            // Values whose bits start in the last 8 bytes: at most 64 / (2 + sig) + 1.
+            let tail = 64 / (2 + sig as usize) + 1;
+            if sig <= 55 {
+                assert!(fast + 2 + tail >= want.len(), "sig {sig}: {fast} of {} from the reuse loop", want.len());
+            } else {
+                assert_eq!(fast, 0, "sig {sig}");
+            }
+        }
+    }
 
     #[test]
     fn lone_terminator_needs_the_flush_byte() {
