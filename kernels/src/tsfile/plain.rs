@@ -104,44 +104,36 @@ fn swap64_best<T: Lane>(src: &[u8], out: &mut [T]) {
 }
 
 /// AVX2 byte swap, 32 bytes (4 values) per shuffle, 4 shuffles per step.
+/// Whole steps of 16 values by exact chunks, the rest one value at a time.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn swap64_avx2<T: Lane>(src: &[u8], out: &mut [T]) {
     use std::arch::x86_64::*;
-    let n = out.len();
-    assert!(src.len() >= n * 8);
+    assert_eq!(src.len(), out.len() * 8);
     let mask = _mm256_setr_epi8(
         7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13,
         12, 11, 10, 9, 8,
     );
-    let dst = out.as_mut_ptr() as *mut u8;
-    let s = src.as_ptr();
-    let mut i = 0;
-    while i + 16 <= n {
-        // SAFETY: values i..i+16 are inside both `src` (asserted above) and
-        // `out`; unaligned loads/stores need no alignment.
+    let mut steps_out = out.chunks_exact_mut(16);
+    let steps_in = src.chunks_exact(128);
+    let rest_in = steps_in.remainder();
+    for (d, s) in (&mut steps_out).zip(steps_in) {
+        let (s, d) = (s.as_ptr(), d.as_mut_ptr() as *mut u8);
+        // SAFETY: `s` and `d` each point at 128 bytes (16 lanes of 8 bytes,
+        // a whole chunk on both sides); unaligned loads/stores need no
+        // alignment.
         unsafe {
-            let a = _mm256_loadu_si256(s.add(i * 8) as *const __m256i);
-            let b = _mm256_loadu_si256(s.add(i * 8 + 32) as *const __m256i);
-            let c = _mm256_loadu_si256(s.add(i * 8 + 64) as *const __m256i);
-            let d = _mm256_loadu_si256(s.add(i * 8 + 96) as *const __m256i);
-            _mm256_storeu_si256(dst.add(i * 8) as *mut __m256i, _mm256_shuffle_epi8(a, mask));
-            _mm256_storeu_si256(
-                dst.add(i * 8 + 32) as *mut __m256i,
-                _mm256_shuffle_epi8(b, mask),
-            );
-            _mm256_storeu_si256(
-                dst.add(i * 8 + 64) as *mut __m256i,
-                _mm256_shuffle_epi8(c, mask),
-            );
-            _mm256_storeu_si256(
-                dst.add(i * 8 + 96) as *mut __m256i,
-                _mm256_shuffle_epi8(d, mask),
-            );
+            let a = _mm256_loadu_si256(s as *const __m256i);
+            let b = _mm256_loadu_si256(s.add(32) as *const __m256i);
+            let c = _mm256_loadu_si256(s.add(64) as *const __m256i);
+            let e = _mm256_loadu_si256(s.add(96) as *const __m256i);
+            _mm256_storeu_si256(d as *mut __m256i, _mm256_shuffle_epi8(a, mask));
+            _mm256_storeu_si256(d.add(32) as *mut __m256i, _mm256_shuffle_epi8(b, mask));
+            _mm256_storeu_si256(d.add(64) as *mut __m256i, _mm256_shuffle_epi8(c, mask));
+            _mm256_storeu_si256(d.add(96) as *mut __m256i, _mm256_shuffle_epi8(e, mask));
         }
-        i += 16;
     }
-    for (slot, c) in out[i..].iter_mut().zip(src[i * 8..].chunks_exact(8)) {
+    for (slot, c) in steps_out.into_remainder().iter_mut().zip(rest_in.chunks_exact(8)) {
         *slot = T::from_bits(u64::from_be_bytes(c.try_into().expect("8 bytes")));
     }
 }
