@@ -1610,6 +1610,32 @@ mod tests {
         assert_eq!(decoder.known_keys(), 1);
     }
 
+    /// A cell error quotes the value as JSON text, whatever its kind.
+    #[test]
+    fn cell_errors_quote_the_value() {
+        let schema = |ty: DataType| Arc::new(arrow_schema::Schema::new(vec![arrow_schema::Field::new("a", ty, true)]));
+        let cases = [
+            (DataType::Int64, "\"x\"", "\"x\""),
+            (DataType::Int64, "1.5", "1.5"),
+            (DataType::Int64, "true", "true"),
+            (DataType::Int64, "[1,[2]]", "[...]"),
+            (DataType::Int64, "{\"b\":1}", "{...}"),
+            (DataType::Int64, "18446744073709551615", "18446744073709551615"),
+            (DataType::Boolean, "-5", "-5"),
+            (DataType::Boolean, "7", "7"),
+        ];
+        for (ty, cell, text) in cases {
+            let json = format!("[{{\"a\":null}},{{\"a\":{cell}}}]");
+            let got = decode(json.as_bytes(), Shape::Rows, &schema(ty.clone()), None);
+            match got {
+                Err(CubeError::Unmappable { member, row, value, .. }) | Err(CubeError::Overflow { member, row, value, .. }) => {
+                    assert_eq!((member.as_str(), row, value.as_str()), ("a", 1, text), "{cell} as {ty}")
+                }
+                other => panic!("{cell} as {ty}: {other:?}"),
+            }
+        }
+    }
+
     #[test]
     fn integers_and_decimals() {
         assert_eq!(parse_i64(b"-9223372036854775808"), Ok(i64::MIN));
