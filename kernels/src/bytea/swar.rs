@@ -32,7 +32,8 @@ fn nibbles(x: u64) -> Option<u64> {
     let digit = ge(x, b'0') & le(x, b'9');
     let lower = x | (ONES * 0x20);
     let alpha = ge(lower, b'a') & le(lower, b'f');
-    if digit | alpha != HIGH {
+    // The masks are disjoint (no byte is both), so `+` is their union.
+    if digit + alpha != HIGH {
         return None;
     }
     // '0'..'9' & 0x0F = 0..9; 'a'/'A' & 0x0F = 1.., plus 9 for letters.
