@@ -32,22 +32,6 @@ struct Reader<'a> {
 }
 
 impl Reader<'_> {
-    /// 64 bits from `pos`, MSB-aligned; the first 57 are valid data (bits
-    /// past the end of the input read as 0).
-    #[inline(always)]
-    fn peek(&self) -> u64 {
-        let at = self.pos / 8;
-        let s = self.pos % 8;
-        match self.data.get(at..at + 8) {
-            Some(w) => u64::from_be_bytes(w.try_into().expect("8 bytes")) << s,
-            None => {
-                let mut w = [0u8; 8];
-                let rest = &self.data[at.min(self.data.len())..];
-                w[..rest.len()].copy_from_slice(rest);
-                u64::from_be_bytes(w) << s
-            }
-        }
-    }
     /// 128 bits from `pos`, MSB-aligned; the first 121 are valid data (bits
     /// past the end of the input read as 0). One load covers a whole value:
     /// control bits, both window fields and up to 64 significant bits.
@@ -63,24 +47,6 @@ impl Reader<'_> {
                 w[..rest.len()].copy_from_slice(rest);
                 u128::from_be_bytes(w) << s
             }
-        }
-    }
-    /// `n` bits (n <= 64), caller has checked they exist.
-    #[inline(always)]
-    fn take(&mut self, n: u32) -> u64 {
-        if n == 0 {
-            return 0;
-        }
-        if n <= 57 {
-            let v = self.peek() >> (64 - n);
-            self.pos += n as usize;
-            v
-        } else {
-            let hi = self.peek() >> 32;
-            self.pos += 32;
-            let lo = self.peek() >> (64 - (n - 32));
-            self.pos += (n - 32) as usize;
-            (hi << (n - 32)) | lo
         }
     }
     fn truncated(&self, field: Field, at: usize) -> DecodeError {
@@ -134,7 +100,13 @@ fn decode<const W: u32, T: Lane, const FAST: bool>(
     if r.total < W as usize {
         return Err(r.truncated(Field::GorillaFirst, 0));
     }
-    let mut prev = r.take(W);
+    // The first value: the page's first W bits, as they are.
+    let mut prev = if W == 32 {
+        u64::from(u32::from_be_bytes(page[..4].try_into().expect("4 bytes")))
+    } else {
+        u64::from_be_bytes(page[..8].try_into().expect("8 bytes"))
+    };
+    r.pos = W as usize;
     let mut window: Option<(u32, u32)> = None;
     let mut value_start = 0usize;
     let mut n = 0usize;
