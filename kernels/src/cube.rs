@@ -1505,6 +1505,12 @@ mod tests {
         assert_eq!(parse_timestamp(b"1677-09-21T00:12:43.145224192", 9), Ok(i64::MIN));
         assert_eq!(parse_timestamp(b"1677-09-21T00:12:43.145224191", 9), Err(MapError::Overflow));
         assert_eq!(parse_timestamp(b"2023-02-29T00:00:00", 3), Err(MapError::Unmappable));
+        // Leap years: every fourth, but not centuries unless divisible by 400.
+        assert_eq!(parse_timestamp(b"2024-02-29T00:00:00", 3), Ok(1_709_164_800_000));
+        assert_eq!(parse_timestamp(b"2000-02-29T00:00:00", 3), Ok(951_782_400_000));
+        assert_eq!(parse_timestamp(b"1600-02-29T00:00:00", 3), Ok(-11_670_998_400_000));
+        assert_eq!(parse_timestamp(b"1900-02-29T00:00:00", 3), Err(MapError::Unmappable));
+        assert_eq!(parse_timestamp(b"2100-02-29T00:00:00", 3), Err(MapError::Unmappable));
         assert_eq!(parse_timestamp(b"2024-01-01T00:00:00.0001", 3), Err(MapError::Unmappable));
         assert_eq!(parse_timestamp(b"2024-01-01T00:00:00.0000", 3), Ok(1_704_067_200_000));
     }

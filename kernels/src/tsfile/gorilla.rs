@@ -62,6 +62,8 @@ impl Reader<'_> {
 thread_local! {
     /// Values the reuse loop produced (tests check that the loop is taken).
     static REUSE_LOOP_VALUES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    /// Runs of `0` controls the checked path took (each in one step).
+    static ZERO_RUN_STEPS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 /// Decode into `out` (its length is the most values accepted). `W` is the
@@ -195,6 +197,8 @@ fn decode<const W: u32, T: Lane, const FAST: bool>(
                         offset: value_start / 8,
                     });
                 }
+                #[cfg(test)]
+                ZERO_RUN_STEPS.with(|c| c.set(c.get() + 1));
                 out[n..n + take].fill(T::from_bits(prev));
                 n += take;
                 r.pos += take;
@@ -363,18 +367,28 @@ mod tests {
                 prev ^= xor << tz;
                 want.push(prev);
             }
-            let mut out = vec![0u64; want.len()];
-            REUSE_LOOP_VALUES.with(|c| c.set(0));
-            let done = decode64_into(&bits.bytes, TERMINATOR_F64, Stop::Count(want.len()), &mut out).unwrap();
-            let fast = REUSE_LOOP_VALUES.with(|c| c.get());
-            assert_eq!((done.values, out.as_slice()), (want.len(), want.as_slice()), "sig {sig}");
             // Values whose bits start in the last 8 bytes: at most 64 / (2 + sig) + 1.
             let tail = 64 / (2 + sig as usize) + 1;
-            if sig <= 55 {
-                assert!(fast + 2 + tail >= want.len(), "sig {sig}: {fast} of {} from the reuse loop", want.len());
-            } else {
-                assert_eq!(fast, 0, "sig {sig}");
-            }
+            let check = |page: &[u8], stop: Stop| {
+                let mut out = vec![0u64; want.len()];
+                REUSE_LOOP_VALUES.with(|c| c.set(0));
+                let done = decode64_into(page, TERMINATOR_F64, stop, &mut out).unwrap();
+                let fast = REUSE_LOOP_VALUES.with(|c| c.get());
+                assert_eq!((done.values, out.as_slice()), (want.len(), want.as_slice()), "sig {sig}, {stop:?}");
+                if sig <= 55 {
+                    assert!(fast + 2 + tail >= want.len(), "sig {sig}, {stop:?}: {fast} of {} from the reuse loop", want.len());
+                } else {
+                    assert_eq!(fast, 0, "sig {sig}");
+                }
+            };
+            check(&bits.bytes, Stop::Count(want.len()));
+            // The same values ended by the terminator (a full-width window) and the flush byte.
+            bits.put(0b11, 2);
+            bits.put(0, 6);
+            bits.put(63, 6);
+            bits.put(prev ^ TERMINATOR_F64, 64);
+            bits.bytes.push(0);
+            check(&bits.bytes, Stop::AtTerminator);
         }
     }
 
@@ -434,6 +448,21 @@ mod tests {
                 offset: 4 + 149 / 8
             })
         );
+    }
+
+    /// A run of `0` controls is taken up to 64 at a time (all the window
+    /// holds), not a value at a time.
+    #[test]
+    fn zero_runs_take_up_to_64_values_per_step() {
+        let mut page = 7u32.to_be_bytes().to_vec();
+        page.extend([0u8; 40]);
+        let mut out = [0i32; 300];
+        for (count, steps) in [(1, 0), (2, 1), (65, 1), (66, 2), (150, 3), (300, 5)] {
+            ZERO_RUN_STEPS.with(|c| c.set(0));
+            let done = decode_i32_into(&page, Stop::Count(count), &mut out);
+            assert_eq!(done.map(|d| d.values), Ok(count));
+            assert_eq!(ZERO_RUN_STEPS.with(|c| c.get()), steps, "{count} values");
+        }
     }
 
     #[test]
