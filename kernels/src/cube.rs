@@ -357,7 +357,7 @@ fn parse_decimal(s: &[u8], precision: u8, scale: u8) -> Result<i128, MapError> {
     if !int_part.iter().all(u8::is_ascii_digit) || !frac_part.iter().all(u8::is_ascii_digit) {
         return Err(MapError::Unmappable);
     }
-    if frac_part.len() > scale && frac_part[scale..].iter().any(|&c| c != b'0') {
+    if frac_part.get(scale..).is_some_and(|excess| excess.iter().any(|&c| c != b'0')) {
         return Err(MapError::Unmappable);
     }
     let mut v: Option<i128> = Some(0);

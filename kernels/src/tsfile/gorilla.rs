@@ -64,6 +64,8 @@ thread_local! {
     static REUSE_LOOP_VALUES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
     /// Runs of `0` controls the checked path took (each in one step).
     static ZERO_RUN_STEPS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    /// Values whose bits the checked path took from the 128-bit window.
+    static WIDE_EXTRACTS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 /// Decode into `out` (its length is the most values accepted). `W` is the
@@ -252,6 +254,8 @@ fn decode<const W: u32, T: Lane, const FAST: bool>(
             let bits = if used + sig <= 64 {
                 (hi << used) >> (64 - sig)
             } else {
+                #[cfg(test)]
+                WIDE_EXTRACTS.with(|c| c.set(c.get() + 1));
                 ((w << used) >> (128 - sig)) as u64
             };
             r.pos = bits_at + sig as usize;
@@ -448,6 +452,28 @@ mod tests {
                 offset: 4 + 149 / 8
             })
         );
+    }
+
+    /// The checked path takes a value's bits from the top 64 bits of its
+    /// window while they hold them (control, both fields and the bits: 14 +
+    /// `sig` for a new 64-bit window), and from all 128 only past that.
+    #[test]
+    fn value_bits_come_from_the_top_word_while_they_fit() {
+        for sig in 1..=64u32 {
+            let mut bits = Bits { bytes: Vec::new(), len: 0 };
+            bits.put(0, 64);
+            bits.put(0b11, 2);
+            bits.put(u64::from(64 - sig), 6);
+            bits.put(u64::from(sig - 1), 6);
+            let xor = u64::MAX >> (64 - sig);
+            bits.put(xor, sig);
+            let mut out = [0u64; 2];
+            WIDE_EXTRACTS.with(|c| c.set(0));
+            let done = decode64_checked_into(&bits.bytes, TERMINATOR_F64, Stop::Count(2), &mut out);
+            assert_eq!((done.map(|d| d.values), out), (Ok(2), [0, xor]), "sig {sig}");
+            let wide = usize::from(14 + sig > 64);
+            assert_eq!(WIDE_EXTRACTS.with(|c| c.get()), wide, "sig {sig}");
+        }
     }
 
     /// A run of `0` controls is taken up to 64 at a time (all the window
