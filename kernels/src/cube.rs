@@ -721,10 +721,6 @@ struct State<'k> {
 }
 
 impl State<'_> {
-    fn members_ok(&self) -> bool {
-        matches!(&self.members, MembersState::List { non_string: None, duplicate: None, .. })
-    }
-
     /// Forget decoded data (a data key seen again: the last one wins).
     fn reset_data(&mut self) {
         for col in &mut self.cols {
@@ -1128,7 +1124,9 @@ impl<'de> Visitor<'de> for ObjectTop<'_, '_> {
                     let k = st.data_occurrences;
                     st.data_occurrences += 1;
                     st.data_seen = true;
-                    let process = if st.second_pass { k == st.last_data } else { st.members_ok() };
+                    // A bad members list is an error whatever the data
+                    // holds, so its data is decoded anyway (and thrown away).
+                    let process = !st.second_pass || k == st.last_data;
                     if process {
                         st.reset_data();
                         st.bind_members();
@@ -1376,7 +1374,7 @@ pub fn decode_with(
     // Phase 1 (and the data, streamed).
     parse(json, &mut st)?;
     // `members_after_data` implies a data key was seen (data_occurrences >= 1).
-    if shape != Shape::Rows && st.members_after_data && st.members_ok() {
+    if shape != Shape::Rows && st.members_after_data {
         st.second_pass = true;
         st.last_data = st.data_occurrences - 1;
         st.data_occurrences = 0;
