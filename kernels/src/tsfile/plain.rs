@@ -292,6 +292,19 @@ mod tests {
         }
     }
 
+    /// The AVX2 entry is offered exactly where the CPU has AVX2 (the other
+    /// tests skip what is not offered, so "never" would pass them all).
+    #[test]
+    fn avx2_entry_offered_exactly_where_the_cpu_has_avx2() {
+        #[cfg(target_arch = "x86_64")]
+        let has = std::is_x86_feature_detected!("avx2");
+        #[cfg(not(target_arch = "x86_64"))]
+        let has = false;
+        assert_eq!(IMPLEMENTATIONS_BE64[0].name, "plain/avx2-bswap");
+        assert_eq!((IMPLEMENTATIONS_BE64[0].is_available)(), has);
+        assert!((IMPLEMENTATIONS_BE64[1].is_available)());
+    }
+
     #[test]
     fn varint_edges() {
         let page = [0x00, 0xff, 0xff, 0xff, 0xff, 0x0f, 0x01, 0x80, 0x01];
