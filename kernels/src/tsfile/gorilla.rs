@@ -335,7 +335,7 @@ mod tests {
     impl Bits {
         fn put(&mut self, v: u64, n: u32) {
             for k in (0..n).rev() {
-                if self.len % 8 == 0 {
+                if self.len.is_multiple_of(8) {
                     self.bytes.push(0);
                 }
                 let bit = ((v >> k) & 1) as u8;
