@@ -457,19 +457,21 @@ impl Col {
         Ok(())
     }
 
-    /// Append `cell` at `row` (the column is padded with nulls up to `row`;
-    /// `overwrite` replaces a value this row already has — duplicate keys in
-    /// a row object, last one wins).
+    /// Append `cell` at `row` (the column is padded with nulls up to `row`).
+    /// A value this row already has is replaced: a key repeated in a row
+    /// object, last one wins. Only a repeat reaches a row twice, since each
+    /// key feeds its own fields (a repeated member is an error anyway).
     #[inline]
-    fn put(&mut self, field: usize, row: u64, cell: Cell<'_>, overwrite: bool) {
+    fn put(&mut self, field: usize, row: u64, cell: Cell<'_>) {
         if let Some((at, _)) = &self.err {
-            if !(overwrite && *at == row) {
+            // The first error stands, unless it is this row's, being replaced.
+            if *at != row {
                 return;
             }
             self.err = None;
         }
         let r = row as usize;
-        if overwrite && self.len() == r + 1 {
+        if self.len() == r + 1 {
             self.pop();
         }
         while self.len() < r {
@@ -744,10 +746,10 @@ impl State<'_> {
     }
 
     #[inline]
-    fn cell(&mut self, slot: usize, row: u64, cell: Cell<'_>, overwrite: bool) {
+    fn cell(&mut self, slot: usize, row: u64, cell: Cell<'_>) {
         if let Some(fields) = self.targets.get(slot) {
             for &f in fields {
-                self.cols[f].put(f, row, cell, overwrite);
+                self.cols[f].put(f, row, cell);
             }
         }
     }
@@ -890,7 +892,6 @@ struct CellSeed<'s, 'k> {
     st: &'s mut State<'k>,
     slot: usize,
     row: u64,
-    overwrite: bool,
 }
 
 impl<'de> DeserializeSeed<'de> for CellSeed<'_, '_> {
@@ -904,7 +905,7 @@ impl<'de> DeserializeSeed<'de> for CellSeed<'_, '_> {
 impl CellSeed<'_, '_> {
     #[inline]
     fn put(self, cell: Cell<'_>) {
-        self.st.cell(self.slot, self.row, cell, self.overwrite);
+        self.st.cell(self.slot, self.row, cell);
     }
 }
 
@@ -1006,31 +1007,21 @@ impl<'de> Visitor<'de> for RowSeed<'_, '_> {
         let row = self.row;
         let previous = std::mem::take(&mut st.order);
         let mut current: Vec<usize> = Vec::with_capacity(previous.len());
-        let mut seen_here: u64 = 0;
         loop {
             let predicted = previous.get(current.len()).copied();
             let Some(slot) = map.next_key_seed(KeySeed { st: &mut *st, predicted })? else { break };
             st.bind_slots();
             if st.targets[slot].is_empty() {
                 let name = &st.names[slot];
-                let better = match &st.unknown_row_key {
-                    None => true,
-                    Some((r, n)) => *r == row && **name < **n,
+                // The first row with an unknown key names its smallest one.
+                let first = match st.unknown_row_key.take() {
+                    None => (row, name.to_string()),
+                    Some((r, n)) if r == row => (r, std::cmp::min(n, name.to_string())),
+                    Some(earlier) => earlier,
                 };
-                if better {
-                    st.unknown_row_key = Some((row, name.to_string()));
-                }
+                st.unknown_row_key = Some(first);
             }
-            // A key repeated in this row replaces its earlier value.
-            let overwrite = if slot < 64 {
-                let bit = 1u64 << slot;
-                let again = seen_here & bit != 0;
-                seen_here |= bit;
-                again
-            } else {
-                current.contains(&slot)
-            };
-            map.next_value_seed(CellSeed { st: &mut *st, slot, row, overwrite })?;
+            map.next_value_seed(CellSeed { st: &mut *st, slot, row })?;
             current.push(slot);
         }
         st.order = current;
@@ -1264,7 +1255,7 @@ impl<'de> Visitor<'de> for EntrySeed<'_, '_> {
         let mut n = 0u64;
         if st.shape == Shape::Columnar {
             let slot = self.index as usize;
-            while seq.next_element_seed(CellSeed { st: &mut *st, slot, row: n, overwrite: false })?.is_some() {
+            while seq.next_element_seed(CellSeed { st: &mut *st, slot, row: n })?.is_some() {
                 n += 1;
             }
             st.lengths.push(n);
@@ -1272,7 +1263,7 @@ impl<'de> Visitor<'de> for EntrySeed<'_, '_> {
             let row = self.index;
             loop {
                 let slot = n as usize;
-                if seq.next_element_seed(CellSeed { st: &mut *st, slot, row, overwrite: false })?.is_none() {
+                if seq.next_element_seed(CellSeed { st: &mut *st, slot, row })?.is_none() {
                     break;
                 }
                 n += 1;
@@ -1568,15 +1559,15 @@ mod tests {
         assert_eq!(literal_bytes(usize::MAX, u64::MAX), usize::MAX as u128 * u64::MAX as u128);
     }
 
-    /// Rows wider than the 64-key bitset: a repeated key still replaces its
-    /// earlier value, before and past slot 64.
+    /// A repeated key replaces its earlier value (even an unmappable one),
+    /// in rows wider than 64 keys too.
     #[test]
     fn wide_rows_keep_the_last_of_a_repeated_key() {
         let names: Vec<String> = (0..70).map(|k| format!("k{k}")).collect();
         let schema = int_schema(names.clone());
         let row = |order: &mut dyn Iterator<Item = usize>| {
             let cells: Vec<String> = order.map(|k| format!("\"k{k}\":{k}")).collect();
-            format!("{{{},\"k65\":650,\"k3\":30,\"k64\":null}}", cells.join(","))
+            format!("{{{},\"k65\":650,\"k3\":\"x\",\"k3\":30,\"k64\":null}}", cells.join(","))
         };
         let json = format!("[{},{}]", row(&mut (0..70)), row(&mut (0..70).rev()));
         let batch = decode(json.as_bytes(), Shape::Rows, &schema, None).unwrap();
