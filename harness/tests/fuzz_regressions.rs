@@ -38,8 +38,8 @@ fn replay(dir: &Path, limit: usize) -> (usize, Vec<String>) {
 }
 
 /// `CROSSDEC_REPLAY_ONLY=cube_,pg_bytea_`: replay only the targets whose
-/// names start so (ci/mutants sets it when every mutated file belongs to
-/// one family: another family's corpus cannot reach that code).
+/// names start so (`ci/mutants --replay-only` sets it, for a run over one
+/// family's files: another family's corpus cannot reach that code).
 fn only() -> Vec<String> {
     std::env::var("CROSSDEC_REPLAY_ONLY")
         .map(|v| v.split(',').filter(|p| !p.is_empty()).map(str::to_string).collect())

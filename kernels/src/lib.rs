@@ -54,6 +54,17 @@ pub fn always() -> bool {
     true
 }
 
+/// Test-only step counters in kernels' fast paths: one per thread, so tests
+/// running in parallel do not see each other's counts.
+#[cfg(test)]
+pub(crate) type StepCounter = std::thread::LocalKey<std::cell::Cell<usize>>;
+
+/// Count one step on `counter` (compiled into tests only).
+#[cfg(test)]
+pub(crate) fn count_step(counter: &'static StepCounter) {
+    counter.with(|c| c.set(c.get() + 1));
+}
+
 /// A xorshift64 generator for the kernels' tests (no RNG crate needed, the
 /// same numbers on every target).
 #[cfg(test)]

@@ -503,7 +503,7 @@ fn decode_buffered(
                 let len = 36 + 3 * (twice_nines as u32 / 2);
                 i += 4;
                 #[cfg(test)]
-                FOUR_AT_A_TIME_STEPS.with(|steps| steps.set(steps.get() + 1));
+                crate::count_step(&FOUR_AT_A_TIME_STEPS);
                 buf = after_short(w4);
                 avail -= len;
                 continue;

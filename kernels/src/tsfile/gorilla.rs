@@ -168,7 +168,7 @@ fn decode<const W: u32, T: Lane, const FAST: bool>(
                         out[n] = T::from_bits(prev);
                         n += 1;
                         #[cfg(test)]
-                        REUSE_LOOP_VALUES.with(|c| c.set(c.get() + 1));
+                        crate::count_step(&REUSE_LOOP_VALUES);
                         if n == want {
                             return Ok(Done {
                                 values: n,
@@ -200,7 +200,7 @@ fn decode<const W: u32, T: Lane, const FAST: bool>(
                     });
                 }
                 #[cfg(test)]
-                ZERO_RUN_STEPS.with(|c| c.set(c.get() + 1));
+                crate::count_step(&ZERO_RUN_STEPS);
                 out[n..n + take].fill(T::from_bits(prev));
                 n += take;
                 r.pos += take;
@@ -255,7 +255,7 @@ fn decode<const W: u32, T: Lane, const FAST: bool>(
                 (hi << used) >> (64 - sig)
             } else {
                 #[cfg(test)]
-                WIDE_EXTRACTS.with(|c| c.set(c.get() + 1));
+                crate::count_step(&WIDE_EXTRACTS);
                 ((w << used) >> (128 - sig)) as u64
             };
             r.pos = bits_at + sig as usize;
