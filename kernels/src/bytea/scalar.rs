@@ -59,7 +59,9 @@ pub fn run(digits: &[u8], mut i: usize, out: &mut [u8], mut o: usize, stop: usiz
         if lo >= 16 {
             return Err(DecodeError::invalid_digit(i + 1, c2));
         }
-        out[o] = (hi << 4) | lo;
+        // `+`, not `|`: the fields are disjoint, and a mutated `^` would
+        // give the same byte (an equivalent mutant) where `-` and `*` do not.
+        out[o] = (hi << 4) + lo;
         o += 1;
         i += 2;
     }
