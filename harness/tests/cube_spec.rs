@@ -128,6 +128,11 @@ fn bad_shapes() {
         ("{\"members\":[\"a\"],\"dataset\":{}}", Shape::Compact, "/dataset"),
         ("{\"members\":[\"a\"],\"dataset\":[[1],{}]}", Shape::Compact, "/dataset/1"),
         ("{\"members\":[\"a\"],\"columns\":[\"x\"]}", Shape::Columnar, "/columns/0"),
+        // A repeated key: the last one counts, even when an earlier one was good.
+        ("{\"members\":[\"a\"],\"members\":1,\"columns\":[[1]]}", Shape::Columnar, "/members"),
+        ("{\"columns\":[[1]],\"members\":[\"a\"],\"members\":null}", Shape::Columnar, "/members"),
+        ("{\"members\":[\"a\"],\"columns\":[[1]],\"columns\":{}}", Shape::Columnar, "/columns"),
+        ("{\"members\":[\"a\"],\"dataset\":[[1]],\"dataset\":\"x\"}", Shape::Compact, "/dataset"),
     ];
     for (json, shape, path) in cases {
         assert_eq!(err(json, *shape, a(), None), CubeFault::BadShape { path: path.to_string() }, "{json}");

@@ -679,18 +679,19 @@ fn parse_literal(text: &str) -> Option<Scalar> {
 /// What the members list of a compact/columnar document turned out to be.
 #[derive(Default)]
 enum MembersState {
+    /// No members array: the key is absent or its value is not an array
+    /// (the same error either way).
     #[default]
     Missing,
-    NotArray,
     /// Names, first non-string index, first repeated name.
     List { names: Vec<Arc<str>>, non_string: Option<usize>, duplicate: Option<String> },
 }
 
 #[derive(Default)]
 enum DataState {
+    /// No data array: the key is absent or its value is not an array.
     #[default]
     Missing,
-    NotArray,
     Array,
 }
 
@@ -1108,7 +1109,9 @@ impl<'de> Visitor<'de> for ObjectTop<'_, '_> {
                     if st.data_seen {
                         st.members_after_data = true;
                     }
-                    st.members = MembersState::NotArray;
+                    // Each members key replaces the one before; a value
+                    // that is not an array leaves none.
+                    st.members = MembersState::Missing;
                     map.next_value_seed(MembersSeed(&mut *st))?;
                 }
                 TopKey::Data => {
@@ -1121,7 +1124,6 @@ impl<'de> Visitor<'de> for ObjectTop<'_, '_> {
                     if process {
                         st.reset_data();
                         st.bind_members();
-                        st.data = DataState::NotArray;
                         map.next_value_seed(DataSeed(&mut *st))?;
                     } else {
                         map.next_value_seed(Skip)?;
@@ -1137,9 +1139,9 @@ impl<'de> Visitor<'de> for ObjectTop<'_, '_> {
 struct MembersSeed<'s, 'k>(&'s mut State<'k>);
 
 impl MembersSeed<'_, '_> {
-    fn wrong(self) {
-        self.0.members = MembersState::NotArray;
-    }
+    /// Nothing to record: the caller set the members to missing before
+    /// visiting, and a value of the wrong shape leaves them so.
+    fn wrong(self) {}
 }
 
 impl<'de> DeserializeSeed<'de> for MembersSeed<'_, '_> {
@@ -1194,9 +1196,9 @@ impl<'de> DeserializeSeed<'de> for ScalarSeed {
 struct DataSeed<'s, 'k>(&'s mut State<'k>);
 
 impl DataSeed<'_, '_> {
-    fn wrong(self) {
-        self.0.data = DataState::NotArray;
-    }
+    /// Nothing to record: `reset_data` set the data to missing before
+    /// visiting, and a value of the wrong shape leaves it so.
+    fn wrong(self) {}
 }
 
 impl<'de> DeserializeSeed<'de> for DataSeed<'_, '_> {
@@ -1391,7 +1393,7 @@ pub fn decode_with(
         Shape::Compact | Shape::Columnar => {
             let key = if shape == Shape::Compact { "dataset" } else { "columns" };
             let names = match &st.members {
-                MembersState::Missing | MembersState::NotArray => return bad("/members".into()),
+                MembersState::Missing => return bad("/members".into()),
                 MembersState::List { non_string: Some(i), .. } => return bad(format!("/members/{i}")),
                 MembersState::List { duplicate: Some(member), .. } => {
                     return Err(CubeError::DuplicateMember { member: member.clone() })
@@ -1399,7 +1401,7 @@ pub fn decode_with(
                 MembersState::List { names, .. } => names.clone(),
             };
             match st.data {
-                DataState::Missing | DataState::NotArray => return bad(format!("/{key}")),
+                DataState::Missing => return bad(format!("/{key}")),
                 DataState::Array => {}
             }
             if let Some(i) = st.first_bad_entry {
