@@ -510,12 +510,14 @@ fn decode_buffered(
             }
         }
         if buf & 1 == 0 {
-            // A run of `0` control bits: the delta repeats.
-            let run = buf.trailing_zeros().min(avail).min((n - i) as u32);
-            t = fill_run(&mut out[i..i + run as usize], t, delta);
-            i += run as usize;
+            // A run of `0` control bits: the delta repeats (up to the
+            // output's end; capped by the slice, not by index arithmetic).
+            let rest = &mut out[i..];
+            let run = (buf.trailing_zeros().min(avail) as usize).min(rest.len());
+            t = fill_run(&mut rest[..run], t, delta);
+            i += run;
             buf >>= run;
-            avail -= run;
+            avail -= run as u32;
             continue;
         }
         let (dod, len) = dod_at(buf);
@@ -563,11 +565,12 @@ fn decode_gorilla(stream: &[u8], offset: usize, t0: i64, t1: i64, out: &mut [i64
         let valid = (total_bits - bit.min(total_bits)).min(64 - shift);
         let truncated = || DecodeError::TruncatedBitstream { value_index: i, offset: offset + byte, bit: shift as u8 };
         if window & 1 == 0 {
-            let run = (window.trailing_zeros() as usize).min(valid).min(n - i);
+            let rest = &mut out[i..];
+            let run = (window.trailing_zeros() as usize).min(valid).min(rest.len());
             if run == 0 {
                 return Err(truncated());
             }
-            t = fill_run(&mut out[i..i + run], t, delta);
+            t = fill_run(&mut rest[..run], t, delta);
             i += run;
             bit += run;
             continue;
