@@ -62,7 +62,13 @@ pub(crate) type StepCounter = std::thread::LocalKey<std::cell::Cell<usize>>;
 /// Count one step on `counter` (compiled into tests only).
 #[cfg(test)]
 pub(crate) fn count_step(counter: &'static StepCounter) {
-    counter.with(|c| c.set(c.get() + 1));
+    count_steps(counter, 1);
+}
+
+/// Count `n` steps on `counter` (compiled into tests only).
+#[cfg(test)]
+pub(crate) fn count_steps(counter: &'static StepCounter, n: usize) {
+    counter.with(|c| c.set(c.get() + n));
 }
 
 /// A xorshift64 generator for the kernels' tests (no RNG crate needed, the

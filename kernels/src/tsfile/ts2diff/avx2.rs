@@ -73,6 +73,14 @@ pub fn decode_into<T: IntLane>(page: &[u8], out: &mut [T]) -> Result<Done, Decod
     unsafe { decode_avx2(page, out) }
 }
 
+// Deltas decoded by the AVX2 groups on this thread. Tests only: the
+// portable kernel decodes whatever this one leaves to it with the same
+// values, so a guard that sends too much there shows only in a count.
+#[cfg(test)]
+thread_local! {
+    static AVX2_DELTAS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
 #[target_feature(enable = "avx2")]
 unsafe fn decode_avx2<T: IntLane>(page: &[u8], out: &mut [T]) -> Result<Done, DecodeError> {
     super::decode_blocks(page, out, |packed, width, deltas: &mut [T], first, min| {
@@ -83,6 +91,8 @@ unsafe fn decode_avx2<T: IntLane>(page: &[u8], out: &mut [T]) -> Result<Done, De
             // every group's loads inside `packed` and `done <=
             // deltas.len()`.
             unsafe { dispatch(packed, width, groups, partial, deltas, first, min) };
+            #[cfg(test)]
+            crate::count_steps(&AVX2_DELTAS, done);
         }
         if done < deltas.len() {
             let acc = if done == 0 { first } else { deltas[done - 1] };
@@ -390,12 +400,15 @@ mod tests {
                     for blocks in 1..=3 {
                         let mut page = Vec::new();
                         let mut want: Vec<u64> = Vec::new();
+                        // Where each block's packed deltas start.
+                        let mut packed_at = Vec::new();
                         for k in 0..blocks {
                             let first = if k == 0 { extremes[n % extremes.len()] } else { next() };
                             let min = extremes[(n + k + width as usize) % extremes.len()] ^ (next() & 0xF);
                             let mask = if width == 64 { u64::MAX } else { (1u64 << width) - 1 };
                             // All ones in one block: the widest prefix sums.
                             let xs: Vec<u64> = (0..n).map(|_| if k == 1 { mask } else { next() & mask }).collect();
+                            packed_at.push(page.len() + 8 + 2 * word);
                             page.extend(block(word, first, min, width, &xs));
                             let mut v = first;
                             want.push(v);
@@ -405,11 +418,20 @@ mod tests {
                             }
                         }
                         let what = format!("word {word} width {width} n {n} blocks {blocks}");
+                        AVX2_DELTAS.with(|c| c.set(0));
                         if word == 8 {
                             check_page::<i64>(&page, &want, &what);
                         } else {
                             check_page::<i32>(&page, &want, &what);
                         }
+                        // Every group of eight deltas (a block's last,
+                        // partial one too) whose two loads fit in the page
+                        // is decoded here; only the rest go to the portable
+                        // kernel.
+                        let w = width as usize;
+                        let fit = |at: usize| (0..n.div_ceil(8)).filter(|g| at + g * w + w + 16 <= page.len()).map(|g| (n - 8 * g).min(8)).sum::<usize>();
+                        let expected = if (1..=MAX_WIDTH).contains(&width) { packed_at.iter().map(|&at| fit(at)).sum() } else { 0 };
+                        assert_eq!(AVX2_DELTAS.with(|c| c.get()), expected, "{what}: deltas decoded by the AVX2 groups");
                     }
                 }
             }
