@@ -116,10 +116,9 @@ fn fast_groups(len: usize, width: u32, n: usize) -> (usize, usize) {
     if n.div_ceil(8) * w + 16 <= len {
         return (n / 8, n % 8);
     }
-    let fit = (len - 16 - w) / w + 1;
-    let groups = fit.min(n / 8);
-    let partial = if groups < fit { n % 8 } else { 0 };
-    (groups, partial)
+    // Not every group fits, so neither does the last: whole groups only,
+    // as many as fit.
+    (((len - 16) / w).min(n / 8), 0)
 }
 
 macro_rules! widths {
