@@ -66,7 +66,12 @@ const fn shifts(w: u32) -> [u32; 8] {
 /// Decode a page (same contract as [`super::decode_fused_into`]). Without
 /// AVX2 it runs the portable fused kernel, so forcing it is always safe.
 pub fn decode_into<T: IntLane>(page: &[u8], out: &mut [T]) -> Result<Done, DecodeError> {
-    if !available() || !(T::BITS == 32 || T::BITS == 64) {
+    if !available() {
+        return super::decode_fused_into(page, out);
+    }
+    // Lanes of other widths (a caller's own `IntLane`) take the portable
+    // kernel too.
+    if !matches!(T::BITS, 32 | 64) {
         return super::decode_fused_into(page, out);
     }
     // SAFETY: AVX2 is present (checked just above).
@@ -366,6 +371,47 @@ mod tests {
         let want: Vec<u64> = want.iter().map(|v| v & mask).collect();
         assert_eq!(got, want, "{what}");
         assert!(out[want.len()..].iter().all(|v| v.to_bits() == 0), "{what}: wrote past the values");
+    }
+
+    /// A lane of another width (here 16 bits, as a caller could define:
+    /// TsFile itself has none) goes to the portable kernel, whatever that
+    /// makes of it; the AVX2 groups, which store 32- or 64-bit lanes, never
+    /// see it.
+    #[test]
+    fn other_lane_widths_take_the_portable_kernel() {
+        #[derive(Clone, Copy, Default, Debug, PartialEq)]
+        struct Lane16(u16);
+        impl crate::tsfile::Lane for Lane16 {
+            const BITS: u32 = 16;
+            fn from_bits(v: u64) -> Self {
+                Lane16(v as u16)
+            }
+        }
+        impl IntLane for Lane16 {
+            fn to_bits(self) -> u64 {
+                self.0 as u64
+            }
+            fn wrapping_add(self, other: Self) -> Self {
+                Lane16(self.0.wrapping_add(other.0))
+            }
+        }
+        let xs: Vec<u64> = (0..40).map(|k| (k * 7) % 32).collect();
+        // Two blocks, so the first one's groups all have room to load; the
+        // header's words are as wide as the lane.
+        let two_blocks = |word| [block(word, 65_530, 3, 5, &xs), block(word, 1, 2, 5, &xs)].concat();
+        let page = two_blocks(2);
+        let mut want = vec![Lane16::default(); 82];
+        let wanted = super::super::decode_fused_into(&page, &mut want).unwrap();
+        let mut got = vec![Lane16::default(); 82];
+        AVX2_DELTAS.with(|c| c.set(0));
+        assert_eq!(decode_into(&page, &mut got), Ok(wanted));
+        assert_eq!(got, want);
+        assert_eq!(AVX2_DELTAS.with(|c| c.get()), 0);
+        // The same blocks in 32-bit lanes do reach the AVX2 groups.
+        if available() {
+            decode_into(&two_blocks(4), &mut vec![0u32; 82]).unwrap();
+            assert!(AVX2_DELTAS.with(|c| c.get()) > 0);
+        }
     }
 
     /// Pages of one to three blocks, for every width around the kernel's
