@@ -122,8 +122,10 @@ fn fast_groups(len: usize, width: u32, n: usize) -> (usize, usize) {
         return (n / 8, n % 8);
     }
     // Not every group fits, so neither does the last: whole groups only,
-    // as many as fit.
-    (((len - 16) / w).min(n / 8), 0)
+    // as many as fit (which is fewer than the block has, so no bound by n).
+    let fit = (len - 16) / w;
+    debug_assert!(fit <= n / 8);
+    (fit, 0)
 }
 
 macro_rules! widths {
