@@ -79,6 +79,9 @@ fn group<const W: u32, T: Lane, F: FnMut(u64) -> T>(
 #[cfg(test)]
 thread_local! {
     static GROUPS_FROM_INPUT: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    // Zero-padded copies made for the last groups: each should serve every
+    // group whose loads fit in it.
+    static PADDED_COPIES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 #[inline(always)]
@@ -114,25 +117,29 @@ fn unpack_w<const W: u32, T: Lane, F: FnMut(u64) -> T>(
         #[cfg(test)]
         crate::count_step(&GROUPS_FROM_INPUT);
     }
-    // The rest (fewer than W + 16 + W bytes) through a zero-padded copy.
-    while done < n {
-        let mut buf = [0u8; TAIL];
-        let rest = &packed[src.min(packed.len())..];
-        let take = rest.len().min(TAIL - 16);
-        buf[..take].copy_from_slice(&rest[..take]);
-        let mut tmp = [T::default(); 8];
-        let mut base = 0;
-        while done < n && base + w + 16 <= TAIL {
-            // Lanes past `n` are emitted too (from zero bits) but not kept;
-            // `emit` must tolerate that (the prefix sum's extra adds are
-            // discarded with them).
-            group::<W, T, F>(&buf, base, &mut tmp, &mut emit);
-            let k = (n - done).min(8);
-            out[done..done + k].copy_from_slice(&tmp[..k]);
-            done += k;
-            base += w;
-            src += w;
+    // The rest (fewer than W + 16 + W bytes) through a zero-padded copy of
+    // TAIL - 16 input bytes, refilled when the next group's loads would run
+    // past it.
+    let mut buf = [0u8; TAIL];
+    let mut base = TAIL;
+    for chunk in out[done..n].chunks_mut(8) {
+        if base + w + 16 > TAIL {
+            let rest = &packed[src.min(packed.len())..];
+            let take = rest.len().min(TAIL - 16);
+            buf = [0u8; TAIL];
+            buf[..take].copy_from_slice(&rest[..take]);
+            base = 0;
+            #[cfg(test)]
+            crate::count_step(&PADDED_COPIES);
         }
+        // Lanes past `n` are emitted too (from zero bits) but not kept;
+        // `emit` must tolerate that (the prefix sum's extra adds are
+        // discarded with them).
+        let mut tmp = [T::default(); 8];
+        group::<W, T, F>(&buf, base, &mut tmp, &mut emit);
+        chunk.copy_from_slice(&tmp[..chunk.len()]);
+        base += w;
+        src += w;
     }
 }
 
@@ -226,6 +233,7 @@ mod tests {
                     longer.extend(std::iter::repeat_n(0xA5u8, *extra));
                     let mut out = vec![0u64; n + 3];
                     GROUPS_FROM_INPUT.with(|c| c.set(0));
+                    PADDED_COPIES.with(|c| c.set(0));
                     unpack(&longer, width, n, &mut out);
                     assert_eq!(&out[..n], &values[..], "width {width} n {n} extra {extra}");
                     assert!(out[n..].iter().all(|&v| v == 0), "wrote past n");
@@ -235,6 +243,12 @@ mod tests {
                     let w = width as usize;
                     let fit = if width == 0 { 0 } else { (0..n.div_ceil(8)).filter(|g| g * w + w + 16 <= longer.len()).count() };
                     assert_eq!(GROUPS_FROM_INPUT.with(|c| c.get()), fit, "width {width} n {n} extra {extra}");
+                    // The rest go through padded copies of TAIL - 16 input
+                    // bytes, each serving as many groups as have room for
+                    // their loads in it.
+                    let per_copy = if width == 0 { 1 } else { (TAIL - 16) / w };
+                    let padded = if width == 0 { 0 } else { n.div_ceil(8) - fit };
+                    assert_eq!(PADDED_COPIES.with(|c| c.get()), padded.div_ceil(per_copy), "width {width} n {n} extra {extra}");
                 }
             }
         }
