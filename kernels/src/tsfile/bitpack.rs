@@ -124,10 +124,13 @@ fn unpack_w<const W: u32, T: Lane, F: FnMut(u64) -> T>(
     let mut base = TAIL;
     for chunk in out[done..n].chunks_mut(8) {
         if base + w + 16 > TAIL {
+            // Fewer than W + 16 input bytes are left once the tail starts
+            // (or its group would have been decoded from the input), so
+            // they all fit the copy.
             let rest = &packed[src.min(packed.len())..];
-            let take = rest.len().min(TAIL - 16);
+            debug_assert!(rest.len() < w + 16);
             buf = [0u8; TAIL];
-            buf[..take].copy_from_slice(&rest[..take]);
+            buf[..rest.len()].copy_from_slice(rest);
             base = 0;
             #[cfg(test)]
             crate::count_step(&PADDED_COPIES);
