@@ -93,6 +93,7 @@ fn committed_fixtures() {
 
 /// The generator's Python: `CROSSDEC_TSFILE_PYTHON`, else the venvs the
 /// install script creates.
+#[cfg(target_arch = "x86_64")]
 fn python() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("CROSSDEC_TSFILE_PYTHON") {
         return Some(PathBuf::from(p));
