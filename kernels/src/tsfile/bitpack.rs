@@ -117,9 +117,8 @@ fn unpack_w<const W: u32, T: Lane, F: FnMut(u64) -> T>(
         #[cfg(test)]
         crate::count_step(&GROUPS_FROM_INPUT);
     }
-    // The rest (fewer than W + 16 + W bytes) through a zero-padded copy of
-    // TAIL - 16 input bytes, refilled when the next group's loads would run
-    // past it.
+    // The rest through a zero-padded copy of the input that is left,
+    // refilled when the next group's loads would run past it.
     let mut buf = [0u8; TAIL];
     let mut base = TAIL;
     for chunk in out[done..n].chunks_mut(8) {
@@ -246,9 +245,8 @@ mod tests {
                     let w = width as usize;
                     let fit = if width == 0 { 0 } else { (0..n.div_ceil(8)).filter(|g| g * w + w + 16 <= longer.len()).count() };
                     assert_eq!(GROUPS_FROM_INPUT.with(|c| c.get()), fit, "width {width} n {n} extra {extra}");
-                    // The rest go through padded copies of TAIL - 16 input
-                    // bytes, each serving as many groups as have room for
-                    // their loads in it.
+                    // The rest go through padded copies, each serving as
+                    // many groups as have room for their loads in it.
                     let per_copy = if width == 0 { 1 } else { (TAIL - 16) / w };
                     let padded = if width == 0 { 0 } else { n.div_ceil(8) - fit };
                     assert_eq!(PADDED_COPIES.with(|c| c.get()), padded.div_ceil(per_copy), "width {width} n {n} extra {extra}");
