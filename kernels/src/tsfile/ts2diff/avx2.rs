@@ -398,8 +398,9 @@ mod tests {
             }
         }
         let xs: Vec<u64> = (0..40).map(|k| (k * 7) % 32).collect();
-        // Two blocks, so the first one's groups all have room to load; the
-        // header's words are as wide as the lane.
+        // Two blocks, so the first one's groups all have room to load (as
+        // 32-bit lanes; as 16-bit ones the header reads differently, which
+        // does not matter here).
         let two_blocks = |word| [block(word, 65_530, 3, 5, &xs), block(word, 1, 2, 5, &xs)].concat();
         let page = two_blocks(2);
         let mut want = vec![Lane16::default(); 82];
