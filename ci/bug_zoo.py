@@ -40,7 +40,6 @@ NATIVE_TIERS = ["native-run", "cert-digest", "fuzz-replay", "native-tests", "pee
 FUZZ_TESTS = {"fuzz_regressions"}
 PEER_TESTS = {"bytea_server", "tsfile_oracle"}
 PEER_TESTS_BY_GROUP = {"pg": ["bytea_server"], "tsfile": ["tsfile_oracle"]}
-PEER_RUNS = {"qwp-ts": "questdb-rs", "pg-bytea": "postgres-server"}
 
 
 def parse_bug(path):
@@ -97,8 +96,9 @@ def build(log, target=None):
     return rc == 0
 
 
-def kernels(family, runner=None, target=None):
-    """The kernels of `family` available where crossdec runs."""
+def kernels(family, runner=None, target=None, role="kernel"):
+    """The implementations of `family` in `role` (kernel or peer) available
+    where crossdec runs, from `crossdec list` (the family registry)."""
     cmd = (runner or []) + [crossdec(target), "list"]
     out = subprocess.check_output(cmd, cwd=SCRATCH, env=dict(os.environ, CARGO_TARGET_DIR=str(TARGET_DIR)))
     names, current = [], None
@@ -106,8 +106,8 @@ def kernels(family, runner=None, target=None):
         if not line.startswith(" "):
             current = line.strip()
         elif current == family and not line.strip().startswith("categories:"):
-            name, role, avail = line.split()[:3]
-            if role == "kernel" and avail == "available":
+            name, _, avail = line.split()[:3]
+            if line.split()[1] == role and avail == "available":
                 names.append(name)
     return names
 
@@ -186,13 +186,9 @@ class Tiers:
             for t in PEER_TESTS_BY_GROUP.get(group, []):
                 rc, _ = self.sh(["cargo", "test", "--release", "-p", "crossdec-harness", "--test", t], log=log)
                 ran, caught = True, caught or rc != 0
-            peer = PEER_RUNS.get(fam)
-            if peer:
-                cmd = [crossdec(), "list"]
-                listing = subprocess.check_output(cmd, cwd=SCRATCH).decode()
-                if any(l.split()[:3] == [peer, "peer", "available"] for l in listing.splitlines() if l.startswith(" ")):
-                    rc = run_family(fam, WORK / "out" / (bug["name"] + "-peer"), log, [peer])
-                    ran, caught = True, caught or rc != 0
+            for peer in kernels(fam, role="peer"):
+                rc = run_family(fam, WORK / "out" / (bug["name"] + "-" + peer), log, [peer])
+                ran, caught = True, caught or rc != 0
             return caught if ran else None
         if tier == "s390x-run":
             if not build(log, S390X):

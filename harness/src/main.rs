@@ -6,8 +6,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use crossdec_harness::report::{self, Manifest, RunReport};
-use crossdec_harness::{families, gate, AnyFamily, RunOptions};
+use crossdec_harness::engine::report::{self, Manifest, RunReport};
+use crossdec_harness::engine::{gate, Family, FamilyReport, Progress, RunOptions};
+use crossdec_harness::families;
 
 #[derive(Parser)]
 #[command(name = "crossdec", version, about = "Prove optimized decoders agree with their reference, on every architecture")]
@@ -47,7 +48,7 @@ enum Command {
     /// Replay corpus or crash files through the differential engine, without
     /// libFuzzer (on any target, under QEMU or Miri). The fuzz target comes
     /// from --target, else --family (its raw target), else each file's
-    /// directory name (fuzz/corpus/<target>/...).
+    /// directory name (`fuzz/corpus/<target>/...`).
     Replay {
         paths: Vec<PathBuf>,
         #[arg(long)]
@@ -57,6 +58,14 @@ enum Command {
     },
     /// List the fuzz targets: name, family, mode, peers.
     FuzzTargets,
+    /// Check every family's digests against the committed golden file, or
+    /// rewrite it (--update) after an intended change.
+    Golden {
+        #[arg(long, default_value = "harness/tests/golden.json")]
+        file: PathBuf,
+        #[arg(long)]
+        update: bool,
+    },
     /// Compare manifests from different targets; fail unless they agree.
     Gate {
         /// The native run's manifest.
@@ -107,9 +116,9 @@ fn main() -> ExitCode {
             for f in families::all() {
                 println!("{}", f.name());
                 println!("  categories: {}", f.category_names().join(", "));
-                for (name, role, available) in f.implementation_list() {
-                    let role = format!("{role:?}").to_lowercase();
-                    println!("  {name:<24} {role:<6} {}", if available { "available" } else { "not available here" });
+                for i in f.implementation_list() {
+                    let role = format!("{:?}", i.role).to_lowercase();
+                    println!("  {:<24} {role:<6} {}", i.name, if i.available { "available" } else { "not available here" });
                 }
             }
             ExitCode::SUCCESS
@@ -142,12 +151,13 @@ fn main() -> ExitCode {
         }
         Command::Gate { native, cross, require_all_kernels, exempt } => gate_command(native, cross, require_all_kernels, exempt),
         Command::FuzzTargets => {
-            for t in crossdec_harness::fuzzing::TARGETS {
+            for t in crossdec_harness::fuzzing::targets() {
                 let mode = format!("{:?}", t.mode).to_lowercase();
                 println!("{} {} {} {}", t.name, t.family, mode, if t.peers { "peers" } else { "kernels" });
             }
             ExitCode::SUCCESS
         }
+        Command::Golden { file, update } => golden_command(&file, update),
         Command::Corpus { family, out, cases, seed, mode } => corpus_command(&family, &out, cases, seed, &mode),
         Command::Replay { paths, target, family } => replay_command(&paths, target, family),
     }
@@ -218,7 +228,7 @@ fn replay_command(paths: &[PathBuf], target: Option<String>, family: Option<Stri
                 return ExitCode::from(2);
             }
         },
-        (None, Some(f)) => match fuzzing::TARGETS.iter().find(|t| t.family == f && t.mode == fuzzing::Mode::Raw && !t.peers) {
+        (None, Some(f)) => match fuzzing::targets().into_iter().find(|t| &t.family == f && t.mode == fuzzing::Mode::Raw && !t.peers) {
             Some(t) => Some(t),
             None => {
                 eprintln!("no raw fuzz target for family {f}");
@@ -235,8 +245,9 @@ fn replay_command(paths: &[PathBuf], target: Option<String>, family: Option<Stri
         }
     }
     let (mut agreed, mut ignored, mut failed) = (0, 0, 0);
+    let mut fuzzers: std::collections::HashMap<String, fuzzing::Fuzzer> = std::collections::HashMap::new();
     for file in &files {
-        let target = fixed.or_else(|| {
+        let target = fixed.clone().or_else(|| {
             file.ancestors().skip(1).find_map(|a| a.file_name().and_then(|n| n.to_str()).and_then(fuzzing::target))
         });
         let Some(target) = target else {
@@ -250,12 +261,23 @@ fn replay_command(paths: &[PathBuf], target: Option<String>, family: Option<Stri
                 return ExitCode::from(2);
             }
         };
-        match fuzzing::check(target, &bytes) {
+        let name = target.name.clone();
+        let fuzzer = match fuzzers.entry(name.clone()) {
+            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::hash_map::Entry::Vacant(e) => match fuzzing::Fuzzer::new(target) {
+                Ok(f) => e.insert(f),
+                Err(problem) => {
+                    eprintln!("{name}: {problem}");
+                    return ExitCode::from(2);
+                }
+            },
+        };
+        match fuzzer.check(&bytes) {
             Ok(true) => agreed += 1,
             Ok(false) => ignored += 1,
             Err(problem) => {
                 failed += 1;
-                println!("FAIL {} ({}): {problem}", file.display(), target.name);
+                println!("FAIL {} ({name}): {problem}", file.display());
             }
         }
     }
@@ -272,7 +294,7 @@ fn run(args: RunArgs) -> ExitCode {
     // message; the default hook would also print a backtrace per case.
     // Panics anywhere else (a generator) still print.
     crossdec_harness::engine::install_quiet_panic_hook();
-    let selected: Vec<Box<dyn AnyFamily>> = if args.family.is_empty() {
+    let selected: Vec<Box<dyn Family>> = if args.family.is_empty() {
         families::all()
     } else {
         let mut out = Vec::new();
@@ -293,7 +315,7 @@ fn run(args: RunArgs) -> ExitCode {
         seed: args.seed,
         implementations: args.implementations,
         categories: args.category,
-        progress: !args.no_progress && std::io::stderr().is_terminal(),
+        progress: (!args.no_progress && std::io::stderr().is_terminal()).then(|| std::sync::Arc::new(Bar::default()) as _),
         ..RunOptions::default()
     };
     println!(
@@ -321,7 +343,7 @@ fn run(args: RunArgs) -> ExitCode {
     }
 }
 
-fn write_outputs(dir: &PathBuf, manifest: Manifest, families: Vec<crossdec_harness::FamilyReport>) -> std::io::Result<()> {
+fn write_outputs(dir: &PathBuf, manifest: Manifest, families: Vec<FamilyReport>) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
     std::fs::write(dir.join("manifest.json"), serde_json::to_string_pretty(&manifest)?)?;
     let report = RunReport { manifest, families };
@@ -385,6 +407,69 @@ fn gate_command(native: PathBuf, cross: Vec<String>, require_all_kernels: bool, 
         for p in &problems {
             println!("gate: FAIL: {p}");
         }
+        ExitCode::FAILURE
+    }
+}
+
+/// A progress bar per family on the terminal.
+#[derive(Default)]
+struct Bar(std::sync::Mutex<Option<indicatif::ProgressBar>>);
+
+impl Progress for Bar {
+    fn family(&self, name: &str, calls: u64) {
+        let bar = indicatif::ProgressBar::new(calls);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{prefix:>14} [{bar:40}] {pos}/{len} {msg} ({eta})")
+                .expect("valid template")
+                .progress_chars("=> "),
+        );
+        bar.set_prefix(name.to_string());
+        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = Some(bar);
+    }
+    fn category(&self, name: &str) {
+        if let Some(bar) = &*self.0.lock().unwrap_or_else(|p| p.into_inner()) {
+            bar.set_message(name.to_string());
+        }
+    }
+    fn advance(&self) {
+        if let Some(bar) = &*self.0.lock().unwrap_or_else(|p| p.into_inner()) {
+            bar.inc(1);
+        }
+    }
+    fn finish(&self) {
+        if let Some(bar) = self.0.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+fn golden_command(file: &std::path::Path, update: bool) -> ExitCode {
+    use crossdec_harness::golden;
+    let computed = golden::compute();
+    if update {
+        let text = serde_json::to_string_pretty(&computed).expect("serializable") + "\n";
+        if let Err(e) = std::fs::write(file, text) {
+            eprintln!("{}: {e}", file.display());
+            return ExitCode::from(2);
+        }
+        println!("wrote {} families' golden digests (seed {}, {} calls per category) to {}", computed.families.len(), computed.seed, computed.cases, file.display());
+        return ExitCode::SUCCESS;
+    }
+    let committed: golden::Golden = match std::fs::read_to_string(file).map_err(|e| e.to_string()).and_then(|t| serde_json::from_str(&t).map_err(|e| e.to_string())) {
+        Ok(g) => g,
+        Err(e) => {
+            eprintln!("{}: {e}", file.display());
+            return ExitCode::from(2);
+        }
+    };
+    let differences = golden::differences(&committed, &computed);
+    for d in &differences {
+        println!("golden: DIFFERS: {d}");
+    }
+    if differences.is_empty() {
+        println!("golden: every family's digests match {} on {}", file.display(), crossdec_harness::TARGET);
+        ExitCode::SUCCESS
+    } else {
         ExitCode::FAILURE
     }
 }

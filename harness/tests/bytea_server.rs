@@ -17,9 +17,9 @@
 
 #![cfg(target_arch = "x86_64")]
 
-use crossdec_harness::families::bytea::server::{self, select_text_and_binary, PgServer};
-use crossdec_harness::families::bytea::PgBytea;
-use crossdec_harness::{Family, Role, RunOptions};
+use crossdec_harness::engine::RunOptions;
+use crossdec_harness::families::bytea::server::{select_text_and_binary, PgServer};
+use crossdec_harness::families::bytea;
 use crossdec_kernels::bytea as kernel;
 use crossdec_reference::bytea as reference;
 use rand::{Rng, SeedableRng};
@@ -47,11 +47,12 @@ fn decode_with_every_implementation(text: &[u8]) -> Vec<(String, Result<Vec<u8>,
         let mut buf = vec![0u8; kernel::decoded_len_bound(text)];
         kernel::decode_into_with(hex, esc, text, &mut buf).map(|n| buf[..n].to_vec()).map_err(|e| format!("{e:?}"))
     };
+    let scalar_hex = crossdec_kernels::by_name(&kernel::HEX_KERNELS, "hex-scalar").expect("registered").func;
     for k in kernel::HEX_KERNELS.iter().filter(|k| (k.is_available)()) {
-        out.push((k.name.to_string(), run(k.func, kernel::ESCAPE_KERNELS[0].func)));
+        out.push((k.name.to_string(), run(k.func, kernel::best_escape())));
     }
     for e in kernel::ESCAPE_KERNELS.iter() {
-        out.push((e.name.to_string(), run(kernel::HEX_KERNELS[5].func, e.func)));
+        out.push((e.name.to_string(), run(scalar_hex, e.func)));
     }
     out.push(("decode_to_vec".into(), kernel::decode_to_vec(text).map_err(|e| format!("{e:?}"))));
     out
@@ -91,62 +92,13 @@ fn server_output_in_both_formats_decodes_to_the_binary_value() {
     eprintln!("pg-bytea server: {checked} server texts decoded by every implementation");
 }
 
-/// `pg-bytea` with the `postgres-server` peer pointed at one server, without
-/// touching the process environment (tests run in parallel threads).
-struct WithServer(String);
-
-impl Family for WithServer {
-    type Input = <PgBytea as Family>::Input;
-    type Value = <PgBytea as Family>::Value;
-    type Error = <PgBytea as Family>::Error;
-    fn name(&self) -> &'static str {
-        PgBytea.name()
-    }
-    fn categories(&self) -> Vec<crossdec_harness::Category> {
-        PgBytea.categories()
-    }
-    fn generate(&self, category: &str, index: u64, rng: &mut crossdec_harness::CaseRng) -> Vec<crossdec_harness::Case<Self::Input>> {
-        PgBytea.generate(category, index, rng)
-    }
-    fn reference(&self, input: &Self::Input) -> Result<Self::Value, Self::Error> {
-        PgBytea.reference(input)
-    }
-    fn implementations(&self) -> Vec<crossdec_harness::Implementation<Self>> {
-        // The engine needs implementations of this type: adapt the peer's
-        // decoder (same input, value and error types).
-        let peer = server::peer_with_url(Some(self.0.clone()));
-        let make = peer.new_decoder.clone();
-        vec![crossdec_harness::Implementation::new("postgres-server", Role::Peer, peer.available, move || {
-            let mut inner = make();
-            move |input: &Self::Input, canary: u8| {
-                let d = inner.decode(input, canary);
-                crossdec_harness::Decoded { outcome: d.outcome, buffer_faults: d.buffer_faults }
-            }
-        })]
-    }
-    fn write_input(&self, input: &Self::Input, out: &mut Vec<u8>) {
-        PgBytea.write_input(input, out)
-    }
-    fn parse_input(&self, bytes: &[u8]) -> Option<Self::Input> {
-        PgBytea.parse_input(bytes)
-    }
-    fn write_outcome(&self, outcome: &Result<Self::Value, Self::Error>, out: &mut Vec<u8>) {
-        PgBytea.write_outcome(outcome, out)
-    }
-    fn allowed_differences(&self) -> Vec<crossdec_harness::AllowedDifference<Self>> {
-        PgBytea
-            .allowed_differences()
-            .into_iter()
-            .map(|a| crossdec_harness::AllowedDifference { id: a.id, implementation: a.implementation, reason: a.reason, applies: a.applies })
-            .collect()
-    }
-}
-
 #[test]
 fn server_rejects_exactly_what_we_reject() {
     let Some(server) = server_or_explain() else { return };
-    let family = WithServer(server.url.clone());
-    let peer = family.implementations().into_iter().find(|i| i.name == "postgres-server").expect("peer registered");
+    // The peer talks to this test's server, without touching the process
+    // environment (tests run in parallel threads).
+    let campaign = bytea::campaign_with_server(&server.url);
+    let peer = campaign.implementations().iter().find(|i| i.name == "postgres-server").expect("peer registered");
     assert!(peer.available);
     let options = RunOptions {
         cases: 12,
@@ -158,7 +110,7 @@ fn server_rejects_exactly_what_we_reject() {
             .collect(),
         ..RunOptions::default()
     };
-    let report = crossdec_harness::engine::run_family(&family, &options);
+    let report = campaign.run(&options);
     let imp = report.implementations.iter().find(|i| i.name == "postgres-server").expect("in report");
     for f in &report.failures {
         eprintln!("{} {}: {:?} expected {} got {}", f.category, f.implementation, f.minimized_hex, f.minimized_expected, f.minimized_got);

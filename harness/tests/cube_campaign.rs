@@ -3,8 +3,8 @@
 
 use std::collections::BTreeMap;
 
-use crossdec_harness::engine::{case_rng, run_family, Family, RunOptions};
-use crossdec_harness::families::cube::{run_reference, CubeColumnar, CubeFault};
+use crossdec_harness::engine::{case_rng, Buffers, RunOptions, Spec};
+use crossdec_harness::families::cube::{self, run_reference, CubeColumnar, CubeFault};
 use proptest::prelude::*;
 
 fn kind(outcome: &Result<crossdec_harness::families::cube::Batch, CubeFault>) -> String {
@@ -23,7 +23,7 @@ fn generators_reach_every_outcome_kind() {
         let mut ok_in_category = 0;
         for index in 0..60 {
             let mut rng = case_rng(7, family.name(), category.name, index);
-            for case in family.generate(category.name, index, &mut rng) {
+            for case in category.generate(index, &mut rng) {
                 for step in &case.steps {
                     let outcome = run_reference(step);
                     ok_in_category += u64::from(matches!(&outcome, Ok(b) if b.rows > 0));
@@ -58,26 +58,29 @@ fn generators_reach_every_outcome_kind() {
 
 #[test]
 fn small_campaign_agrees() {
-    let report = run_family(&CubeColumnar, &RunOptions { cases: 40, seed: 11, ..Default::default() });
+    let report = cube::campaign().run(&RunOptions { cases: 40, seed: 11, ..Default::default() });
     assert_eq!(report.failure_count, 0, "{:#?}", report.failures);
     assert!(report.implementations.iter().all(|i| i.ran && i.compared > 0));
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    // PROPTEST_CASES raises it (certification), 64 by default.
+    #![proptest_config(ProptestConfig::with_cases(std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(64)))]
     #[test]
     fn kernel_matches_reference_on_generated_cases(seed in any::<u64>(), pick in 0usize..12) {
         let family = CubeColumnar;
         let categories = family.categories();
-        let category = categories[pick % categories.len()].name;
-        let mut rng = case_rng(seed, family.name(), category, 0);
-        for case in family.generate(category, 0, &mut rng) {
-            for imp in family.implementations() {
-                let mut decoder = (imp.new_decoder)();
+        let category = &categories[pick % categories.len()];
+        let mut rng = case_rng(seed, family.name(), category.name, 0);
+        for case in category.generate(0, &mut rng) {
+            for imp in cube::campaign().implementations() {
+                let mut decoder = imp.decoder();
+                let mut buffers = Buffers::new(0x5A);
                 for step in &case.steps {
                     let expected = run_reference(step);
-                    let got = decoder.decode(step, 0x5A).outcome;
+                    let got = decoder.decode(step, &mut buffers);
                     prop_assert_eq!(&got, &expected);
+                    prop_assert_eq!(buffers.end_call(), vec![]);
                 }
             }
         }

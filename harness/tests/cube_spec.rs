@@ -1,8 +1,8 @@
 //! cube-columnar: every error variant, the review bugs of the streaming
 //! change, and known answers — each checked on the reference AND the kernel.
 
-use crossdec_harness::engine::Family;
-use crossdec_harness::families::cube::{run_reference, Batch, CubeColumnar, CubeFault, CubeInput, FieldDesc, Shape, Ty, Values};
+use crossdec_harness::engine::{Canonical, Parse};
+use crossdec_harness::families::cube::{self, run_reference, Batch, CubeFault, CubeInput, FieldDesc, Shape, Ty, Values};
 
 fn f(name: &str, ty: Ty) -> FieldDesc {
     FieldDesc { name: name.into(), ty, literal: None }
@@ -16,10 +16,10 @@ fn lit(name: &str, ty: Ty, text: &str) -> FieldDesc {
 fn both(json: &str, shape: Shape, fields: Vec<FieldDesc>, limit: Option<i64>) -> Result<Batch, CubeFault> {
     let input = CubeInput::new(json.as_bytes().to_vec(), shape, fields, limit);
     let expected = run_reference(&input);
-    for imp in CubeColumnar.implementations() {
-        let mut decoder = (imp.new_decoder)();
-        let got = decoder.decode(&input, 0xA5).outcome;
+    for imp in cube::campaign().implementations() {
+        let (got, faults) = imp.decode_once(&input);
         assert_eq!(got, expected, "{} disagrees with the reference on {json}", imp.name);
+        assert_eq!(faults, vec![], "{}", imp.name);
     }
     expected
 }
@@ -257,15 +257,13 @@ fn shapes_agree_on_the_same_table() {
 
 #[test]
 fn inputs_round_trip_and_garbage_parses_gracefully() {
-    let family = CubeColumnar;
     let input = CubeInput::new(b"[1]".to_vec(), Shape::Compact, vec![lit("l", Ty::Decimal(5, 2), "\"1.5\""), f("t", Ty::Timestamp(1))], Some(-3));
-    let mut bytes = Vec::new();
-    family.write_input(&input, &mut bytes);
-    let back = family.parse_input(&bytes).expect("round trip");
+    let bytes = input.to_canonical();
+    let back = CubeInput::parse(&bytes).expect("round trip");
     assert_eq!((back.json, back.shape, back.fields, back.limit), (input.json, input.shape, input.fields, input.limit));
     for cut in 0..bytes.len() {
-        let _ = family.parse_input(&bytes[..cut]);
+        let _ = CubeInput::parse(&bytes[..cut]);
     }
-    assert!(family.parse_input(b"").is_none());
-    assert!(family.parse_input(b"CUBE\x09").is_none());
+    assert!(CubeInput::parse(b"").is_none());
+    assert!(CubeInput::parse(b"CUBE\x09").is_none());
 }

@@ -3,75 +3,33 @@
 //! and a short campaign must report it with a minimized reproducer. The real
 //! kernel, run the same way, must come out clean.
 
-use crossdec_harness::engine::{run_family, Case, CaseRng, Category, Decoded, Implementation, Role, RunOptions};
-use crossdec_harness::families::qwp::{QwpFault, QwpInput, QwpTimestamps, QwpValue};
-use crossdec_harness::{Family, FamilyReport, Outcome};
+use crossdec_harness::engine::{BufferFault, Buffers, Campaign, FamilyReport, Outcome, RunOptions};
+use crossdec_harness::families::qwp::{self, QwpFault, QwpInput, QwpTimestamps};
 use crossdec_kernels::qwp as kernel;
 
-type Mutation = fn(&QwpInput, &mut Result<QwpValue, QwpFault>, &mut Vec<String>);
+type Mutation = fn(&QwpInput, &mut Outcome<QwpTimestamps>);
 
-/// qwp-ts with one kernel whose output goes through `mutate`.
-struct Mutant {
-    name: &'static str,
-    mutate: Mutation,
-}
-
-impl Family for Mutant {
-    type Input = QwpInput;
-    type Value = QwpValue;
-    type Error = QwpFault;
-
-    fn name(&self) -> &'static str {
-        "qwp-ts"
-    }
-    fn categories(&self) -> Vec<Category> {
-        QwpTimestamps.categories()
-    }
-    fn generate(&self, category: &str, index: u64, rng: &mut CaseRng) -> Vec<Case<QwpInput>> {
-        QwpTimestamps.generate(category, index, rng)
-    }
-    fn reference(&self, input: &QwpInput) -> Outcome<Self> {
-        QwpTimestamps.reference(input)
-    }
-    fn implementations(&self) -> Vec<Implementation<Self>> {
-        let mutate = self.mutate;
-        vec![Implementation::new(self.name, Role::Kernel, true, move || {
-            let mut decoder = kernel::TimestampDecoder::new();
-            let mut values: Vec<i64> = Vec::new();
-            let mut validity: Vec<bool> = Vec::new();
-            move |input: &QwpInput, _canary: u8| {
-                let rows = input.row_count as usize;
-                let capped = rows.min(kernel::MAX_ROWS);
-                values.clear();
-                values.resize(capped + 4, 0x7777);
-                validity.clear();
-                validity.resize(capped + 4, true);
-                let mut outcome = decoder
-                    .decode_into(&input.column, rows, input.gorilla_flag, &mut values, &mut validity)
-                    .map(|consumed| QwpValue { values: values[..rows].to_vec(), validity: validity[..rows].to_vec(), consumed })
-                    .map_err(QwpFault::from);
-                let mut faults = Vec::new();
-                mutate(input, &mut outcome, &mut faults);
-                Decoded { outcome, buffer_faults: faults }
-            }
-        })]
-    }
-    fn write_input(&self, input: &QwpInput, out: &mut Vec<u8>) {
-        QwpTimestamps.write_input(input, out)
-    }
-    fn parse_input(&self, bytes: &[u8]) -> Option<QwpInput> {
-        QwpTimestamps.parse_input(bytes)
-    }
-    fn write_outcome(&self, outcome: &Outcome<Self>, out: &mut Vec<u8>) {
-        QwpTimestamps.write_outcome(outcome, out)
-    }
-    fn shrink(&self, input: &QwpInput) -> Vec<QwpInput> {
-        QwpTimestamps.shrink(input)
-    }
-}
-
+/// qwp-ts with one kernel: the real one through the family's own adapter,
+/// its outcome passed through `mutate`.
 fn campaign(name: &'static str, mutate: Mutation) -> FamilyReport {
-    run_family(&Mutant { name, mutate }, &RunOptions { cases: 10, seed: 3, ..RunOptions::default() })
+    campaign_of(name, kernel_function("word64"), mutate)
+}
+
+fn kernel_function(name: &str) -> kernel::DecodeFn {
+    crossdec_kernels::by_name(kernel::IMPLEMENTATIONS, name).expect("registered").func
+}
+
+fn campaign_of(name: &'static str, func: kernel::DecodeFn, mutate: Mutation) -> FamilyReport {
+    Campaign::new(QwpTimestamps)
+        .kernel(name, true, move || {
+            let mut adapter = qwp::kernel_decoder(func);
+            move |input: &QwpInput, buffers: &mut Buffers| {
+                let mut outcome = adapter(input, buffers);
+                mutate(input, &mut outcome);
+                outcome
+            }
+        })
+        .run(&RunOptions { cases: 10, seed: 3, ..RunOptions::default() })
 }
 
 fn is_gorilla(input: &QwpInput) -> bool {
@@ -90,14 +48,14 @@ fn assert_caught(report: &FamilyReport, what: &str) {
 
 #[test]
 fn the_real_kernel_passes() {
-    let report = campaign("word64", |_, _, _| {});
+    let report = campaign("word64", |_, _| {});
     assert_eq!(report.failure_count, 0, "{:#?}", report.failures);
 }
 
 #[test]
 fn catches_values_read_in_native_instead_of_little_endian_order() {
     // What deleting the byte swap does on a big-endian host, simulated here.
-    let report = campaign("no-byte-swap", |input, outcome, _| {
+    let report = campaign("no-byte-swap", |input, outcome| {
         if let Ok(v) = outcome {
             if !is_gorilla(input) {
                 v.values.iter_mut().for_each(|x| *x = x.swap_bytes());
@@ -109,7 +67,7 @@ fn catches_values_read_in_native_instead_of_little_endian_order() {
 
 #[test]
 fn catches_a_repeated_delta_run_one_short() {
-    let report = campaign("run-one-short", |input, outcome, _| {
+    let report = campaign("run-one-short", |input, outcome| {
         if let Ok(v) = outcome {
             let n = v.values.len();
             if is_gorilla(input) && n > 3 && v.validity.iter().all(|ok| *ok) {
@@ -123,7 +81,7 @@ fn catches_a_repeated_delta_run_one_short() {
 
 #[test]
 fn catches_an_off_by_one_consumed_count() {
-    let report = campaign("consumed-plus-one", |input, outcome, _| {
+    let report = campaign("consumed-plus-one", |input, outcome| {
         if let Ok(v) = outcome {
             if is_gorilla(input) {
                 v.consumed += 1;
@@ -135,7 +93,7 @@ fn catches_an_off_by_one_consumed_count() {
 
 #[test]
 fn catches_a_wrong_error_position() {
-    let report = campaign("error-offset", |_, outcome, _| {
+    let report = campaign("error-offset", |_, outcome| {
         if let Err(QwpFault::TruncatedBitstream { offset, .. }) = outcome {
             *offset += 1;
         }
@@ -143,20 +101,39 @@ fn catches_a_wrong_error_position() {
     assert_caught(&report, "error offset");
 }
 
+/// A kernel that really writes one value past its rows (into the caller
+/// buffer's slack), run through the family's own adapter: the engine's
+/// buffer check must catch it although every value is right.
 #[test]
 fn catches_a_write_outside_the_output_range() {
-    let report = campaign("writes-past-end", |input, _, faults| {
-        if input.row_count > 100 {
-            faults.push(format!("values[{}] changed", input.row_count));
+    fn writes_past_end(
+        decoder: &mut kernel::TimestampDecoder,
+        column: &[u8],
+        rows: usize,
+        gorilla: bool,
+        values: &mut [i64],
+        validity: &mut [bool],
+    ) -> Result<usize, kernel::DecodeError> {
+        let consumed = kernel::TimestampDecoder::decode_into(decoder, column, rows, gorilla, values, validity)?;
+        if rows > 100 {
+            values[rows] = !values[rows];
         }
-    });
+        Ok(consumed)
+    }
+    let report = campaign_of("writes-past-end", writes_past_end, |_, _| {});
     assert_caught(&report, "buffer write past the end");
-    assert!(!report.failures[0].buffer_faults.is_empty());
+    let f = &report.failures[0];
+    assert_eq!(f.expected, f.got, "only the buffer differs");
+    assert!(
+        matches!(&f.buffer_faults[..], [BufferFault::Changed { buffer, index, written, .. }] if buffer == "values" && *index == *written as i64),
+        "{:?}",
+        f.buffer_faults
+    );
 }
 
 #[test]
 fn catches_a_panicking_kernel() {
-    let report = campaign("panics", |input, _, _| {
+    let report = campaign("panics", |input, _| {
         if input.column.len() > 40 {
             panic!("index out of bounds");
         }
@@ -167,7 +144,7 @@ fn catches_a_panicking_kernel() {
 
 #[test]
 fn catches_saturating_instead_of_wrapping_arithmetic() {
-    let report = campaign("saturating", |input, outcome, _| {
+    let report = campaign("saturating", |input, outcome| {
         if let Ok(v) = outcome {
             let mut rows = Vec::new();
             let mut next = v.values.iter().zip(&v.validity);

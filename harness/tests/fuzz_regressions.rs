@@ -24,12 +24,13 @@ fn replay(dir: &Path, limit: usize) -> (usize, Vec<String>) {
         if !only.is_empty() && !only.iter().any(|prefix| name.starts_with(prefix.as_str())) {
             continue;
         }
+        let fuzzer = fuzzing::Fuzzer::new(target).expect("the target's family is registered");
         let mut files: Vec<_> = std::fs::read_dir(&target_dir).unwrap().flatten().map(|e| e.path()).collect();
         files.sort();
         for file in files.into_iter().take(limit) {
             let data = std::fs::read(&file).unwrap();
             checked += 1;
-            if let Err(problem) = fuzzing::check(target, &data) {
+            if let Err(problem) = fuzzer.check(&data) {
                 failures.push(format!("{}: {problem}", file.display()));
             }
         }
@@ -60,8 +61,8 @@ fn committed_corpora_agree() {
 
 #[test]
 fn every_target_has_a_corpus() {
-    for t in fuzzing::TARGETS {
-        let dir = fuzz_dir().join("corpus").join(t.name);
+    for t in fuzzing::targets() {
+        let dir = fuzz_dir().join("corpus").join(&t.name);
         let n = std::fs::read_dir(&dir).map(|d| d.count()).unwrap_or(0);
         assert!(n > 0, "fuzz target {} has no committed corpus in {}", t.name, dir.display());
     }
@@ -81,7 +82,7 @@ macro_rules! regression {
         fn $name() {
             let data = include_bytes!(concat!("../../fuzz/regressions/", $target, "/", $file));
             let target = fuzzing::target($target).expect("known fuzz target");
-            if let Err(problem) = fuzzing::check(target, data) {
+            if let Err(problem) = fuzzing::check(&target, data) {
                 panic!("fuzz finding {} still fails: {problem}", $file);
             }
         }

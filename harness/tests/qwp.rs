@@ -2,9 +2,8 @@
 //! the reference, known-answer snapshots, and the engine proving that broken
 //! kernels are caught.
 
-use crossdec_harness::engine::{run_family, RunOptions};
-use crossdec_harness::families::qwp::{QwpFault, QwpInput, QwpTimestamps, QwpValue};
-use crossdec_harness::{Family, Outcome};
+use crossdec_harness::engine::{Outcome, RunOptions, Spec};
+use crossdec_harness::families::qwp::{self, QwpFault, QwpInput, QwpTimestamps, QwpValue};
 use crossdec_kernels::qwp as kernel;
 use crossdec_reference::qwp as reference;
 use proptest::prelude::*;
@@ -141,18 +140,17 @@ fn known_answer_vectors_snapshot() {
     ");
 }
 
-/// The digest hashes canonical little-endian serializations, so the same seed
-/// gives the same digest on every architecture: this snapshot, recorded on
-/// x86_64, is checked again on s390x and aarch64 under QEMU.
+/// The same seed gives the same cases and the same digest; another seed
+/// other ones. (The digests themselves are pinned for every family, on every
+/// target, by `golden.rs`.)
 #[test]
-fn campaign_digest_is_architecture_independent() {
+fn campaign_digest_depends_only_on_the_seed() {
     let options = RunOptions { cases: 4, seed: 7, ..RunOptions::default() };
-    let report = run_family(&QwpTimestamps, &options);
+    let report = qwp::campaign().run(&options);
     assert_eq!(report.failure_count, 0, "{:#?}", report.failures);
     assert!(report.categories.iter().all(|c| c.cases > 0));
-    let again = run_family(&QwpTimestamps, &options);
+    let again = qwp::campaign().run(&options);
     assert_eq!(report.digest, again.digest, "same seed, same digest");
-    let other = run_family(&QwpTimestamps, &RunOptions { seed: 8, ..options });
+    let other = qwp::campaign().run(&RunOptions { seed: 8, ..options });
     assert_ne!(report.digest, other.digest, "the digest depends on the cases");
-    insta::assert_snapshot!(report.digest, @"c1e08d45beb9d1135c296e9e9a30c770ad69eeea3ccc83c517b4307606f039a3");
 }

@@ -2,7 +2,7 @@
 //! every type and encoding, and on every truncation and corruption of them;
 //! plus one known input per error kind, checked on both sides.
 
-use crossdec_harness::engine::{case_rng, Family};
+use crossdec_harness::engine::{case_rng, Canonical, Spec};
 use crossdec_harness::families::tsfile::{
     self, generate, DataType, Encoding, StopMode, TsFamily, TsFault, TsInput,
 };
@@ -42,7 +42,8 @@ fn encoding() -> impl Strategy<Value = Encoding> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+    // PROPTEST_CASES raises it (certification), 128 by default.
+    #![proptest_config(ProptestConfig::with_cases(std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(128)))]
 
     #[test]
     fn kernels_match_reference(enc in encoding(), t in 0usize..6, s in shape(), len in prop_oneof![0usize..20, 120usize..140, 0usize..700], seed: u64) {
@@ -89,15 +90,13 @@ fn every_category_runs() {
         let family = TsFamily(enc);
         for cat in family.categories() {
             let mut rng = case_rng(3, family.name(), cat.name, 0);
-            let cases = family.generate(cat.name, 0, &mut rng);
+            let cases = cat.generate(0, &mut rng);
             assert!(!cases.is_empty(), "{} {}", family.name(), cat.name);
             for case in cases {
                 for step in case.steps {
                     agree(&step).unwrap();
                     // The canonical serialization parses back to the same input.
-                    let mut bytes = Vec::new();
-                    family.write_input(&step, &mut bytes);
-                    assert_eq!(family.parse_input(&bytes), Some(step));
+                    assert_eq!(family.parse(&step.to_canonical()), Some(step));
                 }
             }
         }

@@ -10,9 +10,13 @@
 
 #![deny(unsafe_op_in_unsafe_fn)]
 
+#[cfg(feature = "bytea")]
 pub mod bytea;
+#[cfg(feature = "cube")]
 pub mod cube;
+#[cfg(feature = "qwp")]
 pub mod qwp;
+#[cfg(feature = "tsfile")]
 pub mod tsfile;
 
 /// One implementation of a family's decoding function.

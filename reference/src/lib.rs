@@ -7,7 +7,11 @@
 
 #![forbid(unsafe_code)]
 
+#[cfg(feature = "bytea")]
 pub mod bytea;
+#[cfg(feature = "cube")]
 pub mod cube;
+#[cfg(feature = "qwp")]
 pub mod qwp;
+#[cfg(feature = "tsfile")]
 pub mod tsfile;

@@ -8,37 +8,37 @@ use rand::Rng;
 use crossdec_reference::bytea as reference;
 
 use super::ByteaInput;
-use crate::engine::{Case, CaseRng, Category};
+use crate::engine::{Case, CaseRng};
 
-pub const CATEGORIES: [Category; 11] = [
+pub const CATEGORIES: [(&str, f64); 11] = [
     // Random bytes of every length 0..=300 (two lengths per call), hex with
     // mixed-case digits, plus a large string every 50th call.
-    Category { name: "hex-plain", scale: 1.0 },
+    ("hex-plain", 1.0),
     // The same with random legal whitespace between pairs, before and after.
-    Category { name: "hex-whitespace", scale: 1.0 },
+    ("hex-whitespace", 1.0),
     // Escape format: the server's output rules plus other legal spellings
     // (octal for printable bytes, `\134` for backslash, raw high bytes).
-    Category { name: "escape", scale: 1.0 },
+    ("escape", 1.0),
     // 1 KiB .. 256 KiB strings in both formats.
-    Category { name: "large", scale: 0.1 },
+    ("large", 0.1),
     // One byte value per call (every value 0..=255 over 256 calls) at every
     // position of a hex literal whose digits span two 128-byte blocks and a
     // tail: every offset relative to 16/32/64/128-byte lanes.
-    Category { name: "hex-invalid-byte", scale: 1.3 },
+    ("hex-invalid-byte", 1.3),
     // The same for the escape format: a backslash run, a byte after a
     // backslash, at every position relative to 8/16/32-byte lanes.
-    Category { name: "escape-invalid-byte", scale: 0.3 },
+    ("escape-invalid-byte", 0.3),
     // Odd digit counts at every length, with and without trailing whitespace;
     // whitespace inside a pair.
-    Category { name: "hex-odd-and-split", scale: 1.0 },
+    ("hex-odd-and-split", 1.0),
     // `\X`, whitespace in the prefix, hex text with random byte flips.
-    Category { name: "hex-malformed", scale: 1.0 },
+    ("hex-malformed", 1.0),
     // Truncated and out-of-range octal escapes, backslash + random byte.
-    Category { name: "escape-malformed", scale: 1.0 },
+    ("escape-malformed", 1.0),
     // Short random byte strings, half of them starting with `\x`.
-    Category { name: "random-text", scale: 1.0 },
+    ("random-text", 1.0),
     // Several literals through one decoder: buffers grow and shrink.
-    Category { name: "reuse", scale: 0.5 },
+    ("reuse", 0.5),
 ];
 
 const WHITESPACE: [u8; 4] = [b' ', b'\n', b'\t', b'\r'];

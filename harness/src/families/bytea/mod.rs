@@ -10,8 +10,8 @@ pub mod server;
 use crossdec_kernels::bytea as kernel;
 use crossdec_reference::bytea as reference;
 
-use crate::canary;
-use crate::engine::{AllowedDifference, Case, CaseRng, Category, Decoded, Family, Implementation, Outcome, Role};
+use crate::engine::bytes::{self, BytePayload};
+use crate::engine::{canonical_enum, canonical_struct, AllowedDifference, Buffers, Campaign, Canonical, Category, Outcome, Parse, Spec};
 
 pub use generate::{with_whitespace, CATEGORIES};
 
@@ -83,200 +83,155 @@ impl From<kernel::DecodeError> for ByteaFault {
     }
 }
 
-/// The `pg-bytea` family.
-pub struct PgBytea;
+canonical_enum!(ByteaFault {
+    InvalidHexDigit { offset, character } = 1,
+    OddNumberOfDigits { offset } = 2,
+    InvalidEscape { offset } = 3,
+    OutputTooSmall = 4,
+    Server { sqlstate, character } = 5,
+    Unsendable = 6,
+});
+canonical_struct!(ByteaValue { bytes, consumed });
 
-/// Canary-filled slack past the output bound, so a write past it is seen.
-const SLACK: usize = 67;
-
-/// A registry kernel pair (hex, escape) behind caller-owned reusable output.
-struct KernelAdapter {
-    hex: kernel::HexFn,
-    escape: kernel::EscapeFn,
-    out: Vec<u8>,
-}
-
-impl KernelAdapter {
-    fn decode(&mut self, input: &ByteaInput, canary_byte: u8) -> Decoded<PgBytea> {
-        let bound = kernel::decoded_len_bound(&input.text);
-        // Reuse the allocation across steps; refill every byte with the canary.
-        self.out.clear();
-        self.out.resize(bound + SLACK, canary_byte);
-        let result = kernel::decode_into_with(self.hex, self.escape, &input.text, &mut self.out);
-        // On success nothing past the decoded length may change; on error a
-        // partial prefix inside the bound is allowed.
-        let written = match result {
-            Ok(n) => n,
-            Err(_) => bound,
-        };
-        let buffer_faults = canary::untouched_after("out", &self.out, written, canary_byte).into_iter().collect();
-        let outcome = result
-            .map(|n| ByteaValue { bytes: self.out[..n].to_vec(), consumed: input.text.len() })
-            .map_err(ByteaFault::from);
-        Decoded { outcome, buffer_faults }
+/// Canonical form: the literal's bytes, nothing else.
+impl Canonical for ByteaInput {
+    fn encode(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.text);
     }
 }
 
-fn kernel_impl(name: &'static str, available: bool, hex: kernel::HexFn, escape: kernel::EscapeFn) -> Implementation<PgBytea> {
-    Implementation::new(name, Role::Kernel, available, move || {
-        let mut adapter = KernelAdapter { hex, escape, out: Vec::new() };
-        move |input: &ByteaInput, canary: u8| adapter.decode(input, canary)
+impl Parse for ByteaInput {
+    fn parse(bytes: &[u8]) -> Option<Self> {
+        Some(ByteaInput { text: bytes.to_vec() })
+    }
+}
+
+impl BytePayload for ByteaInput {
+    fn payload(&self) -> &[u8] {
+        &self.text
+    }
+    fn with_payload(&self, text: Vec<u8>) -> Self {
+        ByteaInput { text }
+    }
+}
+
+/// The `pg-bytea` spec.
+pub struct PgBytea;
+
+/// Elements past the output bound in the caller buffer the kernels are
+/// handed, so a write past the bound lands in checked memory.
+const SLACK: usize = 67;
+
+/// A kernel pair (hex, escape) behind a caller-owned output buffer: the
+/// adapter every `pg-bytea` kernel runs through.
+pub fn kernel_decoder(hex: kernel::HexFn, escape: kernel::EscapeFn) -> impl FnMut(&ByteaInput, &mut Buffers) -> Outcome<PgBytea> + Send {
+    move |input, buffers| {
+        let bound = kernel::decoded_len_bound(&input.text);
+        let mut out = buffers.take::<u8>("out", bound + SLACK);
+        let result = kernel::decode_into_with(hex, escape, &input.text, out.range());
+        // On success nothing past the decoded length may change; on error a
+        // partial prefix inside the bound is allowed.
+        let written = *result.as_ref().unwrap_or(&bound);
+        let bytes = buffers.finish(out, written);
+        result.map(|_| ByteaValue { bytes, consumed: input.text.len() }).map_err(ByteaFault::from)
+    }
+}
+
+/// The `pg-bytea` family: every hex kernel (with the bulk escape kernel),
+/// every escape kernel (with the scalar hex kernel), the dispatching entry
+/// points, and (x86_64) a real PostgreSQL server as a peer.
+pub fn campaign() -> Campaign<PgBytea> {
+    let campaign = kernels();
+    #[cfg(target_arch = "x86_64")]
+    let campaign = campaign.with(server::peer());
+    with_allowed_differences(campaign)
+}
+
+/// The `pg-bytea` family with the `postgres-server` peer talking to `url`.
+#[cfg(target_arch = "x86_64")]
+pub fn campaign_with_server(url: &str) -> Campaign<PgBytea> {
+    with_allowed_differences(kernels().with(server::peer_with_url(Some(url.to_string()))))
+}
+
+fn kernels() -> Campaign<PgBytea> {
+    let by_name = |registry: &'static [crossdec_kernels::Implementation<_>], name| {
+        crossdec_kernels::by_name(registry, name).unwrap_or_else(|| panic!("{name} is registered")).func
+    };
+    let bulk = by_name(&kernel::ESCAPE_KERNELS, "escape-bulk");
+    let scalar_hex = by_name(&kernel::HEX_KERNELS, "hex-scalar");
+    let mut campaign = Campaign::new(PgBytea);
+    for k in &kernel::HEX_KERNELS {
+        let hex = k.func;
+        campaign = campaign.kernel(k.name, (k.is_available)(), move || kernel_decoder(hex, bulk));
+    }
+    for e in &kernel::ESCAPE_KERNELS {
+        let escape = e.func;
+        campaign = campaign.kernel(e.name, (e.is_available)(), move || kernel_decoder(scalar_hex, escape));
+    }
+    let (best_hex, best_escape) = (kernel::best_hex(), kernel::best_escape());
+    campaign.kernel("dispatch", true, move || kernel_decoder(best_hex, best_escape)).kernel_fn("dispatch-vec", |input: &ByteaInput| {
+        kernel::decode_to_vec(&input.text).map(|bytes| ByteaValue { bytes, consumed: input.text.len() }).map_err(ByteaFault::from)
     })
 }
 
-impl Family for PgBytea {
+/// The server's differences from the reference, each with its reason.
+fn with_allowed_differences(campaign: Campaign<PgBytea>) -> Campaign<PgBytea> {
+    campaign
+        .allow(AllowedDifference {
+            id: "server-reports-no-offset",
+            implementation: "postgres-server",
+            reason: "the server's error carries its SQLSTATE and, for a bad hex digit, the whole offending \
+                     character, but no offset: same class and same character (the UTF-8 character at the \
+                     reference's offset) is agreement",
+            applies: |input, expected, got| match (expected, got) {
+                (Err(e), Err(ByteaFault::Server { sqlstate, character })) => {
+                    e.sqlstate() == Some(sqlstate.as_str())
+                        && match e {
+                            ByteaFault::InvalidHexDigit { offset, .. } => character.as_deref() == Some(utf8_char_at(&input.text, *offset)),
+                            _ => character.is_none(),
+                        }
+                }
+                _ => false,
+            },
+        })
+        .allow(AllowedDifference {
+            id: "server-cannot-receive",
+            implementation: "postgres-server",
+            reason: "a literal containing NUL or invalid UTF-8 cannot be sent as text in the UTF-8 client \
+                     encoding, so the server never sees it",
+            applies: |input, _expected, got| {
+                matches!(got, Err(ByteaFault::Unsendable)) && (input.text.contains(&0) || std::str::from_utf8(&input.text).is_err())
+            },
+        })
+}
+
+impl Spec for PgBytea {
     type Input = ByteaInput;
-    type Value = ByteaValue;
+    type Output = ByteaValue;
     type Error = ByteaFault;
 
     fn name(&self) -> &'static str {
         "pg-bytea"
     }
 
-    fn categories(&self) -> Vec<Category> {
-        CATEGORIES.to_vec()
-    }
-
-    fn generate(&self, category: &str, index: u64, rng: &mut CaseRng) -> Vec<Case<ByteaInput>> {
-        generate::generate(category, index, rng)
+    fn categories(&self) -> Vec<Category<ByteaInput>> {
+        super::named_categories(&CATEGORIES, generate::generate)
     }
 
     fn reference(&self, input: &ByteaInput) -> Outcome<Self> {
-        reference::decode(&input.text)
-            .map(|bytes| ByteaValue { bytes, consumed: input.text.len() })
-            .map_err(ByteaFault::from)
-    }
-
-    fn implementations(&self) -> Vec<Implementation<Self>> {
-        let bulk = kernel::ESCAPE_KERNELS[0].func;
-        let scalar_hex = kernel::HEX_KERNELS[5].func;
-        let mut list = Vec::new();
-        for k in &kernel::HEX_KERNELS {
-            list.push(kernel_impl(k.name, (k.is_available)(), k.func, bulk));
-        }
-        for e in &kernel::ESCAPE_KERNELS {
-            list.push(kernel_impl(e.name, (e.is_available)(), scalar_hex, e.func));
-        }
-        // The dispatching entry points: decode_into (best kernels, caller
-        // buffer) and decode_to_vec.
-        list.push(kernel_impl("dispatch", true, kernel::best_hex(), kernel::best_escape()));
-        list.push(Implementation::new("dispatch-vec", Role::Kernel, true, || {
-            |input: &ByteaInput, _canary: u8| {
-                Decoded::clean(
-                    kernel::decode_to_vec(&input.text)
-                        .map(|bytes| ByteaValue { bytes, consumed: input.text.len() })
-                        .map_err(ByteaFault::from),
-                )
-            }
-        }));
-        #[cfg(target_arch = "x86_64")]
-        list.push(server::peer());
-        list
-    }
-
-    fn write_input(&self, input: &ByteaInput, out: &mut Vec<u8>) {
-        out.extend_from_slice(&input.text);
-    }
-
-    fn parse_input(&self, bytes: &[u8]) -> Option<ByteaInput> {
-        Some(ByteaInput { text: bytes.to_vec() })
-    }
-
-    fn write_outcome(&self, outcome: &Outcome<Self>, out: &mut Vec<u8>) {
-        let u64le = |out: &mut Vec<u8>, v: usize| out.extend_from_slice(&(v as u64).to_le_bytes());
-        match outcome {
-            Ok(v) => {
-                out.push(0);
-                u64le(out, v.bytes.len());
-                out.extend_from_slice(&v.bytes);
-                u64le(out, v.consumed);
-            }
-            Err(e) => {
-                out.push(1);
-                match e {
-                    ByteaFault::InvalidHexDigit { offset, character } => {
-                        out.push(1);
-                        u64le(out, *offset);
-                        out.push(*character);
-                    }
-                    ByteaFault::OddNumberOfDigits { offset } => {
-                        out.push(2);
-                        u64le(out, *offset);
-                    }
-                    ByteaFault::InvalidEscape { offset } => {
-                        out.push(3);
-                        u64le(out, *offset);
-                    }
-                    ByteaFault::OutputTooSmall => out.push(4),
-                    ByteaFault::Server { sqlstate, character } => {
-                        out.push(5);
-                        u64le(out, sqlstate.len());
-                        out.extend_from_slice(sqlstate.as_bytes());
-                        let c = character.as_deref().unwrap_or(&[]);
-                        u64le(out, c.len());
-                        out.extend_from_slice(c);
-                    }
-                    ByteaFault::Unsendable => out.push(6),
-                }
-            }
-        }
+        reference::decode(&input.text).map(|bytes| ByteaValue { bytes, consumed: input.text.len() }).map_err(ByteaFault::from)
     }
 
     fn shrink(&self, input: &ByteaInput) -> Vec<ByteaInput> {
         let t = &input.text;
-        let mut out = Vec::new();
-        if t.is_empty() {
-            return out;
-        }
-        // Drop the second half, the first half after the prefix, then single
-        // bytes (bounded).
-        out.push(ByteaInput { text: t[..t.len() / 2].to_vec() });
+        let mut out = bytes::shrink(input);
+        // Keep the `\x` prefix while halving the digits after it.
         if t.len() > 4 {
             let mut v = t[..2].to_vec();
             v.extend_from_slice(&t[2 + (t.len() - 2) / 2..]);
-            out.push(ByteaInput { text: v });
-        }
-        let step = (t.len() / 48).max(1);
-        for k in (0..t.len()).step_by(step) {
-            let mut v = t.clone();
-            v.remove(k);
-            out.push(ByteaInput { text: v });
+            out.insert(1, ByteaInput { text: v });
         }
         out
-    }
-
-    fn allowed_differences(&self) -> Vec<AllowedDifference<Self>> {
-        vec![
-            AllowedDifference {
-                id: "server-reports-no-offset",
-                implementation: "postgres-server",
-                reason: "the server's error carries its SQLSTATE and, for a bad hex digit, the whole offending \
-                         character, but no offset: same class and same character (the UTF-8 character at the \
-                         reference's offset) is agreement",
-                applies: |input, expected, got| match (expected, got) {
-                    (Err(e), Err(ByteaFault::Server { sqlstate, character })) => {
-                        e.sqlstate() == Some(sqlstate.as_str())
-                            && match e {
-                                ByteaFault::InvalidHexDigit { offset, .. } => {
-                                    character.as_deref() == Some(utf8_char_at(&input.text, *offset))
-                                }
-                                _ => character.is_none(),
-                            }
-                    }
-                    _ => false,
-                },
-            },
-            AllowedDifference {
-                id: "server-cannot-receive",
-                implementation: "postgres-server",
-                reason: "a literal containing NUL or invalid UTF-8 cannot be sent as text in the UTF-8 client \
-                         encoding, so the server never sees it",
-                applies: |input, _expected, got| {
-                    matches!(got, Err(ByteaFault::Unsendable))
-                        && (input.text.contains(&0) || std::str::from_utf8(&input.text).is_err())
-                },
-            },
-        ]
     }
 }
 

@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 use postgres::{Client, NoTls};
 
 use super::{ByteaFault, ByteaInput, ByteaValue, PgBytea};
-use crate::engine::{Decoded, Implementation, Role};
+use crate::engine::{Buffers, Implementation, Role};
 
 /// A server to talk to, and the private one we started, if any (stopped
 /// and removed on drop).
@@ -188,7 +188,7 @@ pub fn peer_with_url(url: Option<String>) -> Implementation<PgBytea> {
     let available = url.is_some();
     Implementation::new("postgres-server", Role::Peer, available, move || {
         let url = url.clone().unwrap_or_default();
-        move |input: &ByteaInput, _canary: u8| {
+        move |input: &ByteaInput, _: &mut Buffers| {
             let mut guard = ORACLE.lock().unwrap_or_else(|p| p.into_inner());
             if guard.is_none() {
                 match Client::connect(&url, NoTls) {
@@ -197,7 +197,7 @@ pub fn peer_with_url(url: Option<String>) -> Implementation<PgBytea> {
                 }
             }
             let client = guard.as_mut().expect("connected above");
-            Decoded::clean(server_decode(client, &input.text))
+            server_decode(client, &input.text)
         }
     })
 }

@@ -6,21 +6,21 @@ use rand::seq::SliceRandom;
 use rand::Rng;
 
 use super::{CubeInput, FieldDesc, Shape, Ty};
-use crate::engine::{Case, CaseRng, Category};
+use crate::engine::{Case, CaseRng};
 
-pub const CATEGORIES: &[Category] = &[
-    Category { name: "columnar", scale: 1.0 },
-    Category { name: "compact", scale: 0.5 },
-    Category { name: "rows", scale: 1.0 },
-    Category { name: "rows-late-keys", scale: 0.5 },
-    Category { name: "edges", scale: 1.0 },
-    Category { name: "unmappable", scale: 1.0 },
-    Category { name: "literals-limits", scale: 0.5 },
-    Category { name: "structure", scale: 1.0 },
-    Category { name: "malformed-truncation", scale: 0.1 },
-    Category { name: "malformed-bitflip", scale: 1.0 },
-    Category { name: "reuse", scale: 0.3 },
-    Category { name: "large", scale: 0.03 },
+pub const CATEGORIES: &[(&str, f64)] = &[
+    ("columnar", 1.0),
+    ("compact", 0.5),
+    ("rows", 1.0),
+    ("rows-late-keys", 0.5),
+    ("edges", 1.0),
+    ("unmappable", 1.0),
+    ("literals-limits", 0.5),
+    ("structure", 1.0),
+    ("malformed-truncation", 0.1),
+    ("malformed-bitflip", 1.0),
+    ("reuse", 0.3),
+    ("large", 0.03),
 ];
 
 /// Schema plus data: `cells[m][r]` is member `m`'s JSON text in row `r`;

@@ -15,7 +15,8 @@ use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
 use crossdec_kernels::cube as kernel;
 use crossdec_reference::cube as reference;
 
-use crate::engine::{Case, CaseRng, Category, Decoded, Family, Implementation, Outcome, Role};
+use crate::engine::bytes::{self, BytePayload};
+use crate::engine::{arbitrary, canonical_enum, canonical_struct, Buffers, Campaign, Canonical, Case, Category, Outcome, Parse, Spec};
 
 /// The shape of the JSON `data`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -257,56 +258,42 @@ pub fn run_reference(input: &CubeInput) -> Result<Batch, CubeFault> {
         .and_then(|b| batch_of(&b, &input.schema))
 }
 
-/// The `cube-columnar` family.
+/// The `cube-columnar` spec.
 pub struct CubeColumnar;
 
 /// The largest member-less limit structured fuzzing asks for.
 pub const FUZZ_MAX_LIMIT: i64 = 4096;
 
-impl Family for CubeColumnar {
-    type Input = CubeInput;
-    type Value = Batch;
-    type Error = CubeFault;
+canonical_enum!(Values {
+    Str(v) = 0,
+    I64(v) = 1,
+    F64Bits(v) = 2,
+    Bool(v) = 3,
+    I128(v) = 4,
+});
+canonical_struct!(Column { name, ty, validity, values });
+canonical_struct!(Batch { rows, columns });
+canonical_enum!(CubeFault {
+    UnsupportedType { field } = 0,
+    BadLiteral { field } = 1,
+    BadLimit { limit } = 2,
+    InvalidJson { offset } = 3,
+    BadShape { path } = 4,
+    DuplicateMember { member } = 5,
+    ColumnCount { members, columns } = 6,
+    Ragged { index, expected, found } = 7,
+    UnknownMember { member } = 8,
+    Unmappable { member, row, ty } = 9,
+    Overflow { member, row, ty } = 10,
+    TooLarge { field } = 11,
+    SchemaMismatch = 12,
+});
 
-    fn name(&self) -> &'static str {
-        "cube-columnar"
-    }
-
-    fn categories(&self) -> Vec<Category> {
-        generate::CATEGORIES.to_vec()
-    }
-
-    fn generate(&self, category: &str, index: u64, rng: &mut CaseRng) -> Vec<Case<CubeInput>> {
-        generate::generate(category, index, rng)
-    }
-
-    fn reference(&self, input: &CubeInput) -> Outcome<Self> {
-        run_reference(input)
-    }
-
-    fn implementations(&self) -> Vec<Implementation<Self>> {
-        kernel::IMPLEMENTATIONS
-            .iter()
-            .map(|imp| {
-                let func = imp.func;
-                Implementation::new(imp.name, Role::Kernel, (imp.is_available)(), move || {
-                    // One decoder per case, reused across its steps. The
-                    // output is a freshly allocated RecordBatch: there are no
-                    // caller-owned buffers to guard with canaries.
-                    let mut decoder = kernel::CubeDecoder::new();
-                    move |input: &CubeInput, _canary: u8| {
-                        Decoded::clean(
-                            func(&mut decoder, &input.json, kernel_shape(input.shape), &input.schema, input.limit)
-                                .map_err(CubeFault::from)
-                                .and_then(|b| batch_of(&b, &input.schema)),
-                        )
-                    }
-                })
-            })
-            .collect()
-    }
-
-    fn write_input(&self, input: &CubeInput, out: &mut Vec<u8>) {
+/// Canonical form: `CUBE`, the shape, the limit, the fields (name, type,
+/// literal), then the JSON document.
+impl Canonical for CubeInput {
+    fn encode(&self, out: &mut Vec<u8>) {
+        let input = self;
         out.extend_from_slice(b"CUBE");
         out.push(match input.shape {
             Shape::Rows => 0,
@@ -337,7 +324,10 @@ impl Family for CubeColumnar {
         out.extend_from_slice(&input.json);
     }
 
-    fn parse_input(&self, bytes: &[u8]) -> Option<CubeInput> {
+}
+
+impl Parse for CubeInput {
+    fn parse(bytes: &[u8]) -> Option<Self> {
         let mut r = Reader(bytes);
         if r.take(4)? != b"CUBE" {
             return None;
@@ -384,37 +374,48 @@ impl Family for CubeColumnar {
         Some(CubeInput::new(r.0.to_vec(), shape, fields, limit))
     }
 
-    fn write_outcome(&self, outcome: &Outcome<Self>, out: &mut Vec<u8>) {
-        let u = |out: &mut Vec<u8>, v: u64| out.extend_from_slice(&v.to_le_bytes());
-        let text = |out: &mut Vec<u8>, s: &str| {
-            out.extend_from_slice(&(s.len() as u64).to_le_bytes());
-            out.extend_from_slice(s.as_bytes());
-        };
-        match outcome {
-            Ok(batch) => {
-                out.push(0);
-                u(out, batch.rows as u64);
-                u(out, batch.columns.len() as u64);
-                for c in &batch.columns {
-                    text(out, &c.name);
-                    text(out, &c.ty);
-                    u(out, c.validity.len() as u64);
-                    out.extend(c.validity.iter().map(|b| *b as u8));
-                    match &c.values {
-                        Values::Str(v) => v.iter().for_each(|s| text(out, s)),
-                        Values::I64(v) => v.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
-                        Values::F64Bits(v) => v.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
-                        Values::Bool(v) => out.extend(v.iter().map(|b| *b as u8)),
-                        Values::I128(v) => v.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
-                    }
-                }
+}
+
+impl BytePayload for CubeInput {
+    fn payload(&self) -> &[u8] {
+        &self.json
+    }
+    fn with_payload(&self, json: Vec<u8>) -> Self {
+        CubeInput::new(json, self.shape, self.fields.clone(), self.limit)
+    }
+}
+
+/// The `cube-columnar` family: every registry kernel, each keeping one
+/// `CubeDecoder` across steps, against the reference.
+pub fn campaign() -> Campaign<CubeColumnar> {
+    kernel::IMPLEMENTATIONS.iter().fold(Campaign::new(CubeColumnar), |campaign, imp| {
+        let func = imp.func;
+        campaign.kernel(imp.name, (imp.is_available)(), move || {
+            let mut decoder = kernel::CubeDecoder::new();
+            move |input: &CubeInput, _: &mut Buffers| {
+                func(&mut decoder, &input.json, kernel_shape(input.shape), &input.schema, input.limit)
+                    .map_err(CubeFault::from)
+                    .and_then(|b| batch_of(&b, &input.schema))
             }
-            Err(e) => {
-                out.push(1);
-                // Debug text of a fault holds only integers and strings.
-                text(out, &format!("{e:?}"));
-            }
-        }
+        })
+    })
+}
+
+impl Spec for CubeColumnar {
+    type Input = CubeInput;
+    type Output = Batch;
+    type Error = CubeFault;
+
+    fn name(&self) -> &'static str {
+        "cube-columnar"
+    }
+
+    fn categories(&self) -> Vec<Category<CubeInput>> {
+        super::named_categories(generate::CATEGORIES, generate::generate)
+    }
+
+    fn reference(&self, input: &CubeInput) -> Outcome<Self> {
+        run_reference(input)
     }
 
     /// Generated cases as the default does, with member-less limits cut to
@@ -423,7 +424,7 @@ impl Family for CubeColumnar {
     /// fuzzer (18 exec/s, libFuzzer timeouts). `crossdec run` still covers
     /// the MAX_LIMIT edge.
     fn arbitrary_case(&self, u: &mut arbitrary::Unstructured<'_>) -> arbitrary::Result<Case<CubeInput>> {
-        let mut case = crate::engine::generated_case(self, u)?;
+        let mut case = crate::engine::fuzz::generated_case(self, u)?;
         for step in &mut case.steps {
             if let Some(limit) = step.limit.filter(|&l| l > FUZZ_MAX_LIMIT) {
                 step.limit = Some(limit % (FUZZ_MAX_LIMIT + 1));
@@ -433,20 +434,7 @@ impl Family for CubeColumnar {
     }
 
     fn shrink(&self, input: &CubeInput) -> Vec<CubeInput> {
-        let mut out = Vec::new();
-        let len = input.json.len();
-        let with_json = |json: Vec<u8>| CubeInput::new(json, input.shape, input.fields.clone(), input.limit);
-        for keep in [len / 2, len.saturating_sub(1)] {
-            if keep < len {
-                out.push(with_json(input.json[..keep].to_vec()));
-            }
-        }
-        let step = (len / 16).max(1);
-        for at in (0..len).step_by(step) {
-            let mut json = input.json.clone();
-            json.remove(at);
-            out.push(with_json(json));
-        }
+        let mut out = bytes::shrink(input);
         for drop in 0..input.fields.len() {
             let mut fields = input.fields.clone();
             fields.remove(drop);

@@ -6,21 +6,21 @@ use rand::seq::SliceRandom;
 use rand::Rng;
 
 use super::QwpInput;
-use crate::engine::{Case, CaseRng, Category};
+use crate::engine::{bytes, Case, CaseRng};
 
-pub const CATEGORIES: &[Category] = &[
-    Category { name: "constant", scale: 1.0 },
-    Category { name: "jittered", scale: 1.0 },
-    Category { name: "irregular", scale: 1.0 },
-    Category { name: "nulls", scale: 1.0 },
-    Category { name: "dod-buckets", scale: 1.0 },
-    Category { name: "int64-edges", scale: 1.0 },
-    Category { name: "raw", scale: 0.5 },
-    Category { name: "malformed-truncation", scale: 0.05 },
-    Category { name: "malformed-bitflip", scale: 1.0 },
-    Category { name: "malformed-header", scale: 0.2 },
-    Category { name: "malformed-counts", scale: 0.5 },
-    Category { name: "reuse", scale: 0.5 },
+pub const CATEGORIES: &[(&str, f64)] = &[
+    ("constant", 1.0),
+    ("jittered", 1.0),
+    ("irregular", 1.0),
+    ("nulls", 1.0),
+    ("dod-buckets", 1.0),
+    ("int64-edges", 1.0),
+    ("raw", 0.5),
+    ("malformed-truncation", 0.05),
+    ("malformed-bitflip", 1.0),
+    ("malformed-header", 0.2),
+    ("malformed-counts", 0.5),
+    ("reuse", 0.5),
 ];
 
 /// Timestamp series shapes.
@@ -254,10 +254,7 @@ pub fn generate(category: &str, index: u64, rng: &mut CaseRng) -> Vec<Case<QwpIn
             vec![Case::one(without_flag), Case::one(raw_with_flag)]
         }
         "malformed-truncation" => {
-            let full = valid_stream(rng);
-            (0..full.column.len())
-                .map(|keep| Case::one(QwpInput { column: full.column[..keep].to_vec(), ..full.clone() }))
-                .collect()
+            bytes::truncations(&valid_stream(rng))
         }
         "malformed-bitflip" => {
             let mut input = valid_stream(rng);

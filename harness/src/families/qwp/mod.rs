@@ -10,8 +10,11 @@ mod generate;
 use crossdec_kernels::qwp as kernel;
 use crossdec_reference::qwp as reference;
 
-use crate::canary;
-use crate::engine::{AllowedDifference, Case, CaseRng, Category, Decoded, Family, Implementation, Outcome, Role};
+use crate::engine::bytes::{self, BytePayload};
+use crate::engine::{
+    arbitrary, canonical_enum, canonical_struct, AllowedDifference, Buffers, Campaign, Canonical, Case, Category, Implementation,
+    Outcome, Parse, Role, Spec,
+};
 
 pub use generate::{benchmark_shapes, series, Shape};
 
@@ -89,72 +92,130 @@ macro_rules! fault_from {
 fault_from!(reference::QwpError, reference::Section, []);
 fault_from!(kernel::DecodeError, kernel::Section, [E::OutputTooSmall { .. } => QwpFault::OutputTooSmall,]);
 
-/// The `qwp-ts` family.
-pub struct QwpTimestamps;
+canonical_enum!(QwpFault {
+    RowCountOverCap { row_count } = 0,
+    InvalidNullFlag { flag, offset } = 1,
+    UnknownEncoding { encoding, offset } = 2,
+    TooFewGorillaValues { count, offset } = 3,
+    TruncatedSeed { index, offset } = 4,
+    TruncatedBitstream { value_index, offset, bit } = 5,
+    StreamTooShort { needed_bits, available, offset } = 6,
+    Truncated { section, offset } = 7,
+    OutputTooSmall = 8,
+    Peer(message) = 9,
+});
+canonical_struct!(QwpValue { values, validity, consumed });
 
-/// Slack past `row_count` in the reusable output buffers, so writes past the
-/// end land in canary-filled memory instead of out of bounds.
-const SLACK: usize = 9;
-
-/// Drives a registry kernel through caller-owned buffers that it keeps, like
-/// a client reusing one decoder across batches.
-struct KernelAdapter {
-    func: kernel::DecodeFn,
-    decoder: kernel::TimestampDecoder,
-    values: Vec<i64>,
-    validity: Vec<bool>,
+/// Canonical form: a flags byte (bit 0: the Gorilla flag), the row count as
+/// a little-endian `u32`, then the column section's bytes.
+impl Canonical for QwpInput {
+    fn encode(&self, out: &mut Vec<u8>) {
+        out.push(u8::from(self.gorilla_flag));
+        out.extend_from_slice(&self.row_count.to_le_bytes());
+        out.extend_from_slice(&self.column);
+    }
 }
 
-impl KernelAdapter {
-    fn decode(&mut self, input: &QwpInput, canary_byte: u8) -> Decoded<QwpTimestamps> {
+impl Parse for QwpInput {
+    fn parse(bytes: &[u8]) -> Option<Self> {
+        let (&flags, rest) = bytes.split_first()?;
+        let row_count = u32::from_le_bytes(rest.get(..4)?.try_into().ok()?);
+        Some(QwpInput { column: rest[4..].to_vec(), row_count, gorilla_flag: flags & 1 == 1 })
+    }
+}
+
+impl BytePayload for QwpInput {
+    fn payload(&self) -> &[u8] {
+        &self.column
+    }
+    fn with_payload(&self, column: Vec<u8>) -> Self {
+        QwpInput { column, ..self.clone() }
+    }
+}
+
+/// The `qwp-ts` spec.
+pub struct QwpTimestamps;
+
+/// Elements past `row_count` in the caller buffers the kernels are handed, so
+/// a write past the rows lands in checked memory inside the buffer.
+const SLACK: usize = 9;
+
+/// A kernel through caller-owned buffers, with one `TimestampDecoder` kept
+/// across steps like a client reusing it: the adapter every `qwp-ts` kernel
+/// runs through.
+pub fn kernel_decoder(func: kernel::DecodeFn) -> impl FnMut(&QwpInput, &mut Buffers) -> Outcome<QwpTimestamps> + Send {
+    let mut decoder = kernel::TimestampDecoder::new();
+    move |input, buffers| {
         let rows = input.row_count as usize;
         // A valid column needs at least one bit per row (bitmap, raw value or
         // Gorilla DoD), so a caller never needs more than 8 rows per input
         // byte; the kernel rejects larger claims before looking at the
         // buffers. Sizing by that bound keeps hostile counts cheap to fuzz.
-        let want = rows.min(kernel::MAX_ROWS).min(input.column.len().saturating_mul(8)) + SLACK;
-        if self.values.len() < want {
-            self.values.resize(want, 0);
-            self.validity.resize(want, false);
-        }
-        let (cv, cb) = (canary::i64_canary(canary_byte), canary::bool_canary(canary_byte));
-        self.values.fill(cv);
-        self.validity.fill(cb);
-        let result = (self.func)(&mut self.decoder, &input.column, rows, input.gorilla_flag, &mut self.values, &mut self.validity);
-        let written = rows.min(self.values.len());
-        let buffer_faults = [
-            canary::untouched_after("values", &self.values, written, cv),
-            canary::untouched_after("validity", &self.validity, written, cb),
-        ]
-        .into_iter()
-        .flatten()
-        .collect();
-        let outcome = result
-            .map(|consumed| QwpValue {
-                values: self.values[..rows].to_vec(),
-                validity: self.validity[..rows].to_vec(),
-                consumed,
-            })
-            .map_err(QwpFault::from);
-        Decoded { outcome, buffer_faults }
+        let len = rows.min(kernel::MAX_ROWS).min(input.column.len().saturating_mul(8)) + SLACK;
+        let mut values = buffers.take::<i64>("values", len);
+        let mut validity = buffers.take::<bool>("validity", len);
+        let result = func(&mut decoder, &input.column, rows, input.gorilla_flag, values.range(), validity.range());
+        let written = rows.min(len);
+        let values = buffers.finish(values, written);
+        let validity = buffers.finish(validity, written);
+        result.map(|consumed| QwpValue { values, validity, consumed }).map_err(QwpFault::from)
     }
 }
 
-impl Family for QwpTimestamps {
+/// The `qwp-ts` family: every registry kernel, the materializing API and
+/// questdb-rs (x86_64 only) against the reference.
+pub fn campaign() -> Campaign<QwpTimestamps> {
+    let mut campaign = Campaign::new(QwpTimestamps);
+    for imp in kernel::IMPLEMENTATIONS {
+        let func = imp.func;
+        campaign = campaign.kernel(imp.name, (imp.is_available)(), move || kernel_decoder(func));
+    }
+    // The materializing API: fresh vectors, no caller buffers.
+    campaign
+        .kernel_fn("word64/materialize", |input: &QwpInput| {
+            kernel::decode_column(&input.column, input.row_count as usize, input.gorilla_flag)
+                .map(|c| QwpValue { values: c.values, validity: c.validity, consumed: c.consumed })
+                .map_err(QwpFault::from)
+        })
+        .with(questdb_peer())
+        .allow(AllowedDifference {
+            id: "questdb-rs-error-messages",
+            implementation: "questdb-rs",
+            reason: "questdb-rs reports errors as messages without our kinds or byte offsets: an error \
+                     must still be an error, but its kind and position are not compared",
+            applies: |_, expected, got| matches!((expected, got), (Err(_), Err(QwpFault::Peer(_)))),
+        })
+        .allow(AllowedDifference {
+            id: "questdb-rs-rejects-trailing-bytes",
+            implementation: "questdb-rs",
+            reason: "a column section followed by bytes it does not use decodes fine on its own (consumed < \
+                     length), but wrapped as the last column of a RESULT_BATCH questdb-rs rejects the batch's \
+                     trailing bytes, as a whole-message decoder should",
+            applies: |input, expected, got| match (expected, got) {
+                (Ok(e), Err(QwpFault::Peer(message))) => e.consumed < input.column.len() && message.contains("trailing bytes"),
+                _ => false,
+            },
+        })
+        .allow(AllowedDifference {
+            id: "questdb-rs-accepts-short-gorilla",
+            implementation: "questdb-rs",
+            reason: "questdb-rs reads min(n, 2) seed values of a Gorilla column with fewer than three \
+                     values and accepts it; the Java, JavaScript and C# clients (and we) reject it",
+            applies: |_, expected, got| matches!(expected, Err(QwpFault::TooFewGorillaValues { .. })) && got.is_ok(),
+        })
+}
+
+impl Spec for QwpTimestamps {
     type Input = QwpInput;
-    type Value = QwpValue;
+    type Output = QwpValue;
     type Error = QwpFault;
 
     fn name(&self) -> &'static str {
         "qwp-ts"
     }
 
-    fn categories(&self) -> Vec<Category> {
-        generate::CATEGORIES.to_vec()
-    }
-
-    fn generate(&self, category: &str, index: u64, rng: &mut CaseRng) -> Vec<Case<QwpInput>> {
-        generate::generate(category, index, rng)
+    fn categories(&self) -> Vec<Category<QwpInput>> {
+        super::named_categories(generate::CATEGORIES, generate::generate)
     }
 
     fn reference(&self, input: &QwpInput) -> Outcome<Self> {
@@ -163,91 +224,12 @@ impl Family for QwpTimestamps {
             .map_err(QwpFault::from)
     }
 
-    fn implementations(&self) -> Vec<Implementation<Self>> {
-        let mut list: Vec<Implementation<Self>> = kernel::IMPLEMENTATIONS
-            .iter()
-            .map(|imp| {
-                let func = imp.func;
-                Implementation::new(imp.name, Role::Kernel, (imp.is_available)(), move || {
-                    let mut adapter = KernelAdapter {
-                        func,
-                        decoder: kernel::TimestampDecoder::new(),
-                        values: Vec::new(),
-                        validity: Vec::new(),
-                    };
-                    move |input: &QwpInput, canary: u8| adapter.decode(input, canary)
-                })
-            })
-            .collect();
-        // The materializing API: fresh vectors, no caller buffers to guard.
-        list.push(Implementation::new("word64/materialize", Role::Kernel, true, || {
-            |input: &QwpInput, _canary: u8| {
-                Decoded::clean(
-                    kernel::decode_column(&input.column, input.row_count as usize, input.gorilla_flag)
-                        .map(|c| QwpValue { values: c.values, validity: c.validity, consumed: c.consumed })
-                        .map_err(QwpFault::from),
-                )
-            }
-        }));
-        list.push(questdb_peer());
-        list
-    }
-
-    fn write_input(&self, input: &QwpInput, out: &mut Vec<u8>) {
-        out.push(input.gorilla_flag as u8);
-        out.extend_from_slice(&input.row_count.to_le_bytes());
-        out.extend_from_slice(&input.column);
-    }
-
-    fn parse_input(&self, bytes: &[u8]) -> Option<QwpInput> {
-        let (&flags, rest) = bytes.split_first()?;
-        let row_count = u32::from_le_bytes(rest.get(..4)?.try_into().ok()?);
-        Some(QwpInput { column: rest[4..].to_vec(), row_count, gorilla_flag: flags & 1 == 1 })
-    }
-
-    fn write_outcome(&self, outcome: &Outcome<Self>, out: &mut Vec<u8>) {
-        let u = |out: &mut Vec<u8>, v: usize| out.extend_from_slice(&(v as u64).to_le_bytes());
-        match outcome {
-            Ok(v) => {
-                out.push(0);
-                u(out, v.values.len());
-                for x in &v.values {
-                    out.extend_from_slice(&x.to_le_bytes());
-                }
-                out.extend(v.validity.iter().map(|b| *b as u8));
-                u(out, v.consumed);
-            }
-            Err(e) => {
-                out.push(1);
-                // Debug text of a fault is built from integers and fixed
-                // names only, so it is the same on every architecture.
-                let text = format!("{e:?}");
-                u(out, text.len());
-                out.extend_from_slice(text.as_bytes());
-            }
-        }
-    }
-
     fn shrink(&self, input: &QwpInput) -> Vec<QwpInput> {
-        let mut out = Vec::new();
-        let len = input.column.len();
-        let with_column = |column: Vec<u8>| QwpInput { column, ..input.clone() };
-        for keep in [len / 2, len.saturating_sub(1)] {
-            if keep < len {
-                out.push(with_column(input.column[..keep].to_vec()));
+        let mut out = bytes::shrink(input);
+        for row_count in [input.row_count / 2, input.row_count.saturating_sub(1)] {
+            if row_count < input.row_count {
+                out.push(QwpInput { row_count, ..input.clone() });
             }
-        }
-        for rows in [input.row_count / 2, input.row_count.saturating_sub(1)] {
-            if rows < input.row_count {
-                out.push(QwpInput { row_count: rows, ..input.clone() });
-            }
-        }
-        // Remove single bytes at a spread of positions.
-        let step = (len / 16).max(1);
-        for at in (0..len).step_by(step) {
-            let mut column = input.column.clone();
-            column.remove(at);
-            out.push(with_column(column));
         }
         out
     }
@@ -255,57 +237,21 @@ impl Family for QwpTimestamps {
     fn arbitrary_case(&self, u: &mut arbitrary::Unstructured<'_>) -> arbitrary::Result<Case<QwpInput>> {
         fuzz::arbitrary_case(u)
     }
-
-    fn allowed_differences(&self) -> Vec<AllowedDifference<Self>> {
-        vec![
-            AllowedDifference {
-                id: "questdb-rs-error-messages",
-                implementation: "questdb-rs",
-                reason: "questdb-rs reports errors as messages without our kinds or byte offsets: an error \
-                         must still be an error, but its kind and position are not compared",
-                applies: |_, expected, got| matches!((expected, got), (Err(_), Err(QwpFault::Peer(_)))),
-            },
-            AllowedDifference {
-                id: "questdb-rs-rejects-trailing-bytes",
-                implementation: "questdb-rs",
-                reason: "a column section followed by bytes it does not use decodes fine on its own (consumed < \
-                         length), but wrapped as the last column of a RESULT_BATCH questdb-rs rejects the batch's \
-                         trailing bytes, as a whole-message decoder should",
-                applies: |input, expected, got| match (expected, got) {
-                    (Ok(e), Err(QwpFault::Peer(message))) => {
-                        e.consumed < input.column.len() && message.contains("trailing bytes")
-                    }
-                    _ => false,
-                },
-            },
-            AllowedDifference {
-                id: "questdb-rs-accepts-short-gorilla",
-                implementation: "questdb-rs",
-                reason: "questdb-rs reads min(n, 2) seed values of a Gorilla column with fewer than three \
-                         values and accepts it; the Java, JavaScript and C# clients (and we) reject it",
-                applies: |_, expected, got| {
-                    matches!(expected, Err(QwpFault::TooFewGorillaValues { .. })) && got.is_ok()
-                },
-            },
-        ]
-    }
 }
 
 #[cfg(target_arch = "x86_64")]
 fn questdb_peer() -> Implementation<QwpTimestamps> {
     Implementation::new("questdb-rs", Role::Peer, true, || {
-        |input: &QwpInput, _canary: u8| {
-            Decoded::clean(
-                questdb::decode_with_questdb(&input.column, input.row_count as usize, input.gorilla_flag)
-                    .map(|rows| QwpValue {
-                        values: rows.iter().map(|v| v.unwrap_or(0)).collect(),
-                        validity: rows.iter().map(Option::is_some).collect(),
-                        // questdb-rs rejects trailing bytes after the last
-                        // column, so a success consumed the whole section.
-                        consumed: input.column.len(),
-                    })
-                    .map_err(QwpFault::Peer),
-            )
+        |input: &QwpInput, _: &mut Buffers| {
+            questdb::decode_with_questdb(&input.column, input.row_count as usize, input.gorilla_flag)
+                .map(|rows| QwpValue {
+                    values: rows.iter().map(|v| v.unwrap_or(0)).collect(),
+                    validity: rows.iter().map(Option::is_some).collect(),
+                    // questdb-rs rejects trailing bytes after the last
+                    // column, so a success consumed the whole section.
+                    consumed: input.column.len(),
+                })
+                .map_err(QwpFault::Peer)
         }
     })
 }
@@ -314,6 +260,6 @@ fn questdb_peer() -> Implementation<QwpTimestamps> {
 #[cfg(not(target_arch = "x86_64"))]
 fn questdb_peer() -> Implementation<QwpTimestamps> {
     Implementation::new("questdb-rs", Role::Peer, false, || {
-        |_: &QwpInput, _: u8| -> Decoded<QwpTimestamps> { unreachable!("questdb-rs is not built on this target") }
+        |_: &QwpInput, _: &mut Buffers| -> Outcome<QwpTimestamps> { unreachable!("questdb-rs is not built on this target") }
     })
 }

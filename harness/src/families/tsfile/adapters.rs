@@ -2,57 +2,27 @@
 //! adapter keeps across steps (like a reader reusing one decoder across
 //! pages), filled with a canary before every call.
 
-use std::fmt::Debug;
-
 use crossdec_kernels::tsfile::{self as kernel, gorilla, plain, rle, ts2diff, Done};
 
 use super::{DataType, Encoding, StopMode, TsFamily, TsFault, TsInput, TsValue, Values};
-use crate::canary;
-use crate::engine::{Decoded, Implementation, Role};
+use crate::engine::{Buffers, Element, Implementation, Role, CANARIES};
 
-/// Canary-filled slack past `max_values`: a write past the end of the output
-/// slice the kernel was given would have to land here (it cannot: the slice
-/// bounds it), and a write past the values it reports lands in the rest.
-const SLACK: usize = 9;
-
-#[derive(Default)]
-struct Buffers {
-    i32s: Vec<i32>,
-    i64s: Vec<i64>,
-    u32s: Vec<u32>,
-    u64s: Vec<u64>,
-    bools: Vec<bool>,
-    scratch: Vec<u32>,
-}
-
-/// Fill `buf` with `canary`, let `f` decode into its first `max` lanes, then
-/// check that nothing past the values reported (past `max` on an error)
-/// changed.
-fn guarded<T: Copy + PartialEq + Debug>(
-    buf: &mut Vec<T>,
+/// Decode into the caller buffer `values`, whose range holds `max` elements
+/// (the engine fills and checks it): nothing past the values reported (past
+/// `max` on an error) may change.
+fn guarded<T: Element>(
+    buffers: &mut Buffers,
     max: usize,
-    canary_value: T,
-    faults: &mut Vec<String>,
     f: impl FnOnce(&mut [T]) -> Result<Done, kernel::DecodeError>,
 ) -> Result<(Vec<T>, usize), TsFault> {
-    if buf.len() < max + SLACK {
-        buf.resize(max + SLACK, canary_value);
-    }
-    buf.fill(canary_value);
-    let result = f(&mut buf[..max]);
+    let mut out = buffers.take::<T>("values", max);
+    let result = f(out.range());
     let written = match &result {
         Ok(d) => d.values,
         Err(_) => max,
     };
-    faults.extend(canary::untouched_after(
-        "values",
-        buf,
-        written,
-        canary_value,
-    ));
-    result
-        .map(|d| (buf[..d.values].to_vec(), d.consumed))
-        .map_err(TsFault::from)
+    let values = buffers.finish(out, written);
+    result.map(|d| (values, d.consumed)).map_err(TsFault::from)
 }
 
 fn stop_of(input: &TsInput) -> gorilla::Stop {
@@ -65,19 +35,15 @@ fn stop_of(input: &TsInput) -> gorilla::Stop {
 struct Adapter {
     encoding: Encoding,
     name: &'static str,
-    bufs: Buffers,
+    /// The RLE boolean kernel's scratch, kept across steps.
+    scratch: Vec<u32>,
 }
 
 impl Adapter {
-    fn decode(&mut self, input: &TsInput, c: u8) -> Decoded<TsFamily> {
+    fn decode(&mut self, input: &TsInput, b: &mut Buffers) -> Result<TsValue, TsFault> {
         let max = input.max_values as usize;
         let page = &input.page[..];
-        let mut faults = Vec::new();
-        let b = &mut self.bufs;
-        let (c32, c64) = (i32::from_ne_bytes([c; 4]), canary::i64_canary(c));
-        let (u32c, u64c, bc) = (c32 as u32, c64 as u64, canary::bool_canary(c));
         let name = self.name;
-        let f = &mut faults;
         macro_rules! out {
             ($r:expr, $variant:ident) => {
                 $r.map(|(v, consumed)| TsValue {
@@ -92,12 +58,12 @@ impl Adapter {
                 })
             };
         }
-        let outcome = match (self.encoding, input.dtype) {
+        match (self.encoding, input.dtype) {
             (Encoding::Ts2Diff, DataType::Int32) => {
                 let imp = crossdec_kernels::by_name(ts2diff::IMPLEMENTATIONS_I32, name)
                     .expect("registered");
                 out!(
-                    guarded(&mut b.i32s, max, c32, f, |o| (imp.func)(page, o)),
+                    guarded(b, max, |o| (imp.func)(page, o)),
                     Int32
                 )
             }
@@ -105,7 +71,7 @@ impl Adapter {
                 let imp = crossdec_kernels::by_name(ts2diff::IMPLEMENTATIONS_I64, name)
                     .expect("registered");
                 out!(
-                    guarded(&mut b.i64s, max, c64, f, |o| (imp.func)(page, o)),
+                    guarded(b, max, |o| (imp.func)(page, o)),
                     Int64
                 )
             }
@@ -117,7 +83,7 @@ impl Adapter {
                 } else {
                     (gorilla::TERMINATOR_I32, false)
                 };
-                let r = guarded(&mut b.u32s, max, u32c, f, |o| {
+                let r = guarded(b, max, |o| {
                     (imp.func)(page, term, stop_of(input), o)
                 });
                 if float {
@@ -134,7 +100,7 @@ impl Adapter {
                 } else {
                     (gorilla::TERMINATOR_I64, false)
                 };
-                let r = guarded(&mut b.u64s, max, u64c, f, |o| {
+                let r = guarded(b, max, |o| {
                     (imp.func)(page, term, stop_of(input), o)
                 });
                 if float {
@@ -145,7 +111,7 @@ impl Adapter {
             }
             (Encoding::Plain, DataType::Boolean) => {
                 out!(
-                    guarded(&mut b.bools, max, bc, f, |o| plain::decode_bool_into(
+                    guarded(b, max, |o| plain::decode_bool_into(
                         page, o
                     )),
                     Boolean
@@ -153,7 +119,7 @@ impl Adapter {
             }
             (Encoding::Plain, DataType::Int32) => {
                 out!(
-                    guarded(&mut b.i32s, max, c32, f, |o| plain::decode_i32_into(
+                    guarded(b, max, |o| plain::decode_i32_into(
                         page, o
                     )),
                     Int32
@@ -162,7 +128,7 @@ impl Adapter {
             (Encoding::Plain, DataType::Int64 | DataType::Double) => {
                 let imp = crossdec_kernels::by_name(plain::IMPLEMENTATIONS_BE64, name)
                     .expect("registered");
-                let r = guarded(&mut b.u64s, max, u64c, f, |o| (imp.func)(page, o));
+                let r = guarded(b, max, |o| (imp.func)(page, o));
                 if input.dtype == DataType::Double {
                     out!(r, Double)
                 } else {
@@ -171,7 +137,7 @@ impl Adapter {
             }
             (Encoding::Plain, DataType::Float) => {
                 out!(
-                    guarded(&mut b.u32s, max, u32c, f, |o| plain::decode_be32_into(
+                    guarded(b, max, |o| plain::decode_be32_into(
                         page, o
                     )),
                     Float
@@ -184,9 +150,9 @@ impl Adapter {
                 })
                 .map_err(TsFault::from),
             (Encoding::Rle, DataType::Boolean) => {
-                let scratch = &mut b.scratch;
+                let scratch = &mut self.scratch;
                 out!(
-                    guarded(&mut b.bools, max, bc, f, |o| rle::decode_bool_into(
+                    guarded(b, max, |o| rle::decode_bool_into(
                         page, scratch, o
                     )),
                     Boolean
@@ -196,7 +162,7 @@ impl Adapter {
                 let imp =
                     crossdec_kernels::by_name(rle::IMPLEMENTATIONS_I32, name).expect("registered");
                 out!(
-                    guarded(&mut b.i32s, max, c32, f, |o| (imp.func)(page, o)),
+                    guarded(b, max, |o| (imp.func)(page, o)),
                     Int32
                 )
             }
@@ -204,15 +170,11 @@ impl Adapter {
                 let imp =
                     crossdec_kernels::by_name(rle::IMPLEMENTATIONS_I64, name).expect("registered");
                 out!(
-                    guarded(&mut b.i64s, max, c64, f, |o| (imp.func)(page, o)),
+                    guarded(b, max, |o| (imp.func)(page, o)),
                     Int64
                 )
             }
             (e, t) => unreachable!("{e:?} does not decode {t:?}"),
-        };
-        Decoded {
-            outcome,
-            buffer_faults: faults,
         }
     }
 }
@@ -232,19 +194,20 @@ pub fn kernel_names(encoding: Encoding) -> Vec<(&'static str, bool)> {
     }
 }
 
-/// Decode with the named kernel outside the engine (the file walker's path).
+/// Decode with the named kernel outside the engine (the file walker's path),
+/// still holding it to the buffer contract: a broken promise panics, which
+/// the walker reports as a failure of that kernel.
 pub fn decode_with(
     encoding: Encoding,
     name: &'static str,
     input: &TsInput,
 ) -> Result<TsValue, TsFault> {
-    Adapter {
-        encoding,
-        name,
-        bufs: Buffers::default(),
+    let mut buffers = Buffers::new(CANARIES[0]);
+    let outcome = Adapter { encoding, name, scratch: Vec::new() }.decode(input, &mut buffers);
+    match buffers.end_call().first() {
+        Some(fault) => panic!("{name} broke its buffer contract: {fault}"),
+        None => outcome,
     }
-    .decode(input, 0xA5)
-    .outcome
 }
 
 pub fn implementations(encoding: Encoding) -> Vec<Implementation<TsFamily>> {
@@ -252,12 +215,8 @@ pub fn implementations(encoding: Encoding) -> Vec<Implementation<TsFamily>> {
         .into_iter()
         .map(|(name, available)| {
             Implementation::new(name, Role::Kernel, available, move || {
-                let mut adapter = Adapter {
-                    encoding,
-                    name,
-                    bufs: Buffers::default(),
-                };
-                move |input: &TsInput, c: u8| adapter.decode(input, c)
+                let mut adapter = Adapter { encoding, name, scratch: Vec::new() };
+                move |input: &TsInput, buffers: &mut Buffers| adapter.decode(input, buffers)
             })
         })
         .collect()

@@ -7,52 +7,21 @@ use rand::seq::SliceRandom;
 use rand::Rng;
 
 use super::{DataType, Encoding, StopMode, TsInput, Values};
-use crate::engine::{Case, CaseRng, Category};
+use crate::engine::{bytes, Case, CaseRng};
 
-pub fn categories(_encoding: Encoding) -> Vec<Category> {
-    vec![
-        Category {
-            name: "constant",
-            scale: 0.5,
-        },
-        Category {
-            name: "monotone",
-            scale: 0.5,
-        },
-        Category {
-            name: "random-walk",
-            scale: 0.5,
-        },
-        Category {
-            name: "full-range",
-            scale: 0.5,
-        },
-        Category {
-            name: "edges",
-            scale: 1.0,
-        },
-        Category {
-            name: "block-boundaries",
-            scale: 0.5,
-        },
-        Category {
-            name: "malformed-truncation",
-            scale: 0.05,
-        },
-        Category {
-            name: "malformed-corrupt",
-            scale: 1.0,
-        },
-        Category {
-            name: "malformed-counts",
-            scale: 0.5,
-        },
-        Category {
-            name: "reuse",
-            scale: 0.25,
-        },
-    ]
-}
+/// Every TsFile family has the same categories.
+pub const CATEGORIES: &[(&str, f64)] = &[
+    ("constant", 0.5),
+    ("monotone", 0.5),
+    ("random-walk", 0.5),
+    ("full-range", 0.5),
+    ("edges", 1.0),
+    ("block-boundaries", 0.5),
+    ("malformed-truncation", 0.05),
+    ("malformed-corrupt", 1.0),
+    ("malformed-counts", 0.5),
+    ("reuse", 0.25),
+];
 
 /// Series shapes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -542,15 +511,7 @@ pub fn generate(
         }
         "malformed-truncation" => {
             let len = rng.gen_range(1..40);
-            let input = valid(rng, encoding, len);
-            (0..input.page.len())
-                .map(|cut| {
-                    Case::one(TsInput {
-                        page: input.page[..cut].to_vec(),
-                        ..input.clone()
-                    })
-                })
-                .collect()
+            bytes::truncations(&valid(rng, encoding, len))
         }
         "malformed-corrupt" => vec![Case::one(corrupt(rng, encoding))],
         "malformed-counts" => vec![Case::one(bad_counts(rng, encoding))],

@@ -13,7 +13,8 @@ pub use adapters::{decode_with, kernel_names};
 use crossdec_kernels::tsfile as kernel;
 use crossdec_reference::tsfile as reference;
 
-use crate::engine::{Case, CaseRng, Category, Family, Implementation, Outcome};
+use crate::engine::bytes::{self, BytePayload};
+use crate::engine::{canonical_enum, canonical_struct, Campaign, Canonical, Category, Outcome, Parse, Spec};
 
 /// Largest `max_values` an input may carry (parsed inputs are clamped), so a
 /// corpus file cannot make the adapters size huge buffers.
@@ -169,11 +170,11 @@ pub struct TsValue {
     pub consumed: usize,
 }
 
-/// A decode error in comparable form (field names as text).
+/// A decode error in comparable form.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TsFault {
     Truncated {
-        field: String,
+        field: TsField,
         offset: usize,
         bit: u8,
     },
@@ -183,7 +184,7 @@ pub enum TsFault {
         offset: usize,
     },
     BadCount {
-        field: String,
+        field: TsField,
         count: i64,
         offset: usize,
     },
@@ -210,6 +211,111 @@ pub enum TsFault {
     },
 }
 
+/// The page field an error names; the reference and the kernels each have
+/// their own `Field` enum with these variants.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TsField {
+    WriteIndex,
+    BitWidth,
+    MinDeltaBase,
+    FirstValue,
+    Packed,
+    GorillaFirst,
+    GorillaControl,
+    GorillaLeading,
+    GorillaLength,
+    GorillaBits,
+    GorillaFlush,
+    Varint,
+    Value,
+    Bytes,
+    RleLength,
+    RleBitWidth,
+    RunHeader,
+    LastBitPackedNum,
+    RunValue,
+    Groups,
+}
+
+canonical_enum!(TsField {
+    WriteIndex = 0,
+    BitWidth = 1,
+    MinDeltaBase = 2,
+    FirstValue = 3,
+    Packed = 4,
+    GorillaFirst = 5,
+    GorillaControl = 6,
+    GorillaLeading = 7,
+    GorillaLength = 8,
+    GorillaBits = 9,
+    GorillaFlush = 10,
+    Varint = 11,
+    Value = 12,
+    Bytes = 13,
+    RleLength = 14,
+    RleBitWidth = 15,
+    RunHeader = 16,
+    LastBitPackedNum = 17,
+    RunValue = 18,
+    Groups = 19,
+});
+
+macro_rules! field_from {
+    ($e:ty) => {
+        impl From<$e> for TsField {
+            fn from(field: $e) -> Self {
+                type E = $e;
+                match field {
+                    E::WriteIndex => TsField::WriteIndex,
+                    E::BitWidth => TsField::BitWidth,
+                    E::MinDeltaBase => TsField::MinDeltaBase,
+                    E::FirstValue => TsField::FirstValue,
+                    E::Packed => TsField::Packed,
+                    E::GorillaFirst => TsField::GorillaFirst,
+                    E::GorillaControl => TsField::GorillaControl,
+                    E::GorillaLeading => TsField::GorillaLeading,
+                    E::GorillaLength => TsField::GorillaLength,
+                    E::GorillaBits => TsField::GorillaBits,
+                    E::GorillaFlush => TsField::GorillaFlush,
+                    E::Varint => TsField::Varint,
+                    E::Value => TsField::Value,
+                    E::Bytes => TsField::Bytes,
+                    E::RleLength => TsField::RleLength,
+                    E::RleBitWidth => TsField::RleBitWidth,
+                    E::RunHeader => TsField::RunHeader,
+                    E::LastBitPackedNum => TsField::LastBitPackedNum,
+                    E::RunValue => TsField::RunValue,
+                    E::Groups => TsField::Groups,
+                }
+            }
+        }
+    };
+}
+field_from!(reference::Field);
+field_from!(kernel::Field);
+
+canonical_enum!(TsFault {
+    Truncated { field, offset, bit } = 0,
+    BadBitWidth { width, max, offset } = 1,
+    BadCount { field, count, offset } = 2,
+    NoWindow { offset, bit } = 3,
+    BadWindow { leading, significant, offset, bit } = 4,
+    BadVarint { offset } = 5,
+    BadBoolean { byte, offset } = 6,
+    TooManyValues { max, offset } = 7,
+});
+
+// Values are tagged with their TsFile data type id.
+canonical_enum!(Values {
+    Boolean(v) = 0,
+    Int32(v) = 1,
+    Int64(v) = 2,
+    Float(v) = 3,
+    Double(v) = 4,
+    Text(v) = 5,
+});
+canonical_struct!(TsValue { values, consumed });
+
 macro_rules! fault_from {
     ($e:ty) => {
         impl From<$e> for TsFault {
@@ -217,7 +323,7 @@ macro_rules! fault_from {
                 type E = $e;
                 match e {
                     E::Truncated { field, offset, bit } => TsFault::Truncated {
-                        field: format!("{field:?}"),
+                        field: field.into(),
                         offset,
                         bit,
                     },
@@ -229,7 +335,7 @@ macro_rules! fault_from {
                         count,
                         offset,
                     } => TsFault::BadCount {
-                        field: format!("{field:?}"),
+                        field: field.into(),
                         count,
                         offset,
                     },
@@ -325,147 +431,90 @@ pub fn reference_decode(input: &TsInput) -> Result<TsValue, TsFault> {
     })
 }
 
-/// One TsFile encoding family.
-pub struct TsFamily(pub Encoding);
-
-impl Family for TsFamily {
-    type Input = TsInput;
-    type Value = TsValue;
-    type Error = TsFault;
-
-    fn name(&self) -> &'static str {
-        self.0.family_name()
-    }
-
-    fn categories(&self) -> Vec<Category> {
-        generate::categories(self.0)
-    }
-
-    fn generate(&self, category: &str, index: u64, rng: &mut CaseRng) -> Vec<Case<TsInput>> {
-        generate::generate(self.0, category, index, rng)
-    }
-
-    fn reference(&self, input: &TsInput) -> Outcome<Self> {
-        reference_decode(input)
-    }
-
-    fn implementations(&self) -> Vec<Implementation<Self>> {
-        adapters::implementations(self.0)
-    }
-
-    fn write_input(&self, input: &TsInput, out: &mut Vec<u8>) {
-        out.push(input.encoding.id());
-        out.push(input.dtype.id());
-        match input.stop {
+/// Canonical form: encoding id, type id, stop mode (0, or 1 and the count
+/// as a little-endian `u32`; 5 bytes either way), `max_values` as a
+/// little-endian `u32`, then the page.
+impl Canonical for TsInput {
+    fn encode(&self, out: &mut Vec<u8>) {
+        out.push(self.encoding.id());
+        out.push(self.dtype.id());
+        match self.stop {
             StopMode::AtTerminator => out.extend_from_slice(&[0, 0, 0, 0, 0]),
             StopMode::Count(n) => {
                 out.push(1);
                 out.extend_from_slice(&n.to_le_bytes());
             }
         }
-        out.extend_from_slice(&input.max_values.to_le_bytes());
-        out.extend_from_slice(&input.page);
+        out.extend_from_slice(&self.max_values.to_le_bytes());
+        out.extend_from_slice(&self.page);
     }
+}
 
-    fn parse_input(&self, bytes: &[u8]) -> Option<TsInput> {
+/// Counts are clamped to [`MAX_VALUES_CAP`] so a corpus file cannot make the
+/// adapters size huge buffers.
+impl Parse for TsInput {
+    fn parse(bytes: &[u8]) -> Option<Self> {
         let encoding = Encoding::from_id(*bytes.first()?)?;
-        if encoding != self.0 {
-            return None;
-        }
         let dtype = DataType::from_id(*bytes.get(1)?)?;
         if !encoding.types().contains(&dtype) {
             return None;
         }
         let count = u32::from_le_bytes(bytes.get(3..7)?.try_into().ok()?).min(MAX_VALUES_CAP);
-        let stop = if bytes[2] & 1 == 1 {
-            StopMode::Count(count)
-        } else {
-            StopMode::AtTerminator
-        };
+        let stop = if bytes[2] & 1 == 1 { StopMode::Count(count) } else { StopMode::AtTerminator };
         let max_values = u32::from_le_bytes(bytes.get(7..11)?.try_into().ok()?).min(MAX_VALUES_CAP);
-        Some(TsInput {
-            encoding,
-            dtype,
-            stop,
-            max_values,
-            page: bytes[11..].to_vec(),
-        })
+        Some(TsInput { encoding, dtype, stop, max_values, page: bytes[11..].to_vec() })
+    }
+}
+
+impl BytePayload for TsInput {
+    fn payload(&self) -> &[u8] {
+        &self.page
+    }
+    fn with_payload(&self, page: Vec<u8>) -> Self {
+        TsInput { page, ..self.clone() }
+    }
+}
+
+/// One TsFile encoding's spec.
+pub struct TsFamily(pub Encoding);
+
+/// The family of one encoding: its registry kernels against the reference.
+pub fn campaign(encoding: Encoding) -> Campaign<TsFamily> {
+    adapters::implementations(encoding).into_iter().fold(Campaign::new(TsFamily(encoding)), Campaign::with)
+}
+
+impl Spec for TsFamily {
+    type Input = TsInput;
+    type Output = TsValue;
+    type Error = TsFault;
+
+    fn name(&self) -> &'static str {
+        self.0.family_name()
     }
 
-    fn write_outcome(&self, outcome: &Outcome<Self>, out: &mut Vec<u8>) {
-        let u = |out: &mut Vec<u8>, v: usize| out.extend_from_slice(&(v as u64).to_le_bytes());
-        match outcome {
-            Ok(v) => {
-                out.push(0);
-                out.push(v.values.dtype().id());
-                u(out, v.values.len());
-                match &v.values {
-                    Values::Boolean(x) => out.extend(x.iter().map(|b| *b as u8)),
-                    Values::Int32(x) => x
-                        .iter()
-                        .for_each(|v| out.extend_from_slice(&v.to_le_bytes())),
-                    Values::Int64(x) => x
-                        .iter()
-                        .for_each(|v| out.extend_from_slice(&v.to_le_bytes())),
-                    Values::Float(x) => x
-                        .iter()
-                        .for_each(|v| out.extend_from_slice(&v.to_le_bytes())),
-                    Values::Double(x) => x
-                        .iter()
-                        .for_each(|v| out.extend_from_slice(&v.to_le_bytes())),
-                    Values::Text(x) => x.iter().for_each(|v| {
-                        u(out, v.len());
-                        out.extend_from_slice(v);
-                    }),
-                }
-                u(out, v.consumed);
-            }
-            Err(e) => {
-                out.push(1);
-                // Built from integers and fixed names only: the same text on
-                // every architecture.
-                let text = format!("{e:?}");
-                u(out, text.len());
-                out.extend_from_slice(text.as_bytes());
-            }
-        }
+    fn categories(&self) -> Vec<Category<TsInput>> {
+        let encoding = self.0;
+        super::named_categories(generate::CATEGORIES, move |category, index, rng| generate::generate(encoding, category, index, rng))
+    }
+
+    fn reference(&self, input: &TsInput) -> Outcome<Self> {
+        reference_decode(input)
+    }
+
+    fn parse(&self, bytes: &[u8]) -> Option<TsInput> {
+        TsInput::parse(bytes).filter(|input| input.encoding == self.0)
     }
 
     fn shrink(&self, input: &TsInput) -> Vec<TsInput> {
-        let mut out = Vec::new();
-        let len = input.page.len();
-        let with = |page: Vec<u8>| TsInput {
-            page,
-            ..input.clone()
-        };
-        for keep in [len / 2, len.saturating_sub(1)] {
-            if keep < len {
-                out.push(with(input.page[..keep].to_vec()));
-            }
-        }
+        let mut out = bytes::shrink(input);
         if input.max_values > 0 {
-            out.push(TsInput {
-                max_values: input.max_values / 2,
-                ..input.clone()
-            });
+            out.push(TsInput { max_values: input.max_values / 2, ..input.clone() });
         }
         if let StopMode::Count(n) = input.stop {
             if n > 0 {
-                out.push(TsInput {
-                    stop: StopMode::Count(n / 2),
-                    ..input.clone()
-                });
-                out.push(TsInput {
-                    stop: StopMode::Count(n - 1),
-                    ..input.clone()
-                });
+                out.push(TsInput { stop: StopMode::Count(n / 2), ..input.clone() });
+                out.push(TsInput { stop: StopMode::Count(n - 1), ..input.clone() });
             }
-        }
-        let step = (len / 16).max(1);
-        for at in (0..len).step_by(step) {
-            let mut page = input.page.clone();
-            page.remove(at);
-            out.push(with(page));
         }
         out
     }

@@ -38,9 +38,21 @@ pub fn compare(native: &Manifest, cross: &Manifest, endian: &str) -> Vec<String>
             ));
         }
         if nf.digest != cf.digest {
+            let categories: Vec<&str> = nf
+                .category_digests
+                .iter()
+                .filter(|(name, digest)| cf.category_digests.get(*name) != Some(digest))
+                .map(|(name, _)| name.as_str())
+                .collect();
             problems.push(format!(
-                "{}: outcome digest differs: native {} ({}), {} {} ({})",
-                nf.family, nf.digest, native.target, cf.digest, cross.target, cross.target_endian
+                "{}: outcome digest differs: native {} ({}), {} {} ({}); categories that differ: {}",
+                nf.family,
+                nf.digest,
+                native.target,
+                cf.digest,
+                cross.target,
+                cross.target_endian,
+                if categories.is_empty() { "none named".to_string() } else { categories.join(", ") }
             ));
         }
     }
@@ -122,7 +134,9 @@ mod tests {
                 kernels: vec!["k".into(), "simd".into()],
                 kernels_ran: vec!["k".into()],
                 cases_per_category: BTreeMap::from([("c".into(), cases)]),
+                category_digests: BTreeMap::from([("c".into(), digest.into())]),
                 digest: digest.into(),
+                tolerated: BTreeMap::new(),
                 failures: 0,
             }],
         }
@@ -150,7 +164,7 @@ mod tests {
         let cross = manifest("s390x", "big", "e", 0);
         let problems = compare(&native, &cross, "big");
         assert!(problems.iter().any(|p| p.contains("ran zero cases")), "{problems:?}");
-        assert!(problems.iter().any(|p| p.contains("digest differs")), "{problems:?}");
+        assert!(problems.iter().any(|p| p.contains("digest differs") && p.ends_with("categories that differ: c")), "{problems:?}");
         assert!(problems.iter().any(|p| p.contains("cases per category differ")), "{problems:?}");
     }
 

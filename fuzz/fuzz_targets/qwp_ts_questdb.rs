@@ -1,3 +1,0 @@
-//! Differential fuzz target `qwp_ts_questdb`: see crossdec_harness::fuzzing::TARGETS.
-#![no_main]
-libfuzzer_sys::fuzz_target!(|data: &[u8]| crossdec_harness::fuzzing::fuzz("qwp_ts_questdb", data));

@@ -1,0 +1,292 @@
+//! The canonical encoding: the one byte form of inputs and outcomes that is
+//! hashed into digests, written to corpora and printed in reproducers.
+//!
+//! It is explicit little-endian and independent of the host: integers as
+//! fixed-width little-endian (`usize`/`isize` widened to 64 bits, so 32- and
+//! 64-bit hosts agree), floats by their bit patterns (so NaN payloads and
+//! `-0.0` count), sequences and strings prefixed by their length as a `u64`,
+//! `Option` and `Result` by a tag byte. It never depends on `Debug` text, so
+//! renaming a type or a variant does not change a digest; enum variants are
+//! written as the explicit tags given to [`canonical_enum!`](crate::canonical_enum).
+
+/// A value with a canonical byte form. Implemented for the integer, float,
+/// `bool`, string, sequence, `Option`, `Result` and tuple types; a struct or
+/// enum of those gets one from [`canonical_struct!`](crate::canonical_struct) or [`canonical_enum!`](crate::canonical_enum).
+///
+/// ```
+/// use crossdec_engine::Canonical;
+/// assert_eq!(7u16.to_canonical(), [7, 0]);
+/// assert_eq!(vec![1u8, 2].to_canonical(), [2, 0, 0, 0, 0, 0, 0, 0, 1, 2]);
+/// assert_eq!(Some(-1i8).to_canonical(), [1, 0xff]);
+/// ```
+pub trait Canonical {
+    /// Append this value's canonical bytes to `out`.
+    fn encode(&self, out: &mut Vec<u8>);
+
+    /// This value's canonical bytes.
+    fn to_canonical(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        self.encode(&mut out);
+        out
+    }
+}
+
+macro_rules! little_endian {
+    ($($t:ty),*) => {$(
+        impl Canonical for $t {
+            fn encode(&self, out: &mut Vec<u8>) {
+                out.extend_from_slice(&self.to_le_bytes());
+            }
+        }
+    )*};
+}
+little_endian!(u8, u16, u32, u64, u128, i8, i16, i32, i64, i128);
+
+impl Canonical for usize {
+    fn encode(&self, out: &mut Vec<u8>) {
+        (*self as u64).encode(out);
+    }
+}
+
+impl Canonical for isize {
+    fn encode(&self, out: &mut Vec<u8>) {
+        (*self as i64).encode(out);
+    }
+}
+
+impl Canonical for bool {
+    fn encode(&self, out: &mut Vec<u8>) {
+        out.push(u8::from(*self));
+    }
+}
+
+impl Canonical for char {
+    fn encode(&self, out: &mut Vec<u8>) {
+        u32::from(*self).encode(out);
+    }
+}
+
+impl Canonical for f32 {
+    fn encode(&self, out: &mut Vec<u8>) {
+        self.to_bits().encode(out);
+    }
+}
+
+impl Canonical for f64 {
+    fn encode(&self, out: &mut Vec<u8>) {
+        self.to_bits().encode(out);
+    }
+}
+
+impl Canonical for () {
+    fn encode(&self, _out: &mut Vec<u8>) {}
+}
+
+impl Canonical for str {
+    fn encode(&self, out: &mut Vec<u8>) {
+        self.len().encode(out);
+        out.extend_from_slice(self.as_bytes());
+    }
+}
+
+impl Canonical for String {
+    fn encode(&self, out: &mut Vec<u8>) {
+        self.as_str().encode(out);
+    }
+}
+
+impl<T: Canonical> Canonical for [T] {
+    fn encode(&self, out: &mut Vec<u8>) {
+        self.len().encode(out);
+        for item in self {
+            item.encode(out);
+        }
+    }
+}
+
+impl<T: Canonical> Canonical for Vec<T> {
+    fn encode(&self, out: &mut Vec<u8>) {
+        self.as_slice().encode(out);
+    }
+}
+
+impl<T: Canonical, const N: usize> Canonical for [T; N] {
+    /// Fixed-length arrays carry no length prefix: the type fixes it.
+    fn encode(&self, out: &mut Vec<u8>) {
+        for item in self {
+            item.encode(out);
+        }
+    }
+}
+
+impl<T: Canonical> Canonical for Option<T> {
+    fn encode(&self, out: &mut Vec<u8>) {
+        match self {
+            None => out.push(0),
+            Some(v) => {
+                out.push(1);
+                v.encode(out);
+            }
+        }
+    }
+}
+
+impl<T: Canonical, E: Canonical> Canonical for Result<T, E> {
+    fn encode(&self, out: &mut Vec<u8>) {
+        match self {
+            Ok(v) => {
+                out.push(0);
+                v.encode(out);
+            }
+            Err(e) => {
+                out.push(1);
+                e.encode(out);
+            }
+        }
+    }
+}
+
+impl<T: Canonical + ?Sized> Canonical for &T {
+    fn encode(&self, out: &mut Vec<u8>) {
+        (**self).encode(out);
+    }
+}
+
+impl<T: Canonical + ?Sized> Canonical for Box<T> {
+    fn encode(&self, out: &mut Vec<u8>) {
+        (**self).encode(out);
+    }
+}
+
+macro_rules! tuple {
+    ($($name:ident),+) => {
+        impl<$($name: Canonical),+> Canonical for ($($name,)+) {
+            #[allow(non_snake_case)]
+            fn encode(&self, out: &mut Vec<u8>) {
+                let ($($name,)+) = self;
+                $($name.encode(out);)+
+            }
+        }
+    };
+}
+tuple!(A);
+tuple!(A, B);
+tuple!(A, B, C);
+tuple!(A, B, C, D);
+tuple!(A, B, C, D, E);
+tuple!(A, B, C, D, E, F);
+
+/// Implement [`Canonical`] for a struct as its fields in the order listed.
+///
+/// ```
+/// use crossdec_engine::{canonical_struct, Canonical};
+/// struct Page { values: Vec<i32>, consumed: usize }
+/// canonical_struct!(Page { values, consumed });
+/// let bytes = Page { values: vec![-1], consumed: 4 }.to_canonical();
+/// assert_eq!(bytes, [1, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 4, 0, 0, 0, 0, 0, 0, 0]);
+/// ```
+#[macro_export]
+macro_rules! canonical_struct {
+    ($t:ty { $($field:ident),* $(,)? }) => {
+        impl $crate::Canonical for $t {
+            fn encode(&self, out: &mut ::std::vec::Vec<u8>) {
+                $( $crate::Canonical::encode(&self.$field, out); )*
+            }
+        }
+    };
+}
+
+/// Implement [`Canonical`] for an enum: each variant is written as its tag
+/// byte (given explicitly, so renaming or reordering variants keeps every
+/// digest) followed by its fields in the order listed.
+///
+/// ```
+/// use crossdec_engine::{canonical_enum, Canonical};
+/// enum Fault { Truncated { offset: usize }, Peer(String), TooSmall }
+/// canonical_enum!(Fault { Truncated { offset } = 1, Peer(message) = 2, TooSmall = 3 });
+/// assert_eq!(Fault::Truncated { offset: 2 }.to_canonical(), [1, 2, 0, 0, 0, 0, 0, 0, 0]);
+/// assert_eq!(Fault::TooSmall.to_canonical(), [3]);
+/// ```
+#[macro_export]
+macro_rules! canonical_enum {
+    ($t:ty { $($variant:ident $({ $($field:ident),* $(,)? })? $(( $($tuple:ident),* $(,)? ))? = $tag:literal),* $(,)? }) => {
+        impl $crate::Canonical for $t {
+            fn encode(&self, out: &mut ::std::vec::Vec<u8>) {
+                match self {
+                    $(
+                        Self::$variant $({ $($field),* })? $(( $($tuple),* ))? => {
+                            out.push($tag);
+                            $($( $crate::Canonical::encode($field, out); )*)?
+                            $($( $crate::Canonical::encode($tuple, out); )*)?
+                        }
+                    )*
+                }
+            }
+        }
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integers_are_little_endian_and_sizes_are_64_bit() {
+        assert_eq!(0x0102_0304u32.to_canonical(), [4, 3, 2, 1]);
+        assert_eq!((-2i16).to_canonical(), [0xfe, 0xff]);
+        assert_eq!(3usize.to_canonical(), 3u64.to_canonical());
+        assert_eq!((-3isize).to_canonical(), (-3i64).to_canonical());
+        assert_eq!(u128::MAX.to_canonical(), [0xff; 16]);
+    }
+
+    #[test]
+    fn floats_are_bit_patterns() {
+        assert_eq!((-0.0f64).to_canonical(), 0x8000_0000_0000_0000u64.to_canonical());
+        assert_ne!(f32::NAN.to_canonical(), f32::from_bits(0x7fc0_0001).to_canonical());
+        assert_eq!(1.0f32.to_canonical(), [0, 0, 0x80, 0x3f]);
+    }
+
+    #[test]
+    fn sequences_strings_options_and_results_are_framed() {
+        assert_eq!("ab".to_canonical(), [2, 0, 0, 0, 0, 0, 0, 0, b'a', b'b']);
+        assert_eq!(String::from("ab").to_canonical(), "ab".to_canonical());
+        assert_eq!(vec![true, false].to_canonical(), [2, 0, 0, 0, 0, 0, 0, 0, 1, 0]);
+        assert_eq!([1u8, 2].to_canonical(), [1, 2]);
+        assert_eq!(None::<u8>.to_canonical(), [0]);
+        assert_eq!(Ok::<u8, u8>(5).to_canonical(), [0, 5]);
+        assert_eq!(Err::<u8, u8>(5).to_canonical(), [1, 5]);
+        assert_eq!((1u8, 'a', ()).to_canonical(), [1, 97, 0, 0, 0]);
+        assert_eq!(Box::new(9u8).to_canonical(), [9]);
+        // Framing keeps concatenations apart.
+        assert_ne!((vec![1u8], vec![2u8, 3]).to_canonical(), (vec![1u8, 2], vec![3u8]).to_canonical());
+    }
+
+    #[derive(Debug)]
+    enum Fault {
+        Truncated { offset: usize, bit: u8 },
+        Peer(String),
+        TooSmall,
+    }
+    canonical_enum!(Fault { Truncated { offset, bit } = 7, Peer(message) = 8, TooSmall = 9 });
+
+    struct Value {
+        values: Vec<i64>,
+        consumed: usize,
+    }
+    canonical_struct!(Value { values, consumed });
+
+    #[test]
+    fn enums_use_their_explicit_tags_and_structs_their_fields() {
+        let mut expected = vec![7];
+        expected.extend(5u64.to_le_bytes());
+        expected.push(3);
+        assert_eq!(Fault::Truncated { offset: 5, bit: 3 }.to_canonical(), expected, "{:?}", Fault::TooSmall);
+        assert_eq!(Fault::Peer("x".into()).to_canonical(), [8, 1, 0, 0, 0, 0, 0, 0, 0, b'x']);
+        assert_eq!(Fault::TooSmall.to_canonical(), [9]);
+        let v = Value { values: vec![-1], consumed: 2 };
+        let mut expected = 1u64.to_le_bytes().to_vec();
+        expected.extend((-1i64).to_le_bytes());
+        expected.extend(2u64.to_le_bytes());
+        assert_eq!(v.to_canonical(), expected);
+    }
+}

@@ -1,0 +1,103 @@
+//! [`Family`]: a campaign with its types erased, so a registry, a command
+//! line or a fuzz target can hold campaigns of different specs.
+
+use crate::campaign::{Campaign, Role};
+use crate::canonical::Canonical;
+use crate::judge::first_mismatch;
+use crate::report::FamilyReport;
+use crate::run::RunOptions;
+use crate::spec::{case_rng, Case, Spec};
+
+/// A registered implementation as a family lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImplementationInfo {
+    /// Its name.
+    pub name: String,
+    /// Kernel or peer.
+    pub role: Role,
+    /// Whether this host can run it.
+    pub available: bool,
+}
+
+/// A campaign behind a trait object.
+pub trait Family: Send + Sync {
+    /// The family's name.
+    fn name(&self) -> &'static str;
+    /// Its categories, in run order.
+    fn category_names(&self) -> Vec<&'static str>;
+    /// Every registered implementation.
+    fn implementation_list(&self) -> Vec<ImplementationInfo>;
+    /// Run the campaign.
+    fn run(&self, options: &RunOptions) -> FamilyReport;
+    /// Check one canonical input (a corpus or crash file) against every
+    /// available kernel (and peer, when `peers`). `None` if the bytes are not
+    /// an input of this family; otherwise one line per disagreement.
+    fn check_bytes(&self, bytes: &[u8], peers: bool) -> Option<Vec<String>>;
+    /// Check the case [`Spec::arbitrary_case`] builds from fuzzer bytes.
+    /// `None` if the bytes are too short to build one.
+    #[cfg(feature = "fuzz")]
+    fn check_structured(&self, data: &[u8], peers: bool) -> Option<Vec<String>>;
+    /// Canonical bytes of every step of the generated cases, named
+    /// `category-index-case-step`, for seed corpora.
+    fn corpus(&self, cases: u64, seed: u64) -> Vec<(String, Vec<u8>)>;
+}
+
+impl<S: Spec> Campaign<S> {
+    /// Every available kernel (and peer, when `peers`) on `case`: one line
+    /// per disagreement.
+    pub fn check(&self, case: &Case<S::Input>, peers: bool) -> Vec<String> {
+        self.implementations
+            .iter()
+            .filter(|i| i.available && (peers || i.role == Role::Kernel))
+            .filter_map(|imp| {
+                first_mismatch(&self.spec, case, imp, &self.allowed)
+                    .map(|m| format!("{}: step {}: expected {} got {}", imp.name, m.step, m.expected, m.got_with_faults()))
+            })
+            .collect()
+    }
+}
+
+impl<S: Spec> Family for Campaign<S> {
+    fn name(&self) -> &'static str {
+        self.spec.name()
+    }
+
+    fn category_names(&self) -> Vec<&'static str> {
+        self.spec.categories().iter().map(|c| c.name).collect()
+    }
+
+    fn implementation_list(&self) -> Vec<ImplementationInfo> {
+        self.implementations.iter().map(|i| ImplementationInfo { name: i.name.clone(), role: i.role, available: i.available }).collect()
+    }
+
+    fn run(&self, options: &RunOptions) -> FamilyReport {
+        Campaign::run(self, options)
+    }
+
+    fn check_bytes(&self, bytes: &[u8], peers: bool) -> Option<Vec<String>> {
+        let input = self.spec.parse(bytes)?;
+        Some(self.check(&Case::one(input), peers))
+    }
+
+    #[cfg(feature = "fuzz")]
+    fn check_structured(&self, data: &[u8], peers: bool) -> Option<Vec<String>> {
+        let mut u = arbitrary::Unstructured::new(data);
+        let case = self.spec.arbitrary_case(&mut u).ok()?;
+        Some(self.check(&case, peers))
+    }
+
+    fn corpus(&self, cases: u64, seed: u64) -> Vec<(String, Vec<u8>)> {
+        let mut out = Vec::new();
+        for category in self.spec.categories() {
+            for index in 0..category.calls(cases) {
+                let generated = category.generate(index, &mut case_rng(seed, self.spec.name(), category.name, index));
+                for (sub, case) in generated.iter().enumerate() {
+                    for (step, input) in case.steps.iter().enumerate() {
+                        out.push((format!("{}-{index}-{sub}-{step}", category.name), input.to_canonical()));
+                    }
+                }
+            }
+        }
+        out
+    }
+}

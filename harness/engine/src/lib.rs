@@ -1,0 +1,88 @@
+//! crossdec's engine: hold a fast decoder to an obviously correct one.
+//!
+//! A format is described once as a [`Spec`]: its input, output and error
+//! types (each with a [`Canonical`] byte form), the reference decoder, and
+//! [`Category`]s of generated cases. A [`Campaign`] registers the kernels
+//! (code under test, compared exactly) and peers (third-party decoders,
+//! compared under documented [`AllowedDifference`]s) and runs them over every
+//! case, comparing the whole outcome: values, bytes consumed, or the error's
+//! kind and position; and, for decoders that write into caller-owned memory,
+//! every element outside the written range ([`buffers`]: the engine fills the
+//! buffers with two canaries and checks them itself). A panic is a failure;
+//! failures are minimized into canonical reproducers.
+//!
+//! A run returns a [`FamilyReport`]; [`report::manifest`] turns reports into
+//! the [`Manifest`] that proves where a run happened and what it saw (digests
+//! over canonical bytes, so runs on different architectures compare), and
+//! [`gate`] fails unless runs on other targets agree with the native one.
+//!
+//! ```
+//! use crossdec_engine::bytes::{self, Payload};
+//! use crossdec_engine::{Buffers, Campaign, Case, Category, Outcome, RunOptions, Spec};
+//!
+//! /// Bytes to the popcount of each byte.
+//! struct Popcounts;
+//! impl Spec for Popcounts {
+//!     type Input = Payload;
+//!     type Output = Vec<u8>;
+//!     type Error = ();
+//!     fn name(&self) -> &'static str { "popcounts" }
+//!     fn categories(&self) -> Vec<Category<Payload>> {
+//!         vec![Category::new("random", 1.0, |_, rng| {
+//!             use crossdec_engine::rand::Rng;
+//!             vec![Case::one(Payload((0..rng.gen_range(0..64u32)).map(|_| rng.gen()).collect()))]
+//!         })]
+//!     }
+//!     fn reference(&self, input: &Payload) -> Outcome<Self> {
+//!         Ok(input.0.iter().map(|b| (0..8).filter(|k| b >> k & 1 == 1).count() as u8).collect())
+//!     }
+//!     fn shrink(&self, input: &Payload) -> Vec<Payload> { bytes::shrink(input) }
+//! }
+//!
+//! // The kernel writes into a caller buffer: the engine fills and checks it.
+//! let campaign = Campaign::new(Popcounts).kernel("count_ones", true, || {
+//!     |input: &Payload, buffers: &mut Buffers| {
+//!         let mut out = buffers.take::<u8>("out", input.0.len());
+//!         for (o, b) in out.range().iter_mut().zip(&input.0) { *o = b.count_ones() as u8 }
+//!         Ok(buffers.finish(out, input.0.len()))
+//!     }
+//! });
+//! let report = campaign.run(&RunOptions { cases: 100, ..RunOptions::default() });
+//! assert_eq!(report.failure_count, 0);
+//! assert_eq!(report.categories[0].cases, 100);
+//! ```
+#![deny(missing_docs)]
+
+pub mod buffers;
+pub mod bytes;
+mod campaign;
+mod canonical;
+pub mod digest;
+mod family;
+#[cfg(feature = "fuzz")]
+pub mod fuzz;
+pub mod gate;
+mod judge;
+mod minimise;
+mod panic;
+pub mod report;
+mod run;
+mod spec;
+
+pub use buffers::{BufferFault, Buffers, Element, Out};
+pub use campaign::{AllowedDifference, Campaign, Decoder, Implementation, Role};
+pub use canonical::Canonical;
+pub use family::{Family, ImplementationInfo};
+pub use judge::{Mismatch, CANARIES};
+pub use panic::install_quiet_panic_hook;
+pub use report::{FamilyReport, Manifest};
+pub use run::{Progress, RunOptions};
+pub use spec::{case_rng, Case, CaseRng, Category, Outcome, Parse, Spec};
+
+/// The random number crates generators use ([`CaseRng`] is ChaCha8 from
+/// `rand_chacha`), re-exported so a spec needs no version of its own.
+pub use rand;
+pub use rand_chacha;
+
+#[cfg(feature = "fuzz")]
+pub use arbitrary;

@@ -1,0 +1,283 @@
+//! What a run produces: per-family reports, the manifest that proves where
+//! and what ran, and a summary for people.
+//!
+//! The manifest is what the gate reads: target triple, byte order,
+//! implementations that ran, cases and digest per category, tolerated
+//! differences. Digests are over canonical bytes (see [`crate::digest`]), so
+//! equal runs on different architectures give equal digests.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use serde::{Deserialize, Serialize};
+
+use crate::buffers::BufferFault;
+use crate::campaign::Role;
+
+/// The target triple this engine was built for.
+pub const TARGET: &str = env!("CROSSDEC_ENGINE_TARGET");
+
+/// One category's share of a run.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct CategoryReport {
+    /// The category's name.
+    pub name: String,
+    /// Cases generated.
+    pub cases: u64,
+    /// Decode steps in those cases.
+    pub steps: u64,
+    /// Failing (case, implementation) pairs.
+    pub failures: u64,
+    /// SHA-256 over the category's cases (see [`crate::digest`]).
+    pub digest: String,
+}
+
+/// One implementation's share of a run.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ImplementationReport {
+    /// Its name.
+    pub name: String,
+    /// Kernel or peer.
+    pub role: Role,
+    /// Whether this host can run it.
+    pub available: bool,
+    /// Whether it ran in this campaign (available and selected).
+    pub ran: bool,
+    /// Decode calls compared against the reference.
+    pub compared: u64,
+    /// Cases it failed.
+    pub failures: u64,
+    /// Differences tolerated, by allowed-difference rule id.
+    pub tolerated: BTreeMap<String, u64>,
+}
+
+/// One failing case, with its minimized reproducer.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Failure {
+    /// The family.
+    pub family: String,
+    /// The category.
+    pub category: String,
+    /// The run's seed.
+    pub seed: u64,
+    /// Generator call index.
+    pub index: u64,
+    /// The case's position among that call's cases.
+    pub sub_index: usize,
+    /// The implementation that disagreed.
+    pub implementation: String,
+    /// The first step that disagreed.
+    pub step: usize,
+    /// The reference's outcome (for people).
+    pub expected: String,
+    /// The implementation's outcome, or its panic.
+    pub got: String,
+    /// Writes outside the written range of caller buffers.
+    pub buffer_faults: Vec<BufferFault>,
+    /// Each step's input, canonical bytes in hex.
+    pub input_hex: Vec<String>,
+    /// The minimized reproducer, in the same form.
+    pub minimized_hex: Vec<String>,
+    /// What the reference gives on the reproducer.
+    pub minimized_expected: String,
+    /// What the implementation gives on it (buffer faults included).
+    pub minimized_got: String,
+}
+
+/// An allowed difference as reports list it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct AllowedDifferenceReport {
+    /// The rule's id.
+    pub id: String,
+    /// The peer it applies to.
+    pub implementation: String,
+    /// Why it is allowed.
+    pub reason: String,
+}
+
+/// One family's campaign.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct FamilyReport {
+    /// The family.
+    pub family: String,
+    /// The seed.
+    pub seed: u64,
+    /// Generator calls per category before each category's scale.
+    pub cases_per_category_call: u64,
+    /// Per category, in run order.
+    pub categories: Vec<CategoryReport>,
+    /// Every registered implementation.
+    pub implementations: Vec<ImplementationReport>,
+    /// The allowed differences in force.
+    pub allowed_differences: Vec<AllowedDifferenceReport>,
+    /// The first failures, minimized.
+    pub failures: Vec<Failure>,
+    /// Every failing (case, implementation) pair.
+    pub failure_count: u64,
+    /// SHA-256 over every case's canonical input and reference outcome.
+    pub digest: String,
+    /// Wall time.
+    pub seconds: f64,
+}
+
+impl FamilyReport {
+    /// Cases over every category.
+    pub fn total_cases(&self) -> u64 {
+        self.categories.iter().map(|c| c.cases).sum()
+    }
+}
+
+/// Proof of what a run did and where.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Manifest {
+    /// The engine's version.
+    pub crossdec_version: String,
+    /// The target triple the run was built for.
+    pub target: String,
+    /// `cfg!(target_endian)`: "little" or "big".
+    pub target_endian: String,
+    /// The seed.
+    pub seed: u64,
+    /// Generator calls per category before scaling.
+    pub cases: u64,
+    /// Per family.
+    pub families: Vec<FamilyManifest>,
+    /// Failures over every family.
+    pub failures: u64,
+}
+
+/// One family in a manifest.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct FamilyManifest {
+    /// The family.
+    pub family: String,
+    /// Every registered implementation, and whether it ran here.
+    pub implementations: BTreeMap<String, bool>,
+    /// Every registered kernel (ours, not peers), available here or not.
+    pub kernels: Vec<String>,
+    /// The kernels that ran here.
+    pub kernels_ran: Vec<String>,
+    /// Cases per category.
+    pub cases_per_category: BTreeMap<String, u64>,
+    /// Digest per category.
+    #[serde(default)]
+    pub category_digests: BTreeMap<String, String>,
+    /// The family's digest.
+    pub digest: String,
+    /// Tolerated differences per peer, by rule id.
+    #[serde(default)]
+    pub tolerated: BTreeMap<String, BTreeMap<String, u64>>,
+    /// Failures.
+    pub failures: u64,
+}
+
+/// "little" or "big": this host's byte order.
+pub fn endian() -> &'static str {
+    if cfg!(target_endian = "big") {
+        "big"
+    } else {
+        "little"
+    }
+}
+
+/// The manifest of a run of `reports` on this target.
+pub fn manifest(reports: &[FamilyReport], seed: u64, cases: u64) -> Manifest {
+    Manifest {
+        crossdec_version: env!("CARGO_PKG_VERSION").to_string(),
+        target: TARGET.to_string(),
+        target_endian: endian().to_string(),
+        seed,
+        cases,
+        failures: reports.iter().map(|r| r.failure_count).sum(),
+        families: reports.iter().map(family_manifest).collect(),
+    }
+}
+
+fn family_manifest(r: &FamilyReport) -> FamilyManifest {
+    let kernels = |ran_only: bool| {
+        r.implementations.iter().filter(|i| i.role == Role::Kernel && (i.ran || !ran_only)).map(|i| i.name.clone()).collect()
+    };
+    FamilyManifest {
+        family: r.family.clone(),
+        implementations: r.implementations.iter().map(|i| (i.name.clone(), i.ran)).collect(),
+        kernels: kernels(false),
+        kernels_ran: kernels(true),
+        cases_per_category: r.categories.iter().map(|c| (c.name.clone(), c.cases)).collect(),
+        category_digests: r.categories.iter().map(|c| (c.name.clone(), c.digest.clone())).collect(),
+        digest: r.digest.clone(),
+        tolerated: r.implementations.iter().filter(|i| !i.tolerated.is_empty()).map(|i| (i.name.clone(), i.tolerated.clone())).collect(),
+        failures: r.failure_count,
+    }
+}
+
+/// The whole JSON report of a run.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RunReport {
+    /// The manifest.
+    pub manifest: Manifest,
+    /// Every family's report.
+    pub families: Vec<FamilyReport>,
+}
+
+/// A summary for people: cases per category, implementations, failures with
+/// their reproducers.
+pub fn summary(reports: &[FamilyReport]) -> String {
+    let mut s = String::new();
+    for r in reports {
+        let digest = r.digest.get(..16).unwrap_or(&r.digest);
+        let _ = writeln!(s, "== {} (seed {}, {} cases, {:.2}s, digest {digest}) ==", r.family, r.seed, r.total_cases(), r.seconds);
+        let _ = writeln!(s, "  {:<24} {:>9} {:>9} {:>9}", "category", "cases", "steps", "failures");
+        for c in &r.categories {
+            let _ = writeln!(s, "  {:<24} {:>9} {:>9} {:>9}", c.name, c.cases, c.steps, c.failures);
+        }
+        let _ = writeln!(s, "  {:<24} {:>6} {:>10} {:>9}  tolerated", "implementation", "role", "compared", "failures");
+        for i in &r.implementations {
+            let role = match i.role {
+                Role::Kernel => "kernel",
+                Role::Peer => "peer",
+            };
+            if !i.ran {
+                let why = if i.available { "not selected" } else { "not available on this host" };
+                let _ = writeln!(s, "  {:<24} {:>6} {:>10} {:>9}  ({why})", i.name, role, "-", "-");
+                continue;
+            }
+            let tolerated: Vec<String> = i.tolerated.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            let _ = writeln!(s, "  {:<24} {:>6} {:>10} {:>9}  {}", i.name, role, i.compared, i.failures, tolerated.join(" "));
+        }
+        for f in &r.failures {
+            let _ = writeln!(s, "  FAILURE {} in {} (seed {}, call {}, case {}, step {})", f.implementation, f.category, f.seed, f.index, f.sub_index, f.step);
+            let _ = writeln!(s, "    expected: {}", clip(&f.expected));
+            let _ = writeln!(s, "    got:      {}", clip(&f.got));
+            for fault in &f.buffer_faults {
+                let _ = writeln!(s, "    buffer:   {fault}");
+            }
+            let _ = writeln!(
+                s,
+                "    minimized reproducer ({} step(s), canonical input hex; `crossdec check --family {} --hex HEX`):",
+                f.minimized_hex.len(),
+                f.family
+            );
+            for h in &f.minimized_hex {
+                let _ = writeln!(s, "      {h}");
+            }
+            let _ = writeln!(s, "    minimized expected: {}", clip(&f.minimized_expected));
+            let _ = writeln!(s, "    minimized got:      {}", clip(&f.minimized_got));
+        }
+        if r.failure_count as usize > r.failures.len() {
+            let _ = writeln!(s, "  ... {} failures in all", r.failure_count);
+        }
+    }
+    s
+}
+
+fn clip(text: &str) -> String {
+    const MAX: usize = 400;
+    if text.len() <= MAX {
+        return text.to_string();
+    }
+    let mut end = MAX;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}... ({} chars)", &text[..end], text.len())
+}

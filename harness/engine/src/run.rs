@@ -1,0 +1,238 @@
+//! Running a campaign: every selected category's cases against every
+//! selected, available implementation.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::Arc;
+use std::time::Instant;
+
+use crate::campaign::{Campaign, Implementation};
+use crate::canonical::Canonical;
+use crate::digest::{case_digest, FamilyDigest, Sha};
+use crate::judge::{expected_outcomes, judge, Mismatch};
+use crate::minimise::minimise;
+use crate::report::{AllowedDifferenceReport, CategoryReport, Failure, FamilyReport, ImplementationReport};
+use crate::spec::{case_rng, Case, Spec};
+
+/// Progress callbacks for a front end (a progress bar, a log).
+pub trait Progress: Send + Sync {
+    /// A family starts; `calls` generator calls in all.
+    fn family(&self, _name: &str, _calls: u64) {}
+    /// A category starts.
+    fn category(&self, _name: &str) {}
+    /// One generator call is done.
+    fn advance(&self) {}
+    /// The family is done.
+    fn finish(&self) {}
+}
+
+/// How to run a campaign.
+#[derive(Clone)]
+pub struct RunOptions {
+    /// Generator calls per category, before the category's scale.
+    pub cases: u64,
+    /// The seed every case derives from.
+    pub seed: u64,
+    /// Only these implementations (by name); empty = every available one.
+    pub implementations: Vec<String>,
+    /// Only these categories; empty = all.
+    pub categories: Vec<String>,
+    /// Stop minimizing after this many re-runs per failure.
+    pub shrink_budget: usize,
+    /// Keep (and minimize) at most this many failures in the report.
+    pub max_failures: usize,
+    /// Where progress goes, if anywhere.
+    pub progress: Option<Arc<dyn Progress>>,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            cases: 200,
+            seed: 0,
+            implementations: Vec::new(),
+            categories: Vec::new(),
+            shrink_budget: 2000,
+            max_failures: 20,
+            progress: None,
+        }
+    }
+}
+
+impl fmt::Debug for RunOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RunOptions")
+            .field("cases", &self.cases)
+            .field("seed", &self.seed)
+            .field("implementations", &self.implementations)
+            .field("categories", &self.categories)
+            .field("shrink_budget", &self.shrink_budget)
+            .field("max_failures", &self.max_failures)
+            .field("progress", &self.progress.is_some())
+            .finish()
+    }
+}
+
+/// One case's results.
+struct CaseResult {
+    digest: Sha,
+    steps: u64,
+    /// Per implementation: (compared, failed, tolerated rule ids).
+    per_impl: Vec<(u64, bool, Vec<&'static str>)>,
+    /// (implementation index, mismatch).
+    failures: Vec<(usize, Mismatch)>,
+}
+
+/// One generator call: its index, its cases' results, and its cases when one
+/// of them failed (kept for minimizing).
+type CallResult<I> = (u64, Vec<CaseResult>, Vec<Case<I>>);
+
+fn evaluate<S: Spec>(campaign: &Campaign<S>, case: &Case<S::Input>, impls: &[&Implementation<S>]) -> CaseResult {
+    let expected = expected_outcomes(&campaign.spec, case);
+    let mut result = CaseResult {
+        digest: case_digest::<S>(case, &expected),
+        steps: case.steps.len() as u64,
+        per_impl: Vec::with_capacity(impls.len()),
+        failures: Vec::new(),
+    };
+    for (k, imp) in impls.iter().enumerate() {
+        let verdict = judge(case, &expected, imp, &campaign.allowed);
+        let failed = verdict.mismatch.is_some();
+        if let Some(m) = verdict.mismatch {
+            result.failures.push((k, m));
+        }
+        result.per_impl.push((verdict.compared, failed, verdict.tolerated));
+    }
+    result
+}
+
+fn hex_steps<I: Canonical>(case: &Case<I>) -> Vec<String> {
+    case.steps.iter().map(|s| hex::encode(s.to_canonical())).collect()
+}
+
+#[cfg(feature = "parallel")]
+fn each_call<T: Send>(calls: u64, f: impl Fn(u64) -> T + Send + Sync) -> Vec<T> {
+    use rayon::prelude::*;
+    (0..calls).into_par_iter().map(f).collect()
+}
+
+#[cfg(not(feature = "parallel"))]
+fn each_call<T: Send>(calls: u64, f: impl Fn(u64) -> T + Send + Sync) -> Vec<T> {
+    (0..calls).map(f).collect()
+}
+
+impl<S: Spec> Campaign<S> {
+    /// Run every selected category against every selected, available
+    /// implementation, and report.
+    pub fn run(&self, options: &RunOptions) -> FamilyReport {
+        let started = Instant::now();
+        let name = self.spec.name();
+        let selected = |n: &str| options.implementations.is_empty() || options.implementations.iter().any(|s| s == n);
+        let impls: Vec<&Implementation<S>> = self.implementations.iter().filter(|i| i.available && selected(&i.name)).collect();
+        let categories: Vec<_> = self
+            .spec
+            .categories()
+            .into_iter()
+            .filter(|c| options.categories.is_empty() || options.categories.iter().any(|n| n == c.name))
+            .collect();
+        if let Some(p) = &options.progress {
+            p.family(name, categories.iter().map(|c| c.calls(options.cases)).sum());
+        }
+
+        let mut digest = FamilyDigest::new(name);
+        let mut category_reports = Vec::new();
+        let mut stats: Vec<(u64, u64, BTreeMap<String, u64>)> = vec![(0, 0, BTreeMap::new()); impls.len()];
+        let mut failures = Vec::new();
+        let mut failure_count = 0;
+
+        for category in &categories {
+            if let Some(p) = &options.progress {
+                p.category(category.name);
+            }
+            let results: Vec<CallResult<S::Input>> = each_call(category.calls(options.cases), |index| {
+                let mut rng = case_rng(options.seed, name, category.name, index);
+                let cases = category.generate(index, &mut rng);
+                let results: Vec<_> = cases.iter().map(|case| evaluate(self, case, &impls)).collect();
+                let keep = if results.iter().any(|r| !r.failures.is_empty()) { cases } else { Vec::new() };
+                if let Some(p) = &options.progress {
+                    p.advance();
+                }
+                (index, results, keep)
+            });
+
+            let mut report = CategoryReport { name: category.name.to_string(), ..Default::default() };
+            digest.start_category(category.name);
+            for (index, results, kept) in results {
+                for (sub_index, r) in results.iter().enumerate() {
+                    report.cases += 1;
+                    report.steps += r.steps;
+                    digest.case(&r.digest);
+                    for (k, (compared, failed, tolerated)) in r.per_impl.iter().enumerate() {
+                        stats[k].0 += compared;
+                        stats[k].1 += u64::from(*failed);
+                        for id in tolerated {
+                            *stats[k].2.entry(id.to_string()).or_default() += 1;
+                        }
+                    }
+                    for (k, mismatch) in &r.failures {
+                        report.failures += 1;
+                        failure_count += 1;
+                        if failures.len() >= options.max_failures {
+                            continue;
+                        }
+                        let case = &kept[sub_index];
+                        let (small, small_mismatch) = minimise(&self.spec, case, impls[*k], &self.allowed, options.shrink_budget);
+                        failures.push(Failure {
+                            family: name.to_string(),
+                            category: category.name.to_string(),
+                            seed: options.seed,
+                            index,
+                            sub_index,
+                            implementation: impls[*k].name.clone(),
+                            step: mismatch.step,
+                            expected: mismatch.expected.clone(),
+                            got: mismatch.got.clone(),
+                            buffer_faults: mismatch.buffer_faults.clone(),
+                            input_hex: hex_steps(case),
+                            minimized_hex: hex_steps(&small),
+                            minimized_expected: small_mismatch.as_ref().map(|m| m.expected.clone()).unwrap_or_default(),
+                            minimized_got: small_mismatch.map(|m| m.got_with_faults()).unwrap_or_default(),
+                        });
+                    }
+                }
+            }
+            report.digest = digest.end_category();
+            category_reports.push(report);
+        }
+        if let Some(p) = &options.progress {
+            p.finish();
+        }
+
+        let implementations = self
+            .implementations
+            .iter()
+            .map(|i| {
+                let position = impls.iter().position(|r| r.name == i.name);
+                let (compared, failures, tolerated) = position.map(|k| stats[k].clone()).unwrap_or_default();
+                ImplementationReport { name: i.name.clone(), role: i.role, available: i.available, ran: position.is_some(), compared, failures, tolerated }
+            })
+            .collect();
+
+        FamilyReport {
+            family: name.to_string(),
+            seed: options.seed,
+            cases_per_category_call: options.cases,
+            categories: category_reports,
+            implementations,
+            allowed_differences: self
+                .allowed
+                .iter()
+                .map(|a| AllowedDifferenceReport { id: a.id.into(), implementation: a.implementation.into(), reason: a.reason.into() })
+                .collect(),
+            failures,
+            failure_count,
+            digest: digest.finish(),
+            seconds: started.elapsed().as_secs_f64(),
+        }
+    }
+}

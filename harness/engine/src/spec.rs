@@ -1,0 +1,134 @@
+//! What a format author writes: a [`Spec`] (input, output and error types,
+//! the reference decoder, categories of generated cases).
+
+use std::fmt::{self, Debug};
+use std::sync::Arc;
+
+use rand::SeedableRng;
+use sha2::{Digest, Sha256};
+
+use crate::Canonical;
+
+/// The random source handed to generators: ChaCha8, seeded per generator
+/// call from (seed, family, category, index), so a case is the same on every
+/// architecture, word size and thread count.
+pub type CaseRng = rand_chacha::ChaCha8Rng;
+
+/// The random source of generator call `index` of `category` in `family`.
+pub fn case_rng(seed: u64, family: &str, category: &str, index: u64) -> CaseRng {
+    let mut h = Sha256::new();
+    h.update(seed.to_le_bytes());
+    h.update((family.len() as u64).to_le_bytes());
+    h.update(family.as_bytes());
+    h.update((category.len() as u64).to_le_bytes());
+    h.update(category.as_bytes());
+    h.update(index.to_le_bytes());
+    CaseRng::from_seed(h.finalize().into())
+}
+
+/// A decode result in a spec's comparable form.
+pub type Outcome<S> = Result<<S as Spec>::Output, <S as Spec>::Error>;
+
+/// An input a spec can read back from its canonical bytes (corpus files,
+/// `check --hex` reproducers).
+pub trait Parse: Sized {
+    /// The input whose [`Canonical`] bytes are `bytes`, or `None`.
+    fn parse(bytes: &[u8]) -> Option<Self>;
+}
+
+/// A case: one or more inputs decoded in order by one decoder instance, so
+/// multi-step cases exercise reuse (buffers that grow and shrink).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Case<I> {
+    /// The inputs, in the order one decoder instance sees them.
+    pub steps: Vec<I>,
+}
+
+impl<I> Case<I> {
+    /// A case of one step.
+    pub fn one(input: I) -> Self {
+        Case { steps: vec![input] }
+    }
+}
+
+type Generator<I> = Arc<dyn Fn(u64, &mut CaseRng) -> Vec<Case<I>> + Send + Sync>;
+
+/// A category of generated cases: a name, a scale (generator calls per
+/// `--cases`) and the generator. A call may return several cases (every
+/// truncation of one stream, say).
+pub struct Category<I> {
+    /// Stable name: it seeds the random source and names the category in
+    /// reports, manifests and the gate.
+    pub name: &'static str,
+    /// Generator calls are `ceil(cases * scale)`, at least one.
+    pub scale: f64,
+    generate: Generator<I>,
+}
+
+impl<I> Category<I> {
+    /// A category whose call `index` returns `generate(index, rng)`.
+    pub fn new(name: &'static str, scale: f64, generate: impl Fn(u64, &mut CaseRng) -> Vec<Case<I>> + Send + Sync + 'static) -> Self {
+        Category { name, scale, generate: Arc::new(generate) }
+    }
+
+    /// The cases of generator call `index`.
+    pub fn generate(&self, index: u64, rng: &mut CaseRng) -> Vec<Case<I>> {
+        (self.generate)(index, rng)
+    }
+
+    /// Generator calls for `cases` calls per category.
+    pub fn calls(&self, cases: u64) -> u64 {
+        ((cases as f64) * self.scale).ceil().max(1.0) as u64
+    }
+}
+
+impl<I> Clone for Category<I> {
+    fn clone(&self) -> Self {
+        Category { name: self.name, scale: self.scale, generate: self.generate.clone() }
+    }
+}
+
+impl<I> Debug for Category<I> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Category").field("name", &self.name).field("scale", &self.scale).finish()
+    }
+}
+
+/// A format described once: what a decoder reads and returns, the obviously
+/// correct reference decoder, and the cases to try.
+///
+/// Decoders under test (kernels) and third-party ones (peers) are not part of
+/// the spec: a [`Campaign`](crate::Campaign) registers them.
+pub trait Spec: Send + Sync + 'static {
+    /// One decoder input; its canonical bytes are the corpus file format.
+    type Input: Canonical + Parse + Clone + Debug + Send + Sync + 'static;
+    /// A successful decode: values, validity, bytes consumed...
+    type Output: Canonical + Clone + Debug + PartialEq + Send + 'static;
+    /// A decode error: its kind and position.
+    type Error: Canonical + Clone + Debug + PartialEq + Send + 'static;
+
+    /// The family's name, as `--family` takes it.
+    fn name(&self) -> &'static str;
+    /// The categories of generated cases, in the order they run.
+    fn categories(&self) -> Vec<Category<Self::Input>>;
+    /// Decode with the reference decoder.
+    fn reference(&self, input: &Self::Input) -> Outcome<Self>;
+    /// Read an input back from canonical bytes; the default is
+    /// [`Parse::parse`]. A spec overrides it to refuse inputs of another spec
+    /// sharing its input type.
+    fn parse(&self, bytes: &[u8]) -> Option<Self::Input> {
+        Self::Input::parse(bytes)
+    }
+    /// Smaller variants of a failing input, tried in order when minimizing a
+    /// reproducer ([`crate::bytes::shrink`] for byte payloads).
+    fn shrink(&self, _input: &Self::Input) -> Vec<Self::Input> {
+        Vec::new()
+    }
+    /// A case built from fuzzer bytes, for structured fuzzing. The default
+    /// lets the bytes pick a category, a call index and a seed for the
+    /// spec's own generators, then mutates up to three steps' canonical bytes.
+    #[cfg(feature = "fuzz")]
+    fn arbitrary_case(&self, u: &mut arbitrary::Unstructured<'_>) -> arbitrary::Result<Case<Self::Input>> {
+        crate::fuzz::generated_case(self, u)
+    }
+}
