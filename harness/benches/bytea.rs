@@ -33,10 +33,10 @@ fn hex_plain(c: &mut Criterion) {
         assert_eq!(digits.len(), size);
         let mut out = vec![0u8; size / 2];
         g.throughput(Throughput::Bytes(size as u64));
-        for k in kernel::HEX_KERNELS.iter().filter(|k| (k.is_available)()) {
-            assert_eq!((k.func)(digits, &mut out), Ok(size / 2));
+        for k in kernel::HEX_IMPLEMENTATIONS.iter().filter(|k| k.is_available()) {
+            assert_eq!((k.get().expect("available"))(digits, &mut out), Ok(size / 2));
             assert_eq!(out, bytes, "{}", k.name);
-            g.bench_with_input(BenchmarkId::new(k.name, label), digits, |b, d| b.iter(|| (k.func)(black_box(d), &mut out)));
+            g.bench_with_input(BenchmarkId::new(k.name, label), digits, |b, d| b.iter(|| (k.get().expect("available"))(black_box(d), &mut out)));
         }
         g.bench_with_input(BenchmarkId::new("crate-hex", label), digits, |b, d| {
             b.iter(|| hex::decode_to_slice(black_box(d), &mut out))
@@ -75,11 +75,11 @@ fn whitespace_and_escape(c: &mut Criterion) {
         }
         let mut out = vec![0u8; kernel::decoded_len_bound(&text)];
         g.throughput(Throughput::Bytes(text.len() as u64));
-        for k in kernel::HEX_KERNELS.iter().filter(|k| (k.is_available)()) {
+        for k in kernel::HEX_IMPLEMENTATIONS.iter().filter(|k| k.is_available()) {
             let esc = kernel::best_escape();
-            assert_eq!(kernel::decode_into_with(k.func, esc, &text, &mut out), Ok(bytes.len()));
+            assert_eq!(kernel::decode_into_with(k.get().expect("available"), esc, &text, &mut out), Ok(bytes.len()));
             g.bench_with_input(BenchmarkId::new(k.name, label), &text, |b, t| {
-                b.iter(|| kernel::decode_into_with(k.func, esc, black_box(t), &mut out))
+                b.iter(|| kernel::decode_into_with(k.get().expect("available"), esc, black_box(t), &mut out))
             });
         }
         g.bench_with_input(BenchmarkId::new("reference", label), &text, |b, t| b.iter(|| reference::decode(black_box(t))));
@@ -107,9 +107,9 @@ fn whitespace_and_escape(c: &mut Criterion) {
         let text = reference::encode_escape(&bytes);
         let mut out = vec![0u8; text.len()];
         g.throughput(Throughput::Bytes(text.len() as u64));
-        for e in kernel::ESCAPE_KERNELS.iter() {
-            assert_eq!((e.func)(&text, &mut out), Ok(bytes.len()));
-            g.bench_with_input(BenchmarkId::new(e.name, label), &text, |b, t| b.iter(|| (e.func)(black_box(t), &mut out)));
+        for e in kernel::ESCAPE_IMPLEMENTATIONS.iter() {
+            assert_eq!((e.get().expect("available"))(&text, &mut out), Ok(bytes.len()));
+            g.bench_with_input(BenchmarkId::new(e.name, label), &text, |b, t| b.iter(|| (e.get().expect("available"))(black_box(t), &mut out)));
         }
         g.bench_with_input(BenchmarkId::new("reference", label), &text, |b, t| b.iter(|| reference::decode(black_box(t))));
     }

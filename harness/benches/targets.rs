@@ -225,9 +225,9 @@ fn tsfile(report: &mut Report) {
         ];
         // Every registered implementation, for the record.
         let page = &page;
-        for (imp, out) in kt::IMPLEMENTATIONS_I64.iter().zip(&mut others).filter(|(i, _)| (i.is_available)()) {
+        for (imp, out) in kt::IMPLEMENTATIONS_I64.iter().zip(&mut others).filter(|(i, _)| i.is_available()) {
             contenders.push(contender(imp.name, move || {
-                (imp.func)(black_box(page), out).unwrap();
+                (imp.get().expect("available"))(black_box(page), out).unwrap();
             }));
         }
         let t = report.race("tsfile/ts2diff-int64 (1M values)", N as f64, "G values/s", &mut contenders);
@@ -250,7 +250,7 @@ fn tsfile(report: &mut Report) {
         let page = &page;
         for (imp, out) in kg::IMPLEMENTATIONS_64.iter().zip(&mut others) {
             contenders.push(contender(imp.name, move || {
-                (imp.func)(black_box(page), kg::TERMINATOR_F64, kg::Stop::Count(N), out).unwrap();
+                (imp.get().expect("available"))(black_box(page), kg::TERMINATOR_F64, kg::Stop::Count(N), out).unwrap();
             }));
         }
         let t = report.race("tsfile/gorilla-double (1M values)", N as f64, "G values/s", &mut contenders);

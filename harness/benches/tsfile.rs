@@ -42,7 +42,7 @@ fn ts2diff(c: &mut Criterion) {
     let mut out = vec![0i64; N];
     for imp in kt::IMPLEMENTATIONS_I64 {
         g.bench_function(BenchmarkId::new("kernel", imp.name), |b| {
-            b.iter(|| (imp.func)(black_box(&p64), &mut out).unwrap())
+            b.iter(|| (imp.get().expect("available"))(black_box(&p64), &mut out).unwrap())
         });
     }
     g.bench_function("reference", |b| {
@@ -54,7 +54,7 @@ fn ts2diff(c: &mut Criterion) {
     let mut out = vec![0i32; N];
     for imp in kt::IMPLEMENTATIONS_I32 {
         g.bench_function(BenchmarkId::new("kernel", imp.name), |b| {
-            b.iter(|| (imp.func)(black_box(&p32), &mut out).unwrap())
+            b.iter(|| (imp.get().expect("available"))(black_box(&p32), &mut out).unwrap())
         });
     }
     g.bench_function("reference", |b| {
@@ -85,7 +85,7 @@ fn gorilla(c: &mut Criterion) {
                 for imp in kg::IMPLEMENTATIONS_64 {
                     g.bench_function(BenchmarkId::new("kernel", imp.name), |b| {
                         b.iter(|| {
-                            (imp.func)(black_box(&page), term, kg::Stop::Count(N), &mut out)
+                            (imp.get().expect("available"))(black_box(&page), term, kg::Stop::Count(N), &mut out)
                                 .unwrap()
                         })
                     });
@@ -105,7 +105,7 @@ fn gorilla(c: &mut Criterion) {
                 for imp in kg::IMPLEMENTATIONS_32 {
                     g.bench_function(BenchmarkId::new("kernel", imp.name), |b| {
                         b.iter(|| {
-                            (imp.func)(black_box(&page), term, kg::Stop::Count(N), &mut out)
+                            (imp.get().expect("available"))(black_box(&page), term, kg::Stop::Count(N), &mut out)
                                 .unwrap()
                         })
                     });
@@ -129,10 +129,10 @@ fn plain(c: &mut Criterion) {
     let mut out = vec![0u64; N];
     for imp in kp::IMPLEMENTATIONS_BE64
         .iter()
-        .filter(|i| (i.is_available)())
+        .filter(|i| i.is_available())
     {
         g.bench_function(BenchmarkId::new("kernel", imp.name), |b| {
-            b.iter(|| (imp.func)(black_box(&page), &mut out).unwrap())
+            b.iter(|| (imp.get().expect("available"))(black_box(&page), &mut out).unwrap())
         });
     }
     g.bench_function("reference", |b| {
@@ -183,7 +183,7 @@ fn rle(c: &mut Criterion) {
     let mut out = vec![0i32; N];
     for imp in kr::IMPLEMENTATIONS_I32 {
         g.bench_function(BenchmarkId::new("kernel", imp.name), |b| {
-            b.iter(|| (imp.func)(black_box(&page), &mut out).unwrap())
+            b.iter(|| (imp.get().expect("available"))(black_box(&page), &mut out).unwrap())
         });
     }
     g.bench_function("reference", |b| {
@@ -197,7 +197,7 @@ fn rle(c: &mut Criterion) {
     let mut out = vec![0i64; N];
     for imp in kr::IMPLEMENTATIONS_I64 {
         g.bench_function(BenchmarkId::new("kernel", imp.name), |b| {
-            b.iter(|| (imp.func)(black_box(&page), &mut out).unwrap())
+            b.iter(|| (imp.get().expect("available"))(black_box(&page), &mut out).unwrap())
         });
     }
     g.bench_function("reference", |b| {

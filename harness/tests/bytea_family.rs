@@ -18,7 +18,7 @@ fn campaign_agrees_and_reaches_every_error_kind() {
     assert_eq!(report.failure_count, 0);
     assert!(report.categories.iter().all(|c| c.cases > 0));
     let ran: Vec<_> = report.implementations.iter().filter(|i| i.ran && i.role == Role::Kernel).map(|i| i.name.as_str()).collect();
-    for must in ["hex-swar", "hex-scalar", "escape-bulk", "escape-scalar", "dispatch", "dispatch-vec"] {
+    for must in ["bytea/hex-swar", "bytea/hex-scalar", "bytea/escape-bulk", "bytea/escape-scalar", "bytea/dispatch", "bytea/dispatch-vec"] {
         assert!(ran.contains(&must), "{must} did not run: {ran:?}");
     }
     // Every error kind the reference can produce is generated.
@@ -45,7 +45,7 @@ fn campaign_agrees_and_reaches_every_error_kind() {
 #[test]
 fn every_registered_kernel_is_listed_here() {
     let names: Vec<_> = bytea::campaign().implementations().iter().map(|i| i.name.clone()).collect();
-    for k in kernel::HEX_KERNELS.iter().map(|k| k.name).chain(kernel::ESCAPE_KERNELS.iter().map(|k| k.name)) {
+    for k in kernel::HEX_IMPLEMENTATIONS.iter().map(|k| k.name).chain(kernel::ESCAPE_IMPLEMENTATIONS.iter().map(|k| k.name)) {
         assert!(names.iter().any(|n| n == k), "{k} missing from the family");
     }
 }
@@ -75,10 +75,10 @@ fn the_real_adapter_is_held_to_the_buffer_contract() {
 
 fn all_kernels(text: &[u8]) -> Vec<(&'static str, Result<Vec<u8>, kernel::DecodeError>)> {
     let mut out = Vec::new();
-    for h in kernel::HEX_KERNELS.iter().filter(|k| (k.is_available)()) {
-        for e in kernel::ESCAPE_KERNELS.iter() {
+    for h in kernel::HEX_IMPLEMENTATIONS.iter().filter(|k| k.is_available()) {
+        for e in kernel::ESCAPE_IMPLEMENTATIONS.iter() {
             let mut buf = vec![0u8; kernel::decoded_len_bound(text)];
-            let r = kernel::decode_into_with(h.func, e.func, text, &mut buf).map(|n| buf[..n].to_vec());
+            let r = kernel::decode_into_with(h.get().expect("available"), e.get().expect("available"), text, &mut buf).map(|n| buf[..n].to_vec());
             out.push((h.name, r));
         }
     }

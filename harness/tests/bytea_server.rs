@@ -47,12 +47,12 @@ fn decode_with_every_implementation(text: &[u8]) -> Vec<(String, Result<Vec<u8>,
         let mut buf = vec![0u8; kernel::decoded_len_bound(text)];
         kernel::decode_into_with(hex, esc, text, &mut buf).map(|n| buf[..n].to_vec()).map_err(|e| format!("{e:?}"))
     };
-    let scalar_hex = crossdec_kernels::by_name(&kernel::HEX_KERNELS, "hex-scalar").expect("registered").func;
-    for k in kernel::HEX_KERNELS.iter().filter(|k| (k.is_available)()) {
-        out.push((k.name.to_string(), run(k.func, kernel::best_escape())));
+    let scalar_hex = crossdec_kernels::by_name(kernel::HEX_IMPLEMENTATIONS, "bytea/hex-scalar").expect("portable");
+    for k in kernel::HEX_IMPLEMENTATIONS.iter().filter(|k| k.is_available()) {
+        out.push((k.name.to_string(), run(k.get().expect("available"), kernel::best_escape())));
     }
-    for e in kernel::ESCAPE_KERNELS.iter() {
-        out.push((e.name.to_string(), run(scalar_hex, e.func)));
+    for e in kernel::ESCAPE_IMPLEMENTATIONS.iter() {
+        out.push((e.name.to_string(), run(scalar_hex, e.get().expect("available"))));
     }
     out.push(("decode_to_vec".into(), kernel::decode_to_vec(text).map_err(|e| format!("{e:?}"))));
     out

@@ -12,11 +12,11 @@ type Mutation = fn(&QwpInput, &mut Outcome<QwpTimestamps>);
 /// qwp-ts with one kernel: the real one through the family's own adapter,
 /// its outcome passed through `mutate`.
 fn campaign(name: &'static str, mutate: Mutation) -> FamilyReport {
-    campaign_of(name, kernel_function("word64"), mutate)
+    campaign_of(name, kernel_function("qwp/word64"), mutate)
 }
 
 fn kernel_function(name: &str) -> kernel::DecodeFn {
-    crossdec_kernels::by_name(kernel::IMPLEMENTATIONS, name).expect("registered").func
+    crossdec_kernels::by_name(kernel::IMPLEMENTATIONS, name).expect("available")
 }
 
 fn campaign_of(name: &'static str, func: kernel::DecodeFn, mutate: Mutation) -> FamilyReport {

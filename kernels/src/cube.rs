@@ -30,7 +30,7 @@ use arrow_buffer::{Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{DataType, SchemaRef, TimeUnit};
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
-use crate::{always, Implementation};
+use crate::Implementation;
 
 /// Metadata key marking a literal field; its value is one JSON scalar.
 pub const LITERAL_KEY: &str = "cube.literal";
@@ -107,12 +107,11 @@ pub type DecodeFn = fn(&mut CubeDecoder, &[u8], Shape, &SchemaRef, Option<i64>) 
 
 /// Every implementation, best first; the last is portable.
 pub static IMPLEMENTATIONS: &[Implementation<DecodeFn>] =
-    &[Implementation { name: "serde-stream", is_available: always, func: decode_with }];
+    &[Implementation::portable("cube/serde-stream", decode_with)];
 
 /// Decode with the best available implementation and a fresh decoder.
 pub fn decode(json: &[u8], shape: Shape, schema: &SchemaRef, limit: Option<i64>) -> Result<RecordBatch, CubeError> {
-    let imp = crate::best(IMPLEMENTATIONS);
-    (imp.func)(&mut CubeDecoder::new(), json, shape, schema, limit)
+    crate::best(IMPLEMENTATIONS)(&mut CubeDecoder::new(), json, shape, schema, limit)
 }
 
 /// A reusable decoder: keeps the row pivot's key table between calls, so a

@@ -1,10 +1,13 @@
 //! Optimized decoders for the formats crossdec verifies.
 //!
-//! Each family lives in its own module and lists every implementation in a
-//! registry ([`Implementation`]): a name, an `is_available()` check for this
-//! CPU and the function itself, all behind one signature. Runtime dispatch
-//! ([`best`]) picks the first available entry, registries being ordered best
-//! first; tests and the harness can force any entry by name ([`by_name`]).
+//! Each family lives in its own module (and cargo feature) and lists every
+//! implementation in a registry of [`Implementation`]s, one signature per
+//! registry, ordered best first: a `family/variant` name, the detection of
+//! the CPU features it needs, and the function, listed on every target (a
+//! kernel for another ISA is [`absent`](Implementation::absent) there).
+//! Dispatch ([`best`]) takes the first available entry; tests and the harness
+//! force any entry by name ([`by_name`]), which is a typed [`ForceError`]
+//! where the entry cannot run.
 //!
 //! This crate never depends on the reference decoders: they are its oracle.
 
@@ -19,43 +22,98 @@ pub mod qwp;
 #[cfg(feature = "tsfile")]
 pub mod tsfile;
 
-/// One implementation of a family's decoding function.
+/// One implementation of a family's decoding function, listed in its
+/// family's registry on every target (an ISA kernel of another architecture
+/// is listed as [`absent`](Implementation::absent)), so every target's
+/// manifest names it and forcing it by name is a typed error, never a panic
+/// and never another kernel under its name.
 #[derive(Clone, Copy)]
 pub struct Implementation<F: Copy + 'static> {
-    /// Stable name, used to force this implementation (`--impl NAME`).
+    /// Stable `family/variant` name, used to force it (`--impl NAME`).
     pub name: &'static str,
-    /// Whether this CPU can run it (ISA extensions present).
-    pub is_available: fn() -> bool,
-    pub func: F,
+    detect: fn() -> bool,
+    func: Option<F>,
+}
+
+impl<F: Copy + 'static> Implementation<F> {
+    /// A kernel compiled for this target that runs where `detect()` says this
+    /// CPU has its ISA extensions.
+    pub const fn new(name: &'static str, detect: fn() -> bool, func: F) -> Self {
+        Implementation { name, detect, func: Some(func) }
+    }
+
+    /// A portable kernel: available on every CPU.
+    pub const fn portable(name: &'static str, func: F) -> Self {
+        Implementation::new(name, always, func)
+    }
+
+    /// A kernel for another architecture, not compiled for this target.
+    pub const fn absent(name: &'static str) -> Self {
+        Implementation { name, detect: never, func: None }
+    }
+
+    /// Whether this target and CPU can run it (decided once per call of
+    /// the detection, which the standard library caches).
+    pub fn is_available(&self) -> bool {
+        self.func.is_some() && (self.detect)()
+    }
+
+    /// The function, if this CPU can run it: holding it proves the support.
+    pub fn get(&self) -> Result<F, ForceError> {
+        match self.func {
+            Some(func) if (self.detect)() => Ok(func),
+            _ => Err(ForceError::Unavailable { name: self.name }),
+        }
+    }
 }
 
 impl<F: Copy + 'static> std::fmt::Debug for Implementation<F> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Implementation")
-            .field("name", &self.name)
-            .field("available", &(self.is_available)())
-            .finish()
+        f.debug_struct("Implementation").field("name", &self.name).field("available", &self.is_available()).finish()
     }
 }
 
-/// The first available implementation of a registry ordered best first.
-///
-/// Every registry ends with a portable entry that is always available.
-pub fn best<F: Copy>(registry: &'static [Implementation<F>]) -> &'static Implementation<F> {
+/// Why an implementation cannot be forced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ForceError {
+    /// No implementation of that name in the registry.
+    Unknown { name: String },
+    /// Listed, but this target or CPU cannot run it.
+    Unavailable { name: &'static str },
+}
+
+impl std::fmt::Display for ForceError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ForceError::Unknown { name } => write!(f, "no implementation named {name}"),
+            ForceError::Unavailable { name } => write!(f, "{name} cannot run on this target or CPU"),
+        }
+    }
+}
+
+impl std::error::Error for ForceError {}
+
+/// Dispatch: the first available implementation of a registry ordered best
+/// first. Every registry ends with a portable entry.
+pub fn best<F: Copy>(registry: &'static [Implementation<F>]) -> F {
     registry
         .iter()
-        .find(|i| (i.is_available)())
+        .find_map(|i| i.get().ok())
         .expect("every registry ends with an always-available portable implementation")
 }
 
-/// The implementation called `name`, available or not.
-pub fn by_name<F: Copy>(registry: &'static [Implementation<F>], name: &str) -> Option<&'static Implementation<F>> {
-    registry.iter().find(|i| i.name == name)
+/// Force the implementation called `name`: its function, or why not.
+pub fn by_name<F: Copy>(registry: &'static [Implementation<F>], name: &str) -> Result<F, ForceError> {
+    registry.iter().find(|i| i.name == name).ok_or_else(|| ForceError::Unknown { name: name.to_string() })?.get()
 }
 
-/// Always true: for portable implementations.
+/// Always true: the detection of portable implementations.
 pub fn always() -> bool {
     true
+}
+
+fn never() -> bool {
+    false
 }
 
 /// Test-only step counters in kernels' fast paths: one per thread, so tests
@@ -91,31 +149,42 @@ pub(crate) fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
 mod tests {
     use super::*;
 
-    fn never() -> bool {
+    fn missing_cpu_feature() -> bool {
         false
     }
 
     static REGISTRY: &[Implementation<u8>] = &[
-        Implementation { name: "fast", is_available: never, func: 1 },
-        Implementation { name: "portable", is_available: always, func: 2 },
+        Implementation::new("f/fast", missing_cpu_feature, 1),
+        Implementation::absent("f/other-isa"),
+        Implementation::portable("f/portable", 2),
     ];
 
     #[test]
     fn best_skips_unavailable_entries() {
-        assert_eq!(best(REGISTRY).name, "portable");
-        assert_eq!(best(REGISTRY).func, 2);
+        assert_eq!(best(REGISTRY), 2);
     }
 
     #[test]
-    fn by_name_finds_unavailable_entries_too() {
-        assert_eq!(by_name(REGISTRY, "fast").map(|i| i.func), Some(1));
-        assert_eq!(by_name(REGISTRY, "portable").map(|i| i.func), Some(2));
-        assert!(by_name(REGISTRY, "missing").is_none());
+    fn forcing_an_unavailable_or_unknown_entry_is_a_typed_error() {
+        assert_eq!(by_name(REGISTRY, "f/portable"), Ok(2));
+        assert_eq!(by_name(REGISTRY, "f/fast"), Err(ForceError::Unavailable { name: "f/fast" }));
+        assert_eq!(by_name(REGISTRY, "f/other-isa"), Err(ForceError::Unavailable { name: "f/other-isa" }));
+        assert_eq!(by_name(REGISTRY, "f/missing"), Err(ForceError::Unknown { name: "f/missing".into() }));
+        assert_eq!(ForceError::Unavailable { name: "f/fast" }.to_string(), "f/fast cannot run on this target or CPU");
+        assert_eq!(ForceError::Unknown { name: "x".into() }.to_string(), "no implementation named x");
+    }
+
+    #[test]
+    fn availability_needs_the_code_and_the_cpu() {
+        let available: Vec<bool> = REGISTRY.iter().map(Implementation::is_available).collect();
+        assert_eq!(available, [false, false, true]);
+        assert!(always());
+        assert!(!never());
     }
 
     #[test]
     fn debug_names_the_entry_and_its_availability() {
-        assert_eq!(format!("{:?}", REGISTRY[0]), r#"Implementation { name: "fast", available: false }"#);
-        assert_eq!(format!("{:?}", REGISTRY[1]), r#"Implementation { name: "portable", available: true }"#);
+        assert_eq!(format!("{:?}", REGISTRY[0]), r#"Implementation { name: "f/fast", available: false }"#);
+        assert_eq!(format!("{:?}", REGISTRY[2]), r#"Implementation { name: "f/portable", available: true }"#);
     }
 }

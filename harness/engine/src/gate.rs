@@ -85,17 +85,34 @@ pub fn sanity(m: &Manifest) -> Vec<String> {
 }
 
 /// Kernels registered in some manifest that ran in none of them, as
-/// problems; those listed in `exempt` ("family/kernel" -> reason) are
-/// returned separately as notices instead, so the exemption is visible in
-/// every gate run rather than silent.
+/// problems. A kernel no run could run (its CPU features are on none of the
+/// machines or emulators, AVX-512 say) is exempt, and so is one listed in
+/// `exempt` ("family/kernel" -> reason); both come back as notices, so the
+/// exemption is visible in every gate run rather than silent. A kernel that
+/// was available somewhere but never ran is never exempt.
 pub fn kernels_never_ran_except(manifests: &[Manifest], exempt: &[(String, String)]) -> (Vec<String>, Vec<String>) {
     let mut problems = Vec::new();
     let mut notices = Vec::new();
-    for missing in kernels_never_ran(manifests) {
-        let key = missing.split_once(": kernel ").map(|(f, k)| format!("{f}/{}", k.trim_end_matches(" ran on no target")));
-        match exempt.iter().find(|(name, _)| Some(name) == key.as_ref()) {
-            Some((_, reason)) => notices.push(format!("{missing} (exempt: {reason})")),
-            None => problems.push(missing),
+    let mut registered = BTreeSet::new();
+    let mut available = BTreeSet::new();
+    let mut ran = BTreeSet::new();
+    for m in manifests {
+        for f in &m.families {
+            registered.extend(f.kernels.iter().map(|k| (f.family.clone(), k.clone())));
+            available.extend(f.kernels_available.iter().map(|k| (f.family.clone(), k.clone())));
+            ran.extend(f.kernels_ran.iter().map(|k| (f.family.clone(), k.clone())));
+        }
+    }
+    let targets: Vec<&str> = manifests.iter().map(|m| m.target.as_str()).collect();
+    for (family, kernel) in registered.difference(&ran) {
+        let missing = format!("{family}: kernel {kernel} ran on no target");
+        let key = format!("{family}/{kernel}");
+        if let Some((_, reason)) = exempt.iter().find(|(name, _)| *name == key) {
+            notices.push(format!("{missing} (exempt: {reason})"));
+        } else if available.contains(&(family.clone(), kernel.clone())) {
+            problems.push(format!("{missing}, although a run could have run it"));
+        } else {
+            notices.push(format!("{missing} (exempt: no run could, none of {} has its CPU features)", targets.join(", ")));
         }
     }
     (problems, notices)
@@ -132,6 +149,7 @@ mod tests {
                 family: "f".into(),
                 implementations: BTreeMap::from([("k".into(), true)]),
                 kernels: vec!["k".into(), "simd".into()],
+                kernels_available: vec!["k".into()],
                 kernels_ran: vec!["k".into()],
                 cases_per_category: BTreeMap::from([("c".into(), cases)]),
                 category_digests: BTreeMap::from([("c".into(), digest.into())]),
@@ -178,6 +196,15 @@ mod tests {
         let (problems, notices) = kernels_never_ran_except(&[m.clone()], &exempt);
         assert!(problems.is_empty());
         assert_eq!(notices, vec!["f: kernel simd ran on no target (exempt: no such CPU)".to_string()]);
+        // Not available anywhere: exempt without being named, and said so.
+        let (problems, notices) = kernels_never_ran_except(&[m.clone()], &[]);
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(notices, vec!["f: kernel simd ran on no target (exempt: no run could, none of x86_64 has its CPU features)".to_string()]);
+        // Available somewhere but never run (filtered out, say): a problem.
+        let mut could = m.clone();
+        could.families[0].kernels_available.push("simd".into());
+        let (problems, _) = kernels_never_ran_except(&[could], &[]);
+        assert_eq!(problems, vec!["f: kernel simd ran on no target, although a run could have run it".to_string()]);
         let mut other = manifest("aarch64", "little", "d", 5);
         other.families[0].kernels_ran.push("simd".into());
         assert!(kernels_never_ran(&[m, other]).is_empty());

@@ -155,6 +155,9 @@ pub struct FamilyManifest {
     pub implementations: BTreeMap<String, bool>,
     /// Every registered kernel (ours, not peers), available here or not.
     pub kernels: Vec<String>,
+    /// The kernels this host can run (its CPU has their features).
+    #[serde(default)]
+    pub kernels_available: Vec<String>,
     /// The kernels that ran here.
     pub kernels_ran: Vec<String>,
     /// Cases per category.
@@ -194,14 +197,15 @@ pub fn manifest(reports: &[FamilyReport], seed: u64, cases: u64) -> Manifest {
 }
 
 fn family_manifest(r: &FamilyReport) -> FamilyManifest {
-    let kernels = |ran_only: bool| {
-        r.implementations.iter().filter(|i| i.role == Role::Kernel && (i.ran || !ran_only)).map(|i| i.name.clone()).collect()
+    let kernels = |keep: fn(&crate::report::ImplementationReport) -> bool| {
+        r.implementations.iter().filter(|i| i.role == Role::Kernel && keep(i)).map(|i| i.name.clone()).collect()
     };
     FamilyManifest {
         family: r.family.clone(),
         implementations: r.implementations.iter().map(|i| (i.name.clone(), i.ran)).collect(),
-        kernels: kernels(false),
-        kernels_ran: kernels(true),
+        kernels: kernels(|_| true),
+        kernels_available: kernels(|i| i.available),
+        kernels_ran: kernels(|i| i.ran),
         cases_per_category: r.categories.iter().map(|c| (c.name.clone(), c.cases)).collect(),
         category_digests: r.categories.iter().map(|c| (c.name.clone(), c.digest.clone())).collect(),
         digest: r.digest.clone(),

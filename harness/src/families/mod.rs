@@ -22,6 +22,14 @@ pub fn by_name(name: &str) -> Option<Box<dyn Family>> {
     all().into_iter().find(|f| f.name() == name)
 }
 
+/// The function of a registry kernel, for a decoder the engine is about to
+/// build (the engine builds decoders of available implementations only, so
+/// an unavailable one here is an engine bug, reported as that kernel's
+/// failure).
+pub(crate) fn runnable<F: Copy>(imp: &crossdec_kernels::Implementation<F>) -> F {
+    imp.get().unwrap_or_else(|e| panic!("{e}: the engine only runs available kernels"))
+}
+
 /// Categories from a table of (name, scale) whose generator dispatches on the
 /// category's name, as the built-in families' generators do.
 pub(crate) fn named_categories<I: 'static>(

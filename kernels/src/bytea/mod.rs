@@ -3,12 +3,12 @@
 //! behaving exactly like the server's input function `byteain`.
 //!
 //! Hex kernels all share one signature, [`HexFn`], and are listed best first
-//! in [`HEX_KERNELS`]: AVX-512BW, AVX2 and SSSE3 on x86_64, NEON on aarch64,
+//! in [`HEX_IMPLEMENTATIONS`]: AVX-512BW, AVX2 and SSSE3 on x86_64, NEON on aarch64,
 //! a portable SWAR kernel on `u64` words (the path big-endian and other
-//! non-SIMD targets take) and a scalar lookup-table kernel. Every entry exists
-//! on every target so manifests can name it; `is_available()` says whether
-//! this CPU (and this build) can run it. The escape format has its own
-//! registry, [`ESCAPE_KERNELS`]: a bulk kernel that copies the runs between
+//! non-SIMD targets take) and a scalar lookup-table kernel. Every entry is
+//! listed on every target so manifests can name it; `is_available()` says
+//! whether this CPU (and this build) can run it. The escape format has its own
+//! registry, [`ESCAPE_IMPLEMENTATIONS`]: a bulk kernel that copies the runs between
 //! backslashes with `copy_from_slice`, and a byte-at-a-time one.
 //!
 //! The vector kernels decode whole blocks of digits when a block is all hex
@@ -27,8 +27,6 @@ mod swar;
 mod neon;
 #[cfg(target_arch = "x86_64")]
 mod x86;
-
-use std::sync::OnceLock;
 
 use crate::Implementation;
 
@@ -89,67 +87,42 @@ pub type HexFn = fn(digits: &[u8], out: &mut [u8]) -> Result<usize, DecodeError>
 /// Decode escape-format text into `out` (at least `text.len()` bytes).
 pub type EscapeFn = fn(text: &[u8], out: &mut [u8]) -> Result<usize, DecodeError>;
 
-fn never() -> bool {
-    false
-}
-
-#[cfg(target_arch = "x86_64")]
-use x86::{avx2_available, avx512_available, decode_avx2, decode_avx512, decode_ssse3, ssse3_available};
-
-#[cfg(not(target_arch = "x86_64"))]
-use never as avx512_available;
-#[cfg(not(target_arch = "x86_64"))]
-use never as avx2_available;
-#[cfg(not(target_arch = "x86_64"))]
-use never as ssse3_available;
-#[cfg(not(target_arch = "x86_64"))]
-use unavailable as decode_avx512;
-#[cfg(not(target_arch = "x86_64"))]
-use unavailable as decode_avx2;
-#[cfg(not(target_arch = "x86_64"))]
-use unavailable as decode_ssse3;
-
-#[cfg(target_arch = "aarch64")]
-use neon::{decode_neon, neon_available};
-#[cfg(not(target_arch = "aarch64"))]
-use never as neon_available;
-#[cfg(not(target_arch = "aarch64"))]
-use unavailable as decode_neon;
-
-/// The body of a registry entry that is not compiled for this target. Its
-/// `is_available()` is false, so dispatch never picks it; forcing it anyway
-/// is a caller bug and panics rather than decoding with some other kernel
-/// under its name.
-#[allow(dead_code)]
-fn unavailable(_: &[u8], _: &mut [u8]) -> Result<usize, DecodeError> {
-    panic!("this bytea kernel is not compiled for this target (is_available() is false)")
-}
-
-/// Every hex kernel, best first; the last two are portable.
-pub static HEX_KERNELS: [Implementation<HexFn>; 6] = [
-    Implementation { name: "hex-avx512", is_available: avx512_available, func: decode_avx512 },
-    Implementation { name: "hex-avx2", is_available: avx2_available, func: decode_avx2 },
-    Implementation { name: "hex-ssse3", is_available: ssse3_available, func: decode_ssse3 },
-    Implementation { name: "hex-neon", is_available: neon_available, func: decode_neon },
-    Implementation { name: "hex-swar", is_available: crate::always, func: swar::decode },
-    Implementation { name: "hex-scalar", is_available: crate::always, func: scalar::decode },
+/// Every hex kernel, best first, on every target; the last two are portable.
+pub static HEX_IMPLEMENTATIONS: &[Implementation<HexFn>] = &[
+    #[cfg(target_arch = "x86_64")]
+    Implementation::new("bytea/hex-avx512", x86::avx512_available, x86::decode_avx512),
+    #[cfg(not(target_arch = "x86_64"))]
+    Implementation::absent("bytea/hex-avx512"),
+    #[cfg(target_arch = "x86_64")]
+    Implementation::new("bytea/hex-avx2", x86::avx2_available, x86::decode_avx2),
+    #[cfg(not(target_arch = "x86_64"))]
+    Implementation::absent("bytea/hex-avx2"),
+    #[cfg(target_arch = "x86_64")]
+    Implementation::new("bytea/hex-ssse3", x86::ssse3_available, x86::decode_ssse3),
+    #[cfg(not(target_arch = "x86_64"))]
+    Implementation::absent("bytea/hex-ssse3"),
+    #[cfg(target_arch = "aarch64")]
+    Implementation::new("bytea/hex-neon", neon::neon_available, neon::decode_neon),
+    #[cfg(not(target_arch = "aarch64"))]
+    Implementation::absent("bytea/hex-neon"),
+    Implementation::portable("bytea/hex-swar", swar::decode),
+    Implementation::portable("bytea/hex-scalar", scalar::decode),
 ];
 
 /// Every escape-format kernel, best first.
-pub static ESCAPE_KERNELS: [Implementation<EscapeFn>; 2] = [
-    Implementation { name: "escape-bulk", is_available: crate::always, func: escape::decode_bulk },
-    Implementation { name: "escape-scalar", is_available: crate::always, func: escape::decode_scalar },
+pub static ESCAPE_IMPLEMENTATIONS: &[Implementation<EscapeFn>] = &[
+    Implementation::portable("bytea/escape-bulk", escape::decode_bulk),
+    Implementation::portable("bytea/escape-scalar", escape::decode_scalar),
 ];
 
-/// The best hex kernel this CPU can run (chosen once).
+/// The best hex kernel this CPU can run.
 pub fn best_hex() -> HexFn {
-    static BEST: OnceLock<HexFn> = OnceLock::new();
-    *BEST.get_or_init(|| crate::best(&HEX_KERNELS).func)
+    crate::best(HEX_IMPLEMENTATIONS)
 }
 
 /// The best escape kernel.
 pub fn best_escape() -> EscapeFn {
-    crate::best(&ESCAPE_KERNELS).func
+    crate::best(ESCAPE_IMPLEMENTATIONS)
 }
 
 /// Whether `text` is in the hex format (starts with `\x`, lower-case x).

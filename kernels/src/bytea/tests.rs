@@ -6,7 +6,7 @@
 use super::*;
 
 fn available_hex() -> Vec<&'static Implementation<HexFn>> {
-    HEX_KERNELS.iter().filter(|k| (k.is_available)()).collect()
+    HEX_IMPLEMENTATIONS.iter().filter(|k| k.is_available()).collect()
 }
 
 fn hex_with(k: HexFn, text: &[u8]) -> Result<Vec<u8>, DecodeError> {
@@ -29,17 +29,17 @@ fn table_matches_char_to_digit_for_every_byte() {
 
 #[test]
 fn registry_lists_every_kernel_on_every_target() {
-    let names: Vec<_> = HEX_KERNELS.iter().map(|k| k.name).collect();
-    assert_eq!(names, ["hex-avx512", "hex-avx2", "hex-ssse3", "hex-neon", "hex-swar", "hex-scalar"]);
-    assert!((HEX_KERNELS[4].is_available)() && (HEX_KERNELS[5].is_available)());
+    let names: Vec<_> = HEX_IMPLEMENTATIONS.iter().map(|k| k.name).collect();
+    assert_eq!(names, ["bytea/hex-avx512", "bytea/hex-avx2", "bytea/hex-ssse3", "bytea/hex-neon", "bytea/hex-swar", "bytea/hex-scalar"]);
+    assert!(HEX_IMPLEMENTATIONS[4].is_available() && HEX_IMPLEMENTATIONS[5].is_available());
     if cfg!(not(target_arch = "x86_64")) {
-        assert!(!(HEX_KERNELS[0].is_available)() && !(HEX_KERNELS[1].is_available)());
+        assert!(!HEX_IMPLEMENTATIONS[0].is_available() && !HEX_IMPLEMENTATIONS[1].is_available());
     }
     if cfg!(not(target_arch = "aarch64")) {
-        assert!(!(HEX_KERNELS[3].is_available)());
+        assert!(!HEX_IMPLEMENTATIONS[3].is_available());
     }
     #[cfg(target_arch = "aarch64")]
-    assert!((HEX_KERNELS[3].is_available)(), "NEON is baseline on aarch64");
+    assert!(HEX_IMPLEMENTATIONS[3].is_available(), "NEON is baseline on aarch64");
 }
 
 /// A deterministic byte generator (no dependency on rand for Miri speed).
@@ -73,7 +73,7 @@ fn every_kernel_decodes_plain_hex_of_many_lengths() {
         for upper in [false, true] {
             let text = hex_text(&data, upper);
             for k in available_hex() {
-                assert_eq!(hex_with(k.func, &text).as_deref(), Ok(&data[..]), "{} n={n}", k.name);
+                assert_eq!(hex_with(k.get().expect("available"), &text).as_deref(), Ok(&data[..]), "{} n={n}", k.name);
             }
         }
     }
@@ -93,18 +93,18 @@ fn whitespace_between_pairs_is_skipped_inside_a_pair_rejected() {
     }
     text.push(b' ');
     for k in available_hex() {
-        assert_eq!(hex_with(k.func, &text).as_deref(), Ok(&data[..]), "{}", k.name);
+        assert_eq!(hex_with(k.get().expect("available"), &text).as_deref(), Ok(&data[..]), "{}", k.name);
         // Whitespace inside the pair that starts at digit 80 (offset 82).
         let mut bad = plain.clone();
         bad.insert(83, b' ');
-        assert_eq!(hex_with(k.func, &bad), Err(DecodeError::invalid_digit(83, b' ')), "{}", k.name);
+        assert_eq!(hex_with(k.get().expect("available"), &bad), Err(DecodeError::invalid_digit(83, b' ')), "{}", k.name);
     }
 }
 
 #[test]
 fn every_error_kind_at_its_offset() {
     for k in available_hex() {
-        let f = k.func;
+        let f = k.get().expect("available");
         for pos in [0usize, 1, 15, 16, 31, 32, 63, 64, 127, 128, 140] {
             let mut text = hex_text(&bytes(pos as u64, 75), false);
             text[2 + pos] = b'g';
@@ -117,10 +117,10 @@ fn every_error_kind_at_its_offset() {
         assert_eq!(hex_with(f, b"\\x"), Ok(vec![]));
         assert_eq!(hex_with(f, b"\\x \n"), Ok(vec![]));
     }
-    for e in &ESCAPE_KERNELS {
+    for e in ESCAPE_IMPLEMENTATIONS {
         let f = |t: &[u8]| {
             let mut out = vec![0u8; t.len()];
-            (e.func)(t, &mut out).map(|n| out[..n].to_vec())
+            (e.get().expect("available"))(t, &mut out).map(|n| out[..n].to_vec())
         };
         assert_eq!(f(b"a\\\\b\\000\\377\\101"), Ok(b"a\\b\x00\xffA".to_vec()), "{}", e.name);
         assert_eq!(f(b"0123456789\\400"), Err(DecodeError::escape(10)), "{}", e.name);
@@ -134,7 +134,7 @@ fn every_error_kind_at_its_offset() {
     assert_eq!(decode_into(b"\\x1234", &mut small), Err(DecodeError::too_small()));
     assert_eq!(decode_into(b"ab", &mut small), Err(DecodeError::too_small()));
     for k in available_hex() {
-        assert_eq!((k.func)(b"1234", &mut small), Err(DecodeError::too_small()), "{}", k.name);
+        assert_eq!((k.get().expect("available"))(b"1234", &mut small), Err(DecodeError::too_small()), "{}", k.name);
     }
 }
 
@@ -145,7 +145,7 @@ fn kernels_write_nothing_past_the_decoded_length() {
     text.extend_from_slice(b"   ");
     for k in available_hex() {
         let mut out = vec![0xA5u8; 300];
-        let n = decode_into_with(k.func, best_escape(), &text, &mut out).unwrap();
+        let n = decode_into_with(k.get().expect("available"), best_escape(), &text, &mut out).unwrap();
         assert_eq!(n, 200);
         assert!(out[200..].iter().all(|&b| b == 0xA5), "{}", k.name);
     }
@@ -155,7 +155,8 @@ fn kernels_write_nothing_past_the_decoded_length() {
 fn to_vec_and_dispatch() {
     assert_eq!(decode_to_vec(b"\\xDEADbeef"), Ok(vec![0xDE, 0xAD, 0xBE, 0xEF]));
     assert_eq!(decode_to_vec(b"\\\\x"), Ok(b"\\x".to_vec()));
-    assert!((crate::best(&HEX_KERNELS).is_available)());
+    let first_available = available_hex()[0].get().expect("available");
+    assert!(std::ptr::fn_addr_eq(best_hex(), first_available), "dispatch takes the first available kernel");
 }
 
 /// The bound is exact for hex without whitespace (a caller sizing a buffer
@@ -173,14 +174,19 @@ fn decoded_len_bound_is_exact_for_plain_hex() {
     assert_eq!(decode_into_with(best_hex(), best_escape(), b"\\xDEADbeef", &mut out[..3]), Err(DecodeError::too_small()));
 }
 
-/// A registry entry whose kernel is not compiled for this target panics when
-/// forced instead of decoding (or pretending to) under its name.
-#[cfg(not(target_arch = "aarch64"))]
+/// A registry entry whose kernel is not compiled for this target is a typed
+/// error when forced, never a panic and never another kernel under its name.
 #[test]
-#[should_panic(expected = "not compiled for this target")]
-fn forcing_a_kernel_not_compiled_here_panics() {
-    let neon = HEX_KERNELS.iter().find(|k| k.name == "hex-neon").unwrap();
-    let _ = (neon.func)(b"00", &mut [0u8; 1]);
+fn forcing_a_kernel_not_compiled_here_is_a_typed_error() {
+    let force = |name: &'static str| crate::by_name(HEX_IMPLEMENTATIONS, name).err();
+    let unavailable = |name: &'static str| Some(crate::ForceError::Unavailable { name });
+    if cfg!(not(target_arch = "aarch64")) {
+        assert_eq!(force("bytea/hex-neon"), unavailable("bytea/hex-neon"));
+    }
+    if cfg!(not(target_arch = "x86_64")) {
+        assert_eq!(force("bytea/hex-avx2"), unavailable("bytea/hex-avx2"));
+    }
+    assert_eq!(force("bytea/hex-scalar"), None);
 }
 
 /// Long inputs at every alignment of input and output: the SIMD kernels
@@ -219,7 +225,7 @@ fn long_inputs_at_every_alignment_match_the_scalar_kernel() {
                 let mut src = vec![b'0'; shift];
                 src.extend_from_slice(input);
                 let mut out = vec![0u8; input.len() / 2 + shift];
-                let got = (k.func)(&src[shift..], &mut out[shift % 32..]).map(|n| out[shift % 32..][..n].to_vec());
+                let got = (k.get().expect("available"))(&src[shift..], &mut out[shift % 32..]).map(|n| out[shift % 32..][..n].to_vec());
                 assert_eq!(got, want, "{} {what}, input shifted {shift}", k.name);
             }
         }
@@ -255,7 +261,7 @@ fn tails_at_every_length_with_errors_and_whitespace_match_the_scalar_kernel() {
             }
             for k in available_hex() {
                 let mut out = vec![0u8; input.len() / 2];
-                let got = (k.func)(input, &mut out).map(|n| out[..n].to_vec());
+                let got = (k.get().expect("available"))(input, &mut out).map(|n| out[..n].to_vec());
                 assert_eq!(got, want, "{} length {len}, input {:?}", k.name, String::from_utf8_lossy(input));
             }
         }
@@ -267,9 +273,9 @@ fn tails_at_every_length_with_errors_and_whitespace_match_the_scalar_kernel() {
 fn x86_kernels_offered_exactly_where_the_cpu_has_their_features() {
     // Every kernel test skips what is not available, so a detection that
     // said "no" would pass them all: hold it to the CPU's own answer.
-    let has = |f: &str| HEX_KERNELS.iter().find(|k| k.name == f).map(|k| (k.is_available)()).expect("registered");
-    assert_eq!(has("hex-ssse3"), std::arch::is_x86_feature_detected!("ssse3"));
-    assert_eq!(has("hex-avx2"), std::arch::is_x86_feature_detected!("avx2"));
+    let has = |f: &str| HEX_IMPLEMENTATIONS.iter().find(|k| k.name == f).map(|k| k.is_available()).expect("registered");
+    assert_eq!(has("bytea/hex-ssse3"), std::arch::is_x86_feature_detected!("ssse3"));
+    assert_eq!(has("bytea/hex-avx2"), std::arch::is_x86_feature_detected!("avx2"));
     let avx512 = std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("avx512bw");
-    assert_eq!(has("hex-avx512"), avx512);
+    assert_eq!(has("bytea/hex-avx512"), avx512);
 }

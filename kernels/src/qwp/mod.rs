@@ -593,11 +593,8 @@ pub type DecodeFn =
     fn(&mut TimestampDecoder, &[u8], usize, bool, &mut [i64], &mut [bool]) -> Result<usize, DecodeError>;
 
 /// Every implementation, best first.
-pub static IMPLEMENTATIONS: &[crate::Implementation<DecodeFn>] = &[crate::Implementation {
-    name: "word64",
-    is_available: crate::always,
-    func: TimestampDecoder::decode_into,
-}];
+pub static IMPLEMENTATIONS: &[crate::Implementation<DecodeFn>] =
+    &[crate::Implementation::portable("qwp/word64", TimestampDecoder::decode_into)];
 
 #[cfg(test)]
 mod tests {

@@ -312,14 +312,14 @@ pub fn decode64_checked_into(page: &[u8], terminator: u64, stop: Stop, out: &mut
 
 /// 32-bit implementations, best first.
 pub static IMPLEMENTATIONS_32: &[crate::Implementation<Decode32>] = &[
-    crate::Implementation { name: "gorilla/reuse-run", is_available: crate::always, func: decode32_into },
-    crate::Implementation { name: "gorilla/window128", is_available: crate::always, func: decode32_checked_into },
+    crate::Implementation::portable("gorilla/reuse-run", decode32_into),
+    crate::Implementation::portable("gorilla/window128", decode32_checked_into),
 ];
 
 /// 64-bit implementations, best first.
 pub static IMPLEMENTATIONS_64: &[crate::Implementation<Decode64>] = &[
-    crate::Implementation { name: "gorilla/reuse-run", is_available: crate::always, func: decode64_into },
-    crate::Implementation { name: "gorilla/window128", is_available: crate::always, func: decode64_checked_into },
+    crate::Implementation::portable("gorilla/reuse-run", decode64_into),
+    crate::Implementation::portable("gorilla/window128", decode64_checked_into),
 ];
 
 #[cfg(test)]

@@ -244,30 +244,19 @@ pub fn decode_binary(page: &[u8], max: usize) -> Result<(Vec<&[u8]>, usize), Dec
 
 pub type DecodeBe64 = fn(&[u8], &mut [u64]) -> Result<Done, DecodeError>;
 
+#[cfg(target_arch = "x86_64")]
 fn avx2() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::is_x86_feature_detected!("avx2")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
+    std::is_x86_feature_detected!("avx2")
 }
 
 /// 8-byte big-endian implementations, best first (the others are single
 /// portable kernels).
 pub static IMPLEMENTATIONS_BE64: &[crate::Implementation<DecodeBe64>] = &[
-    crate::Implementation {
-        name: "plain/avx2-bswap",
-        is_available: avx2,
-        func: decode_be64_into::<u64>,
-    },
-    crate::Implementation {
-        name: "plain/portable",
-        is_available: crate::always,
-        func: decode_be64_portable_into::<u64>,
-    },
+    #[cfg(target_arch = "x86_64")]
+    crate::Implementation::new("plain/avx2-bswap", avx2, decode_be64_into::<u64>),
+    #[cfg(not(target_arch = "x86_64"))]
+    crate::Implementation::absent("plain/avx2-bswap"),
+    crate::Implementation::portable("plain/portable", decode_be64_portable_into::<u64>),
 ];
 
 #[cfg(test)]
@@ -280,9 +269,9 @@ mod tests {
             let page: Vec<u8> = (0..n as u64)
                 .flat_map(|v| (v * 0x0102_0304_0506_0708).to_be_bytes())
                 .collect();
-            for imp in IMPLEMENTATIONS_BE64.iter().filter(|i| (i.is_available)()) {
+            for imp in IMPLEMENTATIONS_BE64.iter().filter(|i| i.is_available()) {
                 let mut out = vec![u64::MAX; n + 2];
-                let done = (imp.func)(&page, &mut out[..n + 1]).unwrap();
+                let done = (imp.get().expect("available"))(&page, &mut out[..n + 1]).unwrap();
                 assert_eq!(done.values, n);
                 for (i, v) in out[..n].iter().enumerate() {
                     assert_eq!(*v, i as u64 * 0x0102_0304_0506_0708, "{}", imp.name);
@@ -301,8 +290,8 @@ mod tests {
         #[cfg(not(target_arch = "x86_64"))]
         let has = false;
         assert_eq!(IMPLEMENTATIONS_BE64[0].name, "plain/avx2-bswap");
-        assert_eq!((IMPLEMENTATIONS_BE64[0].is_available)(), has);
-        assert!((IMPLEMENTATIONS_BE64[1].is_available)());
+        assert_eq!(IMPLEMENTATIONS_BE64[0].is_available(), has);
+        assert!(IMPLEMENTATIONS_BE64[1].is_available());
     }
 
     #[test]

@@ -151,16 +151,12 @@ pub fn decode_bool_into(
 pub type DecodeI32 = fn(&[u8], &mut [i32]) -> Result<Done, DecodeError>;
 pub type DecodeI64 = fn(&[u8], &mut [i64]) -> Result<Done, DecodeError>;
 
-pub static IMPLEMENTATIONS_I32: &[crate::Implementation<DecodeI32>] = &[crate::Implementation {
-    name: "rle/unrolled",
-    is_available: crate::always,
-    func: decode_i32_into,
-}];
-pub static IMPLEMENTATIONS_I64: &[crate::Implementation<DecodeI64>] = &[crate::Implementation {
-    name: "rle/unrolled",
-    is_available: crate::always,
-    func: decode_i64_into,
-}];
+/// INT32 implementations, best first.
+pub static IMPLEMENTATIONS_I32: &[crate::Implementation<DecodeI32>] =
+    &[crate::Implementation::portable("rle/unrolled", decode_i32_into)];
+/// INT64 implementations, best first.
+pub static IMPLEMENTATIONS_I64: &[crate::Implementation<DecodeI64>] =
+    &[crate::Implementation::portable("rle/unrolled", decode_i64_into)];
 
 #[cfg(test)]
 mod tests {

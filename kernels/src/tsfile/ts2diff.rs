@@ -185,26 +185,16 @@ pub fn count<T: IntLane>(page: &[u8], max: usize) -> Result<usize, DecodeError> 
     Ok(n)
 }
 
-/// `ts2diff/avx2` on x86_64 (it runs `ts2diff/fused` itself when the CPU
-/// has no AVX2), `ts2diff/fused` elsewhere.
-#[inline(always)]
-fn decode_best_into<T: IntLane>(page: &[u8], out: &mut [T]) -> Result<Done, DecodeError> {
-    #[cfg(target_arch = "x86_64")]
-    return avx2::decode_into(page, out);
-    #[cfg(not(target_arch = "x86_64"))]
-    decode_fused_into(page, out)
-}
-
 /// Decode an INT32 page with the best kernel this CPU has (`ts2diff/avx2`
 /// where AVX2 is present, else `ts2diff/fused`).
 pub fn decode_i32_into(page: &[u8], out: &mut [i32]) -> Result<Done, DecodeError> {
-    decode_best_into(page, out)
+    crate::best(IMPLEMENTATIONS_I32)(page, out)
 }
 
 /// Decode an INT64 page with the best kernel this CPU has (`ts2diff/avx2`
 /// where AVX2 is present, else `ts2diff/fused`).
 pub fn decode_i64_into(page: &[u8], out: &mut [i64]) -> Result<Done, DecodeError> {
-    decode_best_into(page, out)
+    crate::best(IMPLEMENTATIONS_I64)(page, out)
 }
 
 /// Block-at-a-time without the width-specialised unpacker: each delta read
@@ -253,51 +243,23 @@ pub type DecodeI64 = fn(&[u8], &mut [i64]) -> Result<Done, DecodeError>;
 /// INT32 implementations, best first.
 pub static IMPLEMENTATIONS_I32: &[crate::Implementation<DecodeI32>] = &[
     #[cfg(target_arch = "x86_64")]
-    crate::Implementation {
-        name: "ts2diff/avx2",
-        is_available: avx2::available,
-        func: avx2::decode_into::<i32>,
-    },
-    crate::Implementation {
-        name: "ts2diff/fused",
-        is_available: crate::always,
-        func: decode_fused_into::<i32>,
-    },
-    crate::Implementation {
-        name: "ts2diff/two-pass",
-        is_available: crate::always,
-        func: decode_two_pass_into::<i32>,
-    },
-    crate::Implementation {
-        name: "ts2diff/generic",
-        is_available: crate::always,
-        func: decode_generic_into::<i32>,
-    },
+    crate::Implementation::new("ts2diff/avx2", avx2::available, avx2::decode_into::<i32>),
+    #[cfg(not(target_arch = "x86_64"))]
+    crate::Implementation::absent("ts2diff/avx2"),
+    crate::Implementation::portable("ts2diff/fused", decode_fused_into::<i32>),
+    crate::Implementation::portable("ts2diff/two-pass", decode_two_pass_into::<i32>),
+    crate::Implementation::portable("ts2diff/generic", decode_generic_into::<i32>),
 ];
 
 /// INT64 implementations, best first.
 pub static IMPLEMENTATIONS_I64: &[crate::Implementation<DecodeI64>] = &[
     #[cfg(target_arch = "x86_64")]
-    crate::Implementation {
-        name: "ts2diff/avx2",
-        is_available: avx2::available,
-        func: avx2::decode_into::<i64>,
-    },
-    crate::Implementation {
-        name: "ts2diff/fused",
-        is_available: crate::always,
-        func: decode_fused_into::<i64>,
-    },
-    crate::Implementation {
-        name: "ts2diff/two-pass",
-        is_available: crate::always,
-        func: decode_two_pass_into::<i64>,
-    },
-    crate::Implementation {
-        name: "ts2diff/generic",
-        is_available: crate::always,
-        func: decode_generic_into::<i64>,
-    },
+    crate::Implementation::new("ts2diff/avx2", avx2::available, avx2::decode_into::<i64>),
+    #[cfg(not(target_arch = "x86_64"))]
+    crate::Implementation::absent("ts2diff/avx2"),
+    crate::Implementation::portable("ts2diff/fused", decode_fused_into::<i64>),
+    crate::Implementation::portable("ts2diff/two-pass", decode_two_pass_into::<i64>),
+    crate::Implementation::portable("ts2diff/generic", decode_generic_into::<i64>),
 ];
 
 #[cfg(test)]
@@ -320,7 +282,7 @@ mod tests {
         let page = [block64(&[10, 13, 16, 19]), block64(&[-5])].concat();
         for imp in IMPLEMENTATIONS_I64 {
             let mut out = [0i64; 8];
-            let done = (imp.func)(&page, &mut out).unwrap();
+            let done = (imp.get().expect("available"))(&page, &mut out).unwrap();
             assert_eq!(
                 done,
                 Done {
@@ -333,7 +295,7 @@ mod tests {
             assert_eq!(count::<i64>(&page, 8), Ok(5));
             let mut small = [0i64; 4];
             assert_eq!(
-                (imp.func)(&page, &mut small),
+                (imp.get().expect("available"))(&page, &mut small),
                 Err(DecodeError::TooManyValues { max: 4, offset: 24 })
             );
         }
@@ -394,7 +356,7 @@ mod tests {
         assert_eq!(count::<i64>(&page, 3), Err(DecodeError::TooManyValues { max: 3, offset: 0 }));
         let mut out = [0i64; 16];
         for imp in IMPLEMENTATIONS_I64 {
-            assert_eq!((imp.func)(&page, &mut out), Ok(Done { values: 16, consumed: page.len() }), "{}", imp.name);
+            assert_eq!((imp.get().expect("available"))(&page, &mut out), Ok(Done { values: 16, consumed: page.len() }), "{}", imp.name);
             assert_eq!(out[..4], [100, 100, 101, 103], "{}", imp.name);
             assert_eq!(out[4..15], [-7, -2, 3, 8, 13, 18, 23, 28, 33, 38, 43], "{}", imp.name);
             assert_eq!(out[15], 0, "{}", imp.name);

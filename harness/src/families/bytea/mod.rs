@@ -154,22 +154,19 @@ pub fn campaign_with_server(url: &str) -> Campaign<PgBytea> {
 }
 
 fn kernels() -> Campaign<PgBytea> {
-    let by_name = |registry: &'static [crossdec_kernels::Implementation<_>], name| {
-        crossdec_kernels::by_name(registry, name).unwrap_or_else(|| panic!("{name} is registered")).func
-    };
-    let bulk = by_name(&kernel::ESCAPE_KERNELS, "escape-bulk");
-    let scalar_hex = by_name(&kernel::HEX_KERNELS, "hex-scalar");
+    // Each hex kernel runs with the bulk escape kernel and each escape kernel
+    // with the scalar hex kernel (both portable).
+    let bulk = crossdec_kernels::by_name(kernel::ESCAPE_IMPLEMENTATIONS, "bytea/escape-bulk").expect("portable");
+    let scalar_hex = crossdec_kernels::by_name(kernel::HEX_IMPLEMENTATIONS, "bytea/hex-scalar").expect("portable");
     let mut campaign = Campaign::new(PgBytea);
-    for k in &kernel::HEX_KERNELS {
-        let hex = k.func;
-        campaign = campaign.kernel(k.name, (k.is_available)(), move || kernel_decoder(hex, bulk));
+    for k in kernel::HEX_IMPLEMENTATIONS {
+        campaign = campaign.kernel(k.name, k.is_available(), move || kernel_decoder(super::runnable(k), bulk));
     }
-    for e in &kernel::ESCAPE_KERNELS {
-        let escape = e.func;
-        campaign = campaign.kernel(e.name, (e.is_available)(), move || kernel_decoder(scalar_hex, escape));
+    for e in kernel::ESCAPE_IMPLEMENTATIONS {
+        campaign = campaign.kernel(e.name, e.is_available(), move || kernel_decoder(scalar_hex, super::runnable(e)));
     }
     let (best_hex, best_escape) = (kernel::best_hex(), kernel::best_escape());
-    campaign.kernel("dispatch", true, move || kernel_decoder(best_hex, best_escape)).kernel_fn("dispatch-vec", |input: &ByteaInput| {
+    campaign.kernel("bytea/dispatch", true, move || kernel_decoder(best_hex, best_escape)).kernel_fn("bytea/dispatch-vec", |input: &ByteaInput| {
         kernel::decode_to_vec(&input.text).map(|bytes| ByteaValue { bytes, consumed: input.text.len() }).map_err(ByteaFault::from)
     })
 }

@@ -389,8 +389,8 @@ impl BytePayload for CubeInput {
 /// `CubeDecoder` across steps, against the reference.
 pub fn campaign() -> Campaign<CubeColumnar> {
     kernel::IMPLEMENTATIONS.iter().fold(Campaign::new(CubeColumnar), |campaign, imp| {
-        let func = imp.func;
-        campaign.kernel(imp.name, (imp.is_available)(), move || {
+        campaign.kernel(imp.name, imp.is_available(), move || {
+            let func = super::runnable(imp);
             let mut decoder = kernel::CubeDecoder::new();
             move |input: &CubeInput, _: &mut Buffers| {
                 func(&mut decoder, &input.json, kernel_shape(input.shape), &input.schema, input.limit)

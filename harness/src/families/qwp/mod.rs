@@ -167,12 +167,11 @@ pub fn kernel_decoder(func: kernel::DecodeFn) -> impl FnMut(&QwpInput, &mut Buff
 pub fn campaign() -> Campaign<QwpTimestamps> {
     let mut campaign = Campaign::new(QwpTimestamps);
     for imp in kernel::IMPLEMENTATIONS {
-        let func = imp.func;
-        campaign = campaign.kernel(imp.name, (imp.is_available)(), move || kernel_decoder(func));
+        campaign = campaign.kernel(imp.name, imp.is_available(), move || kernel_decoder(super::runnable(imp)));
     }
     // The materializing API: fresh vectors, no caller buffers.
     campaign
-        .kernel_fn("word64/materialize", |input: &QwpInput| {
+        .kernel_fn("qwp/materialize", |input: &QwpInput| {
             kernel::decode_column(&input.column, input.row_count as usize, input.gorilla_flag)
                 .map(|c| QwpValue { values: c.values, validity: c.validity, consumed: c.consumed })
                 .map_err(QwpFault::from)

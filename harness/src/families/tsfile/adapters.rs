@@ -63,7 +63,7 @@ impl Adapter {
                 let imp = crossdec_kernels::by_name(ts2diff::IMPLEMENTATIONS_I32, name)
                     .expect("registered");
                 out!(
-                    guarded(b, max, |o| (imp.func)(page, o)),
+                    guarded(b, max, |o| imp(page, o)),
                     Int32
                 )
             }
@@ -71,7 +71,7 @@ impl Adapter {
                 let imp = crossdec_kernels::by_name(ts2diff::IMPLEMENTATIONS_I64, name)
                     .expect("registered");
                 out!(
-                    guarded(b, max, |o| (imp.func)(page, o)),
+                    guarded(b, max, |o| imp(page, o)),
                     Int64
                 )
             }
@@ -84,7 +84,7 @@ impl Adapter {
                     (gorilla::TERMINATOR_I32, false)
                 };
                 let r = guarded(b, max, |o| {
-                    (imp.func)(page, term, stop_of(input), o)
+                    imp(page, term, stop_of(input), o)
                 });
                 if float {
                     out!(r, Float)
@@ -101,7 +101,7 @@ impl Adapter {
                     (gorilla::TERMINATOR_I64, false)
                 };
                 let r = guarded(b, max, |o| {
-                    (imp.func)(page, term, stop_of(input), o)
+                    imp(page, term, stop_of(input), o)
                 });
                 if float {
                     out!(r, Double)
@@ -128,7 +128,7 @@ impl Adapter {
             (Encoding::Plain, DataType::Int64 | DataType::Double) => {
                 let imp = crossdec_kernels::by_name(plain::IMPLEMENTATIONS_BE64, name)
                     .expect("registered");
-                let r = guarded(b, max, |o| (imp.func)(page, o));
+                let r = guarded(b, max, |o| imp(page, o));
                 if input.dtype == DataType::Double {
                     out!(r, Double)
                 } else {
@@ -162,7 +162,7 @@ impl Adapter {
                 let imp =
                     crossdec_kernels::by_name(rle::IMPLEMENTATIONS_I32, name).expect("registered");
                 out!(
-                    guarded(b, max, |o| (imp.func)(page, o)),
+                    guarded(b, max, |o| imp(page, o)),
                     Int32
                 )
             }
@@ -170,7 +170,7 @@ impl Adapter {
                 let imp =
                     crossdec_kernels::by_name(rle::IMPLEMENTATIONS_I64, name).expect("registered");
                 out!(
-                    guarded(b, max, |o| (imp.func)(page, o)),
+                    guarded(b, max, |o| imp(page, o)),
                     Int64
                 )
             }
@@ -184,7 +184,7 @@ pub fn kernel_names(encoding: Encoding) -> Vec<(&'static str, bool)> {
     fn list<F: Copy>(
         r: &'static [crossdec_kernels::Implementation<F>],
     ) -> Vec<(&'static str, bool)> {
-        r.iter().map(|i| (i.name, (i.is_available)())).collect()
+        r.iter().map(|i| (i.name, i.is_available())).collect()
     }
     match encoding {
         Encoding::Ts2Diff => list(ts2diff::IMPLEMENTATIONS_I64),

@@ -313,7 +313,7 @@ mod tests {
     fn offered_exactly_where_the_cpu_has_avx2() {
         assert_eq!(available(), std::arch::is_x86_feature_detected!("avx2"));
         let listed = super::super::IMPLEMENTATIONS_I64.iter().find(|i| i.name == "ts2diff/avx2").expect("registered");
-        assert_eq!((listed.is_available)(), available());
+        assert_eq!(listed.is_available(), available());
     }
 
     /// The tables against a direct reading of the layout: every delta's
