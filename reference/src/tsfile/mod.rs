@@ -1,7 +1,8 @@
 //! Apache TsFile page encodings: TS_2DIFF, GORILLA (id 8), PLAIN and the
-//! RLE / bit-packing hybrid. Reference decoders read one bit or one byte at a
-//! time, written from the format notes (`formats/tsfile.md`); the encoders
-//! build the test streams.
+//! RLE / bit-packing hybrid, ZIGZAG (and more as they land; see
+//! `docs/tsfile-encodings.md`). Reference decoders read one bit or one byte at
+//! a time, written from the format notes (`formats/tsfile.md`,
+//! `docs/tsfile-encodings.md`); the encoders build the test streams.
 //!
 //! Every decoder takes the page's value bytes and a `max_values` bound (what
 //! the caller's page header, row count or buffer allows): decoding more values
@@ -18,6 +19,7 @@ pub mod gorilla;
 pub mod plain;
 pub mod rle;
 pub mod ts2diff;
+pub mod zigzag;
 
 /// TsFile data type ids.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -74,6 +76,10 @@ pub enum Field {
     LastBitPackedNum,
     RunValue,
     Groups,
+    /// ZIGZAG: a group's byte length, its value count, one value's varint.
+    ZigzagLength,
+    ZigzagCount,
+    ZigzagValue,
 }
 
 /// Why a page was rejected.
@@ -219,6 +225,27 @@ impl<'a> Bytes<'a> {
                     return Err(DecodeError::BadVarint { offset: start });
                 }
                 return Ok(v as u32);
+            }
+        }
+        Err(DecodeError::BadVarint { offset: start })
+    }
+    /// Unsigned LEB128 of at most 10 bytes holding a u64 (the tenth byte may
+    /// only hold the top bit).
+    pub fn uvarint64(&mut self, field: Field) -> Result<u64, DecodeError> {
+        let start = self.pos;
+        let mut v: u64 = 0;
+        for i in 0..10 {
+            let b = self.byte(field).map_err(|_| DecodeError::Truncated {
+                field,
+                offset: start,
+                bit: 0,
+            })?;
+            if i == 9 && b > 1 {
+                return Err(DecodeError::BadVarint { offset: start });
+            }
+            v |= ((b & 0x7F) as u64) << (7 * i);
+            if b & 0x80 == 0 {
+                return Ok(v);
             }
         }
         Err(DecodeError::BadVarint { offset: start })
