@@ -100,7 +100,10 @@ pub fn encode_i32(values: &[i32]) -> Vec<u8> {
 
 /// Encode INT64 values as the writers do: one group, nothing if empty.
 pub fn encode_i64(values: &[i64]) -> Vec<u8> {
-    let z: Vec<u64> = values.iter().map(|&v| ((v << 1) ^ (v >> 63)) as u64).collect();
+    let z: Vec<u64> = values
+        .iter()
+        .map(|&v| ((v << 1) ^ (v >> 63)) as u64)
+        .collect();
     encode(&z)
 }
 
@@ -147,9 +150,18 @@ mod tests {
         // i64::MIN → 2^64 - 1: nine ff bytes then 01; i64::MAX → 2^64 - 2.
         let page = encode_i64(&[i64::MIN, i64::MAX, -2]);
         insta::assert_snapshot!(hex(&page), @"15 03 ff ff ff ff ff ff ff ff ff 01 fe ff ff ff ff ff ff ff ff 01 03");
-        assert_eq!(decode_i64(&page, 3).unwrap().values, vec![i64::MIN, i64::MAX, -2]);
+        assert_eq!(
+            decode_i64(&page, 3).unwrap().values,
+            vec![i64::MIN, i64::MAX, -2]
+        );
         assert!(encode_i32(&[]).is_empty());
-        assert_eq!(decode_i64(&[], 0).unwrap(), Decoded { values: vec![], consumed: 0 });
+        assert_eq!(
+            decode_i64(&[], 0).unwrap(),
+            Decoded {
+                values: vec![],
+                consumed: 0
+            }
+        );
     }
 
     #[test]
@@ -227,11 +239,17 @@ mod tests {
         let mut long = vec![10, 1];
         long.extend([0xff; 9]);
         long.push(0x02);
-        assert_eq!(decode_i64(&long, 9), Err(DecodeError::BadVarint { offset: 2 }));
+        assert_eq!(
+            decode_i64(&long, 9),
+            Err(DecodeError::BadVarint { offset: 2 })
+        );
         let mut long = vec![11, 1];
         long.extend([0x80; 10]);
         long.push(0);
-        assert_eq!(decode_i64(&long, 9), Err(DecodeError::BadVarint { offset: 2 }));
+        assert_eq!(
+            decode_i64(&long, 9),
+            Err(DecodeError::BadVarint { offset: 2 })
+        );
         // Second group over the limit.
         let mut page = encode_i32(&[1, 2]);
         let second = page.len();
