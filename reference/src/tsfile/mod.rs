@@ -15,6 +15,7 @@
 
 use std::fmt;
 
+pub mod float_scaled;
 pub mod gorilla;
 pub mod plain;
 pub mod rle;
@@ -80,6 +81,13 @@ pub enum Field {
     ZigzagLength,
     ZigzagCount,
     ZigzagValue,
+    /// TS_2DIFF / RLE on FLOAT and DOUBLE (Java's `FloatEncoder`): the first
+    /// varint (an overflow marker or maxPointNumber), the page's value count
+    /// after a marker, a bitmap, the maxPointNumber after the bitmaps.
+    FloatHeader,
+    FloatCount,
+    FloatBitmap,
+    MaxPointNumber,
 }
 
 /// Why a page was rejected.
@@ -147,6 +155,61 @@ impl fmt::Display for DecodeError {
 }
 
 impl std::error::Error for DecodeError {}
+
+impl DecodeError {
+    /// The same error with every byte offset moved by `by` (for an inner
+    /// stream that starts `by` bytes into the page).
+    pub fn shifted(self, by: usize) -> DecodeError {
+        use DecodeError::*;
+        match self {
+            Truncated { field, offset, bit } => Truncated {
+                field,
+                offset: offset + by,
+                bit,
+            },
+            BadBitWidth { width, max, offset } => BadBitWidth {
+                width,
+                max,
+                offset: offset + by,
+            },
+            BadCount {
+                field,
+                count,
+                offset,
+            } => BadCount {
+                field,
+                count,
+                offset: offset + by,
+            },
+            BadVarint { offset } => BadVarint {
+                offset: offset + by,
+            },
+            NoWindow { offset, bit } => NoWindow {
+                offset: offset + by,
+                bit,
+            },
+            BadWindow {
+                leading,
+                significant,
+                offset,
+                bit,
+            } => BadWindow {
+                leading,
+                significant,
+                offset: offset + by,
+                bit,
+            },
+            BadBoolean { byte, offset } => BadBoolean {
+                byte,
+                offset: offset + by,
+            },
+            TooManyValues { max, offset } => TooManyValues {
+                max,
+                offset: offset + by,
+            },
+        }
+    }
+}
 
 /// Decoded values and the number of input bytes they took.
 #[derive(Debug, Clone, PartialEq)]
