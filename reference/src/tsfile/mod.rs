@@ -15,6 +15,7 @@
 
 use std::fmt;
 
+pub mod chimp;
 pub mod float_scaled;
 pub mod gorilla;
 pub mod plain;
@@ -88,6 +89,15 @@ pub enum Field {
     FloatCount,
     FloatBitmap,
     MaxPointNumber,
+    /// CHIMP: the raw first value, the 2 control bits, a `00` slot or the
+    /// `01` case's slot / leading code / significant count, the `11` case's
+    /// leading code, the XOR bits, the byte flushed after the terminator.
+    ChimpFirst,
+    ChimpControl,
+    ChimpIndex,
+    ChimpLeading,
+    ChimpBits,
+    ChimpFlush,
 }
 
 /// Why a page was rejected.
