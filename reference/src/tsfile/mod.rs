@@ -20,6 +20,7 @@ pub mod float_scaled;
 pub mod gorilla;
 pub mod plain;
 pub mod rle;
+pub mod sprintz;
 pub mod ts2diff;
 pub mod zigzag;
 
@@ -98,6 +99,12 @@ pub enum Field {
     ChimpLeading,
     ChimpBits,
     ChimpFlush,
+    /// SPRINTZ: a block's header byte (bit width, or 0x80 | tail size), a
+    /// full block's first value, its packed errors, the tail's value count.
+    SprintzHeader,
+    SprintzFirst,
+    SprintzPacked,
+    SprintzTail,
 }
 
 /// Why a page was rejected.

@@ -1,0 +1,573 @@
+//! SPRINTZ (encoding id 12) for INT32 and INT64: blocks of 9 values — the
+//! first raw, the next 8 as FIRE prediction errors, mapped to unsigned and
+//! bit-packed MSB-first — and a tail of up to 8 values in one RLE package.
+//! Notes: `docs/tsfile-encodings.md`.
+
+use super::{rle, BitWriter, Bits, Bytes, DecodeError, Decoded, Field};
+
+/// Values per full block: one raw value and 8 packed errors.
+pub const BLOCK: usize = 9;
+
+/// The FIRE predictor of Java's `IntFire` (learning shift 2, `bitWidth` 8),
+/// in wrapping i32 arithmetic.
+#[derive(Default)]
+struct Fire32 {
+    accumulator: i32,
+    delta: i32,
+}
+
+impl Fire32 {
+    fn predict(&self, value: i32) -> i32 {
+        let alpha = self.accumulator >> 2;
+        value.wrapping_add(alpha.wrapping_mul(self.delta) >> 8)
+    }
+    fn train(&mut self, pre: i32, val: i32, err: i32) {
+        let gradient = if err > 0 {
+            self.delta.wrapping_neg()
+        } else {
+            self.delta
+        };
+        self.accumulator = self.accumulator.wrapping_sub(gradient);
+        self.delta = val.wrapping_sub(pre);
+    }
+}
+
+/// Java's `LongFire` (learning shift 2, `bitWidth` 16). Its accumulator is
+/// the base class's `int`: `accumulator -= gradient` truncates to 32 bits.
+#[derive(Default)]
+struct Fire64 {
+    accumulator: i32,
+    delta: i64,
+}
+
+impl Fire64 {
+    fn predict(&self, value: i64) -> i64 {
+        let alpha = (self.accumulator >> 2) as i64;
+        value.wrapping_add(alpha.wrapping_mul(self.delta) >> 16)
+    }
+    fn train(&mut self, pre: i64, val: i64, err: i64) {
+        let gradient = if err > 0 {
+            self.delta.wrapping_neg()
+        } else {
+            self.delta
+        };
+        self.accumulator = (self.accumulator as i64).wrapping_sub(gradient) as i32;
+        self.delta = val.wrapping_sub(pre);
+    }
+}
+
+/// Prediction error to unsigned: `e <= 0 → -2e`, else `2e - 1`, wrapping
+/// (Java's "TODO: overflow": errors of 2^30 (2^62) or more do not come back).
+fn map32(e: i32) -> i32 {
+    if e <= 0 {
+        e.wrapping_mul(-2)
+    } else {
+        e.wrapping_mul(2).wrapping_sub(1)
+    }
+}
+
+/// The reader's inverse: even `x → (-x) / 2`, odd `x → (x + 1) / 2`, in
+/// wrapping Java int arithmetic (`-x / 2` parses as `(-x) / 2`).
+fn unmap32(x: i32) -> i32 {
+    if x % 2 == 0 {
+        x.wrapping_neg() / 2
+    } else {
+        x.wrapping_add(1) / 2
+    }
+}
+
+fn map64(e: i64) -> i64 {
+    if e <= 0 {
+        e.wrapping_mul(-2)
+    } else {
+        e.wrapping_mul(2).wrapping_sub(1)
+    }
+}
+
+fn unmap64(x: i64) -> i64 {
+    if x % 2 == 0 {
+        x.wrapping_neg() / 2
+    } else {
+        x.wrapping_add(1) / 2
+    }
+}
+
+/// The per-type parts of a page.
+#[derive(Clone, Copy, PartialEq)]
+enum Kind {
+    I32,
+    I64,
+}
+
+impl Kind {
+    fn width(self) -> u32 {
+        match self {
+            Kind::I32 => 32,
+            Kind::I64 => 64,
+        }
+    }
+}
+
+/// Decode a whole INT32 page.
+pub fn decode_i32(page: &[u8], max_values: usize) -> Result<Decoded<i32>, DecodeError> {
+    let d = decode(page, Kind::I32, max_values)?;
+    Ok(Decoded {
+        values: d.values.into_iter().map(|v| v as u32 as i32).collect(),
+        consumed: d.consumed,
+    })
+}
+
+/// Decode a whole INT64 page.
+pub fn decode_i64(page: &[u8], max_values: usize) -> Result<Decoded<i64>, DecodeError> {
+    let d = decode(page, Kind::I64, max_values)?;
+    Ok(Decoded {
+        values: d.values.into_iter().map(|v| v as i64).collect(),
+        consumed: d.consumed,
+    })
+}
+
+/// Rebuild a block from its first value and 8 mapped errors.
+fn rebuild(kind: Kind, first: u64, errs: &[u64; 8]) -> [u64; BLOCK] {
+    let mut out = [0u64; BLOCK];
+    out[0] = first;
+    match kind {
+        Kind::I32 => {
+            let mut fire = Fire32::default();
+            for i in 1..BLOCK {
+                let pre = out[i - 1] as u32 as i32;
+                let err = unmap32(errs[i - 1] as u32 as i32);
+                let val = fire.predict(pre).wrapping_add(err);
+                fire.train(pre, val, err);
+                out[i] = val as u32 as u64;
+            }
+        }
+        Kind::I64 => {
+            let mut fire = Fire64::default();
+            for i in 1..BLOCK {
+                let pre = out[i - 1] as i64;
+                let err = unmap64(errs[i - 1] as i64);
+                let val = fire.predict(pre).wrapping_add(err);
+                fire.train(pre, val, err);
+                out[i] = val as u64;
+            }
+        }
+    }
+    out
+}
+
+fn decode(page: &[u8], kind: Kind, max_values: usize) -> Result<Decoded<u64>, DecodeError> {
+    let mut r = Bytes::new(page);
+    let mut values: Vec<u64> = Vec::new();
+    while !r.at_end() {
+        let block = r.pos;
+        let header = r.byte(Field::SprintzHeader)?;
+        if header & 0x80 != 0 {
+            // The tail: up to 8 values in one RLE package.
+            let size = (header & 0x7F) as usize;
+            if size == 0 || size >= BLOCK {
+                return Err(DecodeError::BadCount {
+                    field: Field::SprintzTail,
+                    count: size as i64,
+                    offset: block,
+                });
+            }
+            if values.len() + size > max_values {
+                return Err(DecodeError::TooManyValues {
+                    max: max_values,
+                    offset: block,
+                });
+            }
+            let pkg = r.pos;
+            let len = r.uvarint32(Field::RleLength)? as usize;
+            if len > r.remaining() {
+                return Err(DecodeError::BadCount {
+                    field: Field::RleLength,
+                    count: len as i64,
+                    offset: pkg,
+                });
+            }
+            let end = r.pos + len;
+            let room = max_values - values.len();
+            let tail = match kind {
+                Kind::I32 => rle::decode_i32(&page[pkg..end], room).map(|d| {
+                    d.values
+                        .into_iter()
+                        .map(|v| v as u32 as u64)
+                        .collect::<Vec<_>>()
+                }),
+                Kind::I64 => rle::decode_i64(&page[pkg..end], room)
+                    .map(|d| d.values.into_iter().map(|v| v as u64).collect::<Vec<_>>()),
+            }
+            .map_err(|e| e.shifted(pkg))?;
+            if tail.len() != size {
+                return Err(DecodeError::BadCount {
+                    field: Field::SprintzTail,
+                    count: size as i64,
+                    offset: block,
+                });
+            }
+            values.extend(tail);
+            r.pos = end;
+            continue;
+        }
+        // A full block. Width 0 (never written) unpacks to eight zeros, as
+        // the readers do.
+        let width = header as u32;
+        if width > kind.width() {
+            return Err(DecodeError::BadBitWidth {
+                width: width as i64,
+                max: kind.width(),
+                offset: block,
+            });
+        }
+        if values.len() + BLOCK > max_values {
+            return Err(DecodeError::TooManyValues {
+                max: max_values,
+                offset: block,
+            });
+        }
+        let first = match kind {
+            Kind::I32 => r.uvarint32(Field::SprintzFirst)? as u64,
+            Kind::I64 => r.be(8, Field::SprintzFirst)?,
+        };
+        let packed_at = r.pos;
+        if r.remaining() < width as usize {
+            return Err(DecodeError::Truncated {
+                field: Field::SprintzPacked,
+                offset: packed_at,
+                bit: 0,
+            });
+        }
+        let mut bits = Bits::new(&page[packed_at..packed_at + width as usize]);
+        let mut errs = [0u64; 8];
+        for e in errs.iter_mut() {
+            // Cannot run out: 8 values of `width` bits are `width` bytes.
+            *e = bits.bits(width).unwrap_or(0);
+        }
+        r.pos = packed_at + width as usize;
+        values.extend(rebuild(kind, first, &errs));
+    }
+    Ok(Decoded {
+        values,
+        consumed: r.pos,
+    })
+}
+
+/// Encode INT32 values as the Java writer does.
+pub fn encode_i32(values: &[i32]) -> Vec<u8> {
+    let v: Vec<u64> = values.iter().map(|&x| x as u32 as u64).collect();
+    encode(&v, Kind::I32)
+}
+
+/// Encode INT64 values as the Java writer does.
+pub fn encode_i64(values: &[i64]) -> Vec<u8> {
+    let v: Vec<u64> = values.iter().map(|&x| x as u64).collect();
+    encode(&v, Kind::I64)
+}
+
+/// The 8 mapped errors of a full block.
+fn errors(kind: Kind, block: &[u64]) -> [u64; 8] {
+    let mut errs = [0u64; 8];
+    match kind {
+        Kind::I32 => {
+            let mut fire = Fire32::default();
+            for i in 1..BLOCK {
+                let pre = block[i - 1] as u32 as i32;
+                let val = block[i] as u32 as i32;
+                let err = val.wrapping_sub(fire.predict(pre));
+                fire.train(pre, val, err);
+                errs[i - 1] = map32(err) as u32 as u64;
+            }
+        }
+        Kind::I64 => {
+            let mut fire = Fire64::default();
+            for i in 1..BLOCK {
+                let pre = block[i - 1] as i64;
+                let val = block[i] as i64;
+                let err = val.wrapping_sub(fire.predict(pre));
+                fire.train(pre, val, err);
+                errs[i - 1] = map64(err) as u64;
+            }
+        }
+    }
+    errs
+}
+
+fn encode(values: &[u64], kind: Kind) -> Vec<u8> {
+    let mut out = Vec::new();
+    let full = values.len() / BLOCK * BLOCK;
+    for block in values[..full].chunks(BLOCK) {
+        let errs = errors(kind, block);
+        // At least 1 bit (`getIntMaxBitWidth` starts at 1).
+        let width = errs
+            .iter()
+            .map(|&e| 64 - e.leading_zeros())
+            .max()
+            .unwrap_or(0)
+            .max(1);
+        out.push(width as u8);
+        match kind {
+            Kind::I32 => super::write_uvarint(&mut out, block[0]),
+            Kind::I64 => out.extend_from_slice(&block[0].to_be_bytes()),
+        }
+        let mut w = BitWriter::default();
+        for &e in &errs {
+            w.bits(e, width);
+        }
+        out.extend_from_slice(&w.bytes);
+    }
+    let tail = &values[full..];
+    if !tail.is_empty() {
+        out.push(0x80 | tail.len() as u8);
+        match kind {
+            Kind::I32 => {
+                let t: Vec<i32> = tail.iter().map(|&v| v as u32 as i32).collect();
+                out.extend(rle::encode_i32(&t, true));
+            }
+            Kind::I64 => {
+                let t: Vec<i64> = tail.iter().map(|&v| v as i64).collect();
+                out.extend(rle::encode_i64(&t, true));
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn hex(b: &[u8]) -> String {
+        b.iter()
+            .map(|x| format!("{x:02x}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    #[test]
+    fn known_answer_int32() {
+        // 1..=9: every FIRE error is 1 (the accumulator grows by 1 a step,
+        // alpha = acc >> 2 stays below 2, (alpha * 1) >> 8 = 0), mapped to 1:
+        // width 1, first value uvarint 01, packed ff. Tail [10]: 81, then the
+        // Java RLE package: 1 bit-packed group of width 4, 1 value.
+        let v: Vec<i32> = (1..=10).collect();
+        let page = encode_i32(&v);
+        insta::assert_snapshot!(hex(&page), @"01 01 ff 81 07 04 03 01 a0 00 00 00");
+        assert_eq!(
+            decode_i32(&page, 10).unwrap(),
+            Decoded {
+                values: v,
+                consumed: 12
+            }
+        );
+    }
+
+    #[test]
+    fn known_answer_int64() {
+        // Nine -5: the first value as 8 bytes BE, every error 0, width 1.
+        let page = encode_i64(&[-5; 9]);
+        insta::assert_snapshot!(hex(&page), @"01 ff ff ff ff ff ff ff fb 00");
+        assert_eq!(decode_i64(&page, 9).unwrap().values, vec![-5; 9]);
+        // A negative INT32 first value is a 5-byte uvarint of its bits.
+        let page = encode_i32(&[-1; 9]);
+        assert_eq!(hex(&page), "01 ff ff ff ff 0f 00");
+        assert_eq!(decode_i32(&page, 9).unwrap().values, vec![-1; 9]);
+    }
+
+    #[test]
+    fn known_answer_fire_on_a_ramp() {
+        // 0, 1000, ..., 8000, FIRE worked by hand (a separate model of
+        // IntFire / LongFire): mapped errors, INT32 (diff >> 8):
+        // 1999 1999 47 1906 47 1906 47 1906; INT64 (diff >> 16):
+        // 1999 1999 1993 1985 1977 1969 1961 1955. Both 11 bits wide.
+        let v: Vec<i64> = (0..9).map(|i| i * 1000).collect();
+        let page = encode_i64(&v);
+        insta::assert_snapshot!(hex(&page), @"0b 00 00 00 00 00 00 00 00 f9 ff 3f e4 fc 1f 73 ec 7d 4f a3");
+        assert_eq!(decode_i64(&page, 9).unwrap().values, v);
+        let v: Vec<i32> = (0..9).map(|i| i * 1000).collect();
+        let page = encode_i32(&v);
+        insta::assert_snapshot!(hex(&page), @"0b 00 f9 ff 3c 17 f7 20 5f dc 81 7f 72");
+        assert_eq!(decode_i32(&page, 9).unwrap().values, v);
+    }
+
+    #[test]
+    fn large_errors_do_not_come_back() {
+        // An error of 2^30 maps to 2^31 - 1, which the reader turns into
+        // -2^30: the Java writer's overflow, kept as the readers see it.
+        let mut v = vec![0i32; 9];
+        v[1] = 1 << 30;
+        let got = decode_i32(&encode_i32(&v), 9).unwrap().values;
+        assert_eq!(got[1], -(1 << 30));
+        assert_eq!(unmap32(map32(i32::MIN)), 0);
+        assert_eq!(unmap32(map32((1 << 30) - 1)), (1 << 30) - 1);
+        assert_eq!(unmap32(map32(-(1 << 30))), -(1 << 30));
+        assert_eq!(unmap64(map64((1 << 62) - 1)), (1 << 62) - 1);
+        assert_eq!(unmap64(i64::MIN), -(1 << 62));
+    }
+
+    #[test]
+    fn edge_values_round_trip() {
+        // Each segment is whole blocks (a block's first value is raw, so the
+        // extremes come back when no error inside a block reaches 2^30), and
+        // the extremes also go through the RLE tail.
+        let mut v32 = vec![i32::MIN; 9];
+        v32.extend([i32::MAX; 18]);
+        v32.extend([0, 1, -1, 0, 1, -1, 0, 1, -1]);
+        v32.extend(std::iter::repeat_n(123_456, 99));
+        v32.extend((0..99).map(|i| if i % 2 == 0 { -4000 } else { 4000 }));
+        v32.extend([i32::MIN, i32::MAX, 0, -1, 1, i32::MAX, i32::MIN, 5]);
+        let page = encode_i32(&v32);
+        let d = decode_i32(&page, v32.len()).unwrap();
+        assert_eq!(d.values, v32);
+        assert_eq!(d.consumed, page.len());
+        let mut v64 = vec![i64::MIN; 9];
+        v64.extend([i64::MAX; 9]);
+        v64.extend(std::iter::repeat_n(1 << 40, 45));
+        v64.extend((0..45).map(|i| if i % 2 == 0 { -(1 << 20) } else { 1 << 20 }));
+        v64.extend([i64::MIN, i64::MAX, 0, -1]);
+        let page = encode_i64(&v64);
+        assert_eq!(decode_i64(&page, v64.len()).unwrap().values, v64);
+        assert!(encode_i64(&[]).is_empty());
+    }
+
+    #[test]
+    fn extreme_jumps_inside_a_block_are_lossy() {
+        // The jump to i32::MIN gives an error beyond 2^30, which the
+        // wrapping map cannot carry: the Java writer's overflow, kept.
+        let v = [0, 1, -1, i32::MIN, i32::MIN, i32::MAX, i32::MAX, 7, 8];
+        let got = decode_i32(&encode_i32(&v), 9).unwrap().values;
+        assert_eq!(&got[..3], &[0, 1, -1]);
+        assert_ne!(got, v.to_vec());
+    }
+
+    #[test]
+    fn every_error_variant() {
+        let tr = |field, offset| DecodeError::Truncated {
+            field,
+            offset,
+            bit: 0,
+        };
+        let page = encode_i32(&(1..=10).collect::<Vec<_>>());
+        assert_eq!(decode_i32(&[], 0).unwrap().values, Vec::<i32>::new());
+        assert_eq!(decode_i32(&page[..1], 20), Err(tr(Field::SprintzFirst, 1)));
+        assert_eq!(decode_i32(&page[..2], 20), Err(tr(Field::SprintzPacked, 2)));
+        assert_eq!(decode_i32(&page[..4], 20), Err(tr(Field::RleLength, 4)));
+        assert_eq!(
+            decode_i32(&page[..6], 20),
+            Err(DecodeError::BadCount {
+                field: Field::RleLength,
+                count: 7,
+                offset: 4
+            })
+        );
+        assert_eq!(
+            decode_i64(&[1, 0, 0, 0], 20),
+            Err(tr(Field::SprintzFirst, 1))
+        );
+        assert_eq!(
+            decode_i32(&[33, 0], 20),
+            Err(DecodeError::BadBitWidth {
+                width: 33,
+                max: 32,
+                offset: 0
+            })
+        );
+        assert_eq!(
+            decode_i64(&[65], 20),
+            Err(DecodeError::BadBitWidth {
+                width: 65,
+                max: 64,
+                offset: 0
+            })
+        );
+        for size in [0x80u8, 0x89] {
+            assert_eq!(
+                decode_i32(&[size, 3, 1, 2, 5], 20),
+                Err(DecodeError::BadCount {
+                    field: Field::SprintzTail,
+                    count: (size & 0x7f) as i64,
+                    offset: 0
+                })
+            );
+        }
+        // A tail whose package holds another count of values.
+        let mut bad = page.clone();
+        bad[3] = 0x82;
+        assert_eq!(
+            decode_i32(&bad, 20),
+            Err(DecodeError::BadCount {
+                field: Field::SprintzTail,
+                count: 2,
+                offset: 3
+            })
+        );
+        // The package's own errors, at page offsets.
+        let mut bad = page.clone();
+        bad[5] = 40;
+        assert_eq!(
+            decode_i32(&bad, 20),
+            Err(DecodeError::BadBitWidth {
+                width: 40,
+                max: 32,
+                offset: 5
+            })
+        );
+        // Limits.
+        assert_eq!(
+            decode_i32(&page, 9),
+            Err(DecodeError::TooManyValues { max: 9, offset: 3 })
+        );
+        assert_eq!(
+            decode_i32(&page, 8),
+            Err(DecodeError::TooManyValues { max: 8, offset: 0 })
+        );
+        // Width 0 (never written): eight zero errors, no packed bytes.
+        assert_eq!(decode_i32(&[0, 4], 9).unwrap().values, vec![4; 9]);
+    }
+
+    #[test]
+    fn every_prefix_is_an_error_or_shorter() {
+        let v: Vec<i64> = (0..30).map(|i| i * i - 40).collect();
+        let page = encode_i64(&v);
+        for n in 0..page.len() {
+            if let Ok(d) = decode_i64(&page[..n], 30) {
+                assert!(d.values.len() < 30 && d.values.len() % BLOCK == 0 && d.consumed == n);
+            }
+        }
+        let v: Vec<i32> = (0..30).map(|i| i * 7 - 100).collect();
+        let page = encode_i32(&v);
+        for n in 0..page.len() {
+            if let Ok(d) = decode_i32(&page[..n], 30) {
+                assert!(d.values.len() < 30 && d.consumed == n);
+            }
+        }
+    }
+
+    proptest! {
+        /// Values whose FIRE errors stay far below 2^30 come back exactly.
+        #[test]
+        fn round_trip_i32(v in proptest::collection::vec(-4096i32..4096, 0..300), base: i32) {
+            let v: Vec<i32> = v.into_iter().map(|x| x.wrapping_add(base)).collect();
+            let page = encode_i32(&v);
+            let d = decode_i32(&page, v.len()).unwrap();
+            prop_assert_eq!(d.values, v);
+            prop_assert_eq!(d.consumed, page.len());
+        }
+        #[test]
+        fn round_trip_i64(v in proptest::collection::vec(-(1i64 << 20)..(1 << 20), 0..300), base: i64) {
+            let v: Vec<i64> = v.into_iter().map(|x| x.wrapping_add(base)).collect();
+            let page = encode_i64(&v);
+            let d = decode_i64(&page, v.len()).unwrap();
+            prop_assert_eq!(d.values, v);
+            prop_assert_eq!(d.consumed, page.len());
+        }
+        /// Anything: no panic, and the reader gets as many values back.
+        #[test]
+        fn any_values_decode(v in proptest::collection::vec(any::<i64>(), 0..100)) {
+            prop_assert_eq!(decode_i64(&encode_i64(&v), v.len()).unwrap().values.len(), v.len());
+            let w: Vec<i32> = v.iter().map(|&x| x as i32).collect();
+            prop_assert_eq!(decode_i32(&encode_i32(&w), w.len()).unwrap().values.len(), w.len());
+        }
+    }
+}
