@@ -32,7 +32,8 @@ impl Fire32 {
     }
 }
 
-/// Java's `LongFire` (learning shift 2, `bitWidth` 16). Its accumulator is
+/// Java's `LongFire` as the INT64 coders build it (learning shift **3**,
+/// `bitWidth` 16). Its accumulator is
 /// the base class's `int`: `accumulator -= gradient` truncates to 32 bits.
 #[derive(Default)]
 struct Fire64 {
@@ -42,7 +43,7 @@ struct Fire64 {
 
 impl Fire64 {
     fn predict(&self, value: i64) -> i64 {
-        let alpha = (self.accumulator >> 2) as i64;
+        let alpha = (self.accumulator >> 3) as i64;
         value.wrapping_add(alpha.wrapping_mul(self.delta) >> 16)
     }
     fn train(&mut self, pre: i64, val: i64, err: i64) {
@@ -378,12 +379,13 @@ mod tests {
     #[test]
     fn known_answer_fire_on_a_ramp() {
         // 0, 1000, ..., 8000, FIRE worked by hand (a separate model of
-        // IntFire / LongFire): mapped errors, INT32 (diff >> 8):
-        // 1999 1999 47 1906 47 1906 47 1906; INT64 (diff >> 16):
-        // 1999 1999 1993 1985 1977 1969 1961 1955. Both 11 bits wide.
+        // IntFire(2) / LongFire(3)): mapped errors, INT32 (acc >> 2,
+        // diff >> 8): 1999 1999 47 1906 47 1906 47 1906; INT64 (acc >> 3,
+        // diff >> 16): 1999 1999 1997 1993 1989 1985 1981 1977. Both 11 bits
+        // wide.
         let v: Vec<i64> = (0..9).map(|i| i * 1000).collect();
         let page = encode_i64(&v);
-        insta::assert_snapshot!(hex(&page), @"0b 00 00 00 00 00 00 00 00 f9 ff 3f e4 fc 1f 73 ec 7d 4f a3");
+        insta::assert_snapshot!(hex(&page), @"0b 00 00 00 00 00 00 00 00 f9 ff 3f e6 fc 9f 8b f0 7d ef b9");
         assert_eq!(decode_i64(&page, 9).unwrap().values, v);
         let v: Vec<i32> = (0..9).map(|i| i * 1000).collect();
         let page = encode_i32(&v);
