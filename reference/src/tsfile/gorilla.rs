@@ -29,7 +29,7 @@ pub fn decode32(
     stop: Stop,
     max_values: usize,
 ) -> Result<Decoded<u32>, DecodeError> {
-    let d = decode(page, 32, terminator as u64, stop, max_values)?;
+    let (d, _) = decode(page, 32, terminator as u64, stop, max_values)?;
     Ok(Decoded {
         values: d.values.into_iter().map(|v| v as u32).collect(),
         consumed: d.consumed,
@@ -43,16 +43,19 @@ pub fn decode64(
     stop: Stop,
     max_values: usize,
 ) -> Result<Decoded<u64>, DecodeError> {
-    decode(page, 64, terminator, stop, max_values)
+    decode(page, 64, terminator, stop, max_values).map(|(d, _)| d)
 }
 
-fn decode(
+/// Decode `width`-bit patterns (32 or 64); also returns the bit just after
+/// the last bit read (for a stream embedded in another, such as SPRINTZ's
+/// tail, whose flush byte follows the terminator).
+pub(crate) fn decode(
     page: &[u8],
     width: u32,
     terminator: u64,
     stop: Stop,
     max_values: usize,
-) -> Result<Decoded<u64>, DecodeError> {
+) -> Result<(Decoded<u64>, usize), DecodeError> {
     let field_bits = if width == 32 { 5 } else { 6 };
     let mut r = Bits::new(page);
     let mut values = Vec::new();
@@ -64,10 +67,13 @@ fn decode(
             });
         }
         if n == 0 {
-            return Ok(Decoded {
-                values,
-                consumed: 0,
-            });
+            return Ok((
+                Decoded {
+                    values,
+                    consumed: 0,
+                },
+                0,
+            ));
         }
     }
     let mut prev = r.bits(width).ok_or(r.truncated(Field::GorillaFirst, 0))?;
@@ -81,10 +87,13 @@ fn decode(
                 if flush >= page.len() {
                     return Err(r.truncated(Field::GorillaFlush, r.pos));
                 }
-                return Ok(Decoded {
-                    values,
-                    consumed: flush + 1,
-                });
+                return Ok((
+                    Decoded {
+                        values,
+                        consumed: flush + 1,
+                    },
+                    r.pos,
+                ));
             }
             _ => {}
         }
@@ -96,10 +105,13 @@ fn decode(
         }
         values.push(prev);
         if stop == Stop::Count(values.len()) {
-            return Ok(Decoded {
-                values,
-                consumed: r.pos.div_ceil(8),
-            });
+            return Ok((
+                Decoded {
+                    values,
+                    consumed: r.pos.div_ceil(8),
+                },
+                r.pos,
+            ));
         }
         // The next value.
         value_start = r.pos;
