@@ -1,8 +1,10 @@
-//! SPRINTZ (encoding id 12) for INT32 and INT64: blocks of 9 values — the
-//! first raw, the next 8 as FIRE prediction errors, mapped to unsigned and
-//! bit-packed MSB-first — and a tail of up to 8 values in one RLE package.
+//! SPRINTZ (encoding id 12) for INT32, INT64, FLOAT and DOUBLE: blocks of 9
+//! values — the first raw, the next 8 as FIRE prediction errors, mapped to
+//! unsigned and bit-packed MSB-first — and a tail of up to 8 values in one
+//! RLE package (INT32, INT64) or GORILLA stream (FLOAT, DOUBLE).
 //! Notes: `docs/tsfile-encodings.md`.
 
+use super::gorilla::{self, Stop};
 use super::{rle, BitWriter, Bits, Bytes, DecodeError, Decoded, Field};
 
 /// Values per full block: one raw value and 8 packed errors.
@@ -98,13 +100,24 @@ fn unmap64(x: i64) -> i64 {
 enum Kind {
     I32,
     I64,
+    F32,
+    F64,
 }
 
 impl Kind {
     fn width(self) -> u32 {
         match self {
-            Kind::I32 => 32,
-            Kind::I64 => 64,
+            Kind::I32 | Kind::F32 => 32,
+            Kind::I64 | Kind::F64 => 64,
+        }
+    }
+    /// What the predictor sees of a value: FLOAT / DOUBLE go through
+    /// `floatToIntBits` / `doubleToLongBits`, which make every NaN canonical.
+    fn canonical(self, bits: u64) -> u64 {
+        match self {
+            Kind::F32 if f32::from_bits(bits as u32).is_nan() => 0x7FC0_0000,
+            Kind::F64 if f64::from_bits(bits).is_nan() => 0x7FF8_0000_0000_0000,
+            _ => bits,
         }
     }
 }
@@ -127,12 +140,35 @@ pub fn decode_i64(page: &[u8], max_values: usize) -> Result<Decoded<i64>, Decode
     })
 }
 
-/// Rebuild a block from its first value and 8 mapped errors.
+/// Decode a whole FLOAT page.
+pub fn decode_f32(page: &[u8], max_values: usize) -> Result<Decoded<f32>, DecodeError> {
+    let d = decode(page, Kind::F32, max_values)?;
+    Ok(Decoded {
+        values: d
+            .values
+            .into_iter()
+            .map(|v| f32::from_bits(v as u32))
+            .collect(),
+        consumed: d.consumed,
+    })
+}
+
+/// Decode a whole DOUBLE page.
+pub fn decode_f64(page: &[u8], max_values: usize) -> Result<Decoded<f64>, DecodeError> {
+    let d = decode(page, Kind::F64, max_values)?;
+    Ok(Decoded {
+        values: d.values.into_iter().map(f64::from_bits).collect(),
+        consumed: d.consumed,
+    })
+}
+
+/// Rebuild a block from its first value and 8 mapped errors. The first
+/// value is output as read; the predictor starts from its canonical form.
 fn rebuild(kind: Kind, first: u64, errs: &[u64; 8]) -> [u64; BLOCK] {
     let mut out = [0u64; BLOCK];
-    out[0] = first;
-    match kind {
-        Kind::I32 => {
+    out[0] = kind.canonical(first);
+    match kind.width() {
+        32 => {
             let mut fire = Fire32::default();
             for i in 1..BLOCK {
                 let pre = out[i - 1] as u32 as i32;
@@ -142,7 +178,7 @@ fn rebuild(kind: Kind, first: u64, errs: &[u64; 8]) -> [u64; BLOCK] {
                 out[i] = val as u32 as u64;
             }
         }
-        Kind::I64 => {
+        _ => {
             let mut fire = Fire64::default();
             for i in 1..BLOCK {
                 let pre = out[i - 1] as i64;
@@ -153,7 +189,84 @@ fn rebuild(kind: Kind, first: u64, errs: &[u64; 8]) -> [u64; BLOCK] {
             }
         }
     }
+    out[0] = first;
     out
+}
+
+/// The tail after its header byte at `block`: `size` values, as bit
+/// patterns, and where the tail ends.
+fn decode_tail(
+    page: &[u8],
+    at: usize,
+    kind: Kind,
+    size: usize,
+    block: usize,
+) -> Result<(Vec<u64>, usize), DecodeError> {
+    let wrong_size = DecodeError::BadCount {
+        field: Field::SprintzTail,
+        count: size as i64,
+        offset: block,
+    };
+    let (tail, end) = match kind {
+        Kind::I32 | Kind::I64 => {
+            // One RLE package.
+            let mut r = Bytes {
+                data: page,
+                pos: at,
+            };
+            let len = r.uvarint32(Field::RleLength)? as usize;
+            if len > r.remaining() {
+                return Err(DecodeError::BadCount {
+                    field: Field::RleLength,
+                    count: len as i64,
+                    offset: at,
+                });
+            }
+            let end = r.pos + len;
+            let pkg = &page[at..end];
+            // At most `size` + 7 values fit a package that holds `size`.
+            let room = size + 8;
+            let tail: Vec<u64> = if kind == Kind::I32 {
+                rle::decode_i32(pkg, room)
+                    .map(|d| d.values.into_iter().map(|v| v as u32 as u64).collect())
+            } else {
+                rle::decode_i64(pkg, room).map(|d| d.values.into_iter().map(|v| v as u64).collect())
+            }
+            .map_err(|e| match e {
+                DecodeError::TooManyValues { .. } => wrong_size.clone(),
+                e => e.shifted(at),
+            })?;
+            (tail, end)
+        }
+        Kind::F32 | Kind::F64 => {
+            // A GORILLA stream: `size` values, the NaN terminator, the flush
+            // byte. The readers read `size` values and one more.
+            let (w, t) = if kind == Kind::F32 {
+                (32, gorilla::TERMINATOR_F32 as u64)
+            } else {
+                (64, gorilla::TERMINATOR_F64)
+            };
+            let (d, end_bit) = gorilla::decode(&page[at..], w, t, Stop::Count(size + 1), size + 1)
+                .map_err(|e| e.shifted(at))?;
+            let mut tail = d.values;
+            if tail.pop() != Some(t) {
+                return Err(wrong_size);
+            }
+            let flush = at + end_bit / 8;
+            if flush >= page.len() {
+                return Err(DecodeError::Truncated {
+                    field: Field::GorillaFlush,
+                    offset: flush,
+                    bit: 0,
+                });
+            }
+            (tail, flush + 1)
+        }
+    };
+    if tail.len() != size {
+        return Err(wrong_size);
+    }
+    Ok((tail, end))
 }
 
 fn decode(page: &[u8], kind: Kind, max_values: usize) -> Result<Decoded<u64>, DecodeError> {
@@ -163,7 +276,6 @@ fn decode(page: &[u8], kind: Kind, max_values: usize) -> Result<Decoded<u64>, De
         let block = r.pos;
         let header = r.byte(Field::SprintzHeader)?;
         if header & 0x80 != 0 {
-            // The tail: up to 8 values in one RLE package.
             let size = (header & 0x7F) as usize;
             if size == 0 || size >= BLOCK {
                 return Err(DecodeError::BadCount {
@@ -178,35 +290,7 @@ fn decode(page: &[u8], kind: Kind, max_values: usize) -> Result<Decoded<u64>, De
                     offset: block,
                 });
             }
-            let pkg = r.pos;
-            let len = r.uvarint32(Field::RleLength)? as usize;
-            if len > r.remaining() {
-                return Err(DecodeError::BadCount {
-                    field: Field::RleLength,
-                    count: len as i64,
-                    offset: pkg,
-                });
-            }
-            let end = r.pos + len;
-            let room = max_values - values.len();
-            let tail = match kind {
-                Kind::I32 => rle::decode_i32(&page[pkg..end], room).map(|d| {
-                    d.values
-                        .into_iter()
-                        .map(|v| v as u32 as u64)
-                        .collect::<Vec<_>>()
-                }),
-                Kind::I64 => rle::decode_i64(&page[pkg..end], room)
-                    .map(|d| d.values.into_iter().map(|v| v as u64).collect::<Vec<_>>()),
-            }
-            .map_err(|e| e.shifted(pkg))?;
-            if tail.len() != size {
-                return Err(DecodeError::BadCount {
-                    field: Field::SprintzTail,
-                    count: size as i64,
-                    offset: block,
-                });
-            }
+            let (tail, end) = decode_tail(page, r.pos, kind, size, block)?;
             values.extend(tail);
             r.pos = end;
             continue;
@@ -229,7 +313,8 @@ fn decode(page: &[u8], kind: Kind, max_values: usize) -> Result<Decoded<u64>, De
         }
         let first = match kind {
             Kind::I32 => r.uvarint32(Field::SprintzFirst)? as u64,
-            Kind::I64 => r.be(8, Field::SprintzFirst)?,
+            Kind::F32 => r.be(4, Field::SprintzFirst)?,
+            Kind::I64 | Kind::F64 => r.be(8, Field::SprintzFirst)?,
         };
         let packed_at = r.pos;
         if r.remaining() < width as usize {
@@ -266,11 +351,24 @@ pub fn encode_i64(values: &[i64]) -> Vec<u8> {
     encode(&v, Kind::I64)
 }
 
+/// Encode FLOAT values as the Java writer does.
+pub fn encode_f32(values: &[f32]) -> Vec<u8> {
+    let v: Vec<u64> = values.iter().map(|&x| x.to_bits() as u64).collect();
+    encode(&v, Kind::F32)
+}
+
+/// Encode DOUBLE values as the Java writer does.
+pub fn encode_f64(values: &[f64]) -> Vec<u8> {
+    let v: Vec<u64> = values.iter().map(|&x| x.to_bits()).collect();
+    encode(&v, Kind::F64)
+}
+
 /// The 8 mapped errors of a full block.
 fn errors(kind: Kind, block: &[u64]) -> [u64; 8] {
+    let block: Vec<u64> = block.iter().map(|&v| kind.canonical(v)).collect();
     let mut errs = [0u64; 8];
-    match kind {
-        Kind::I32 => {
+    match kind.width() {
+        32 => {
             let mut fire = Fire32::default();
             for i in 1..BLOCK {
                 let pre = block[i - 1] as u32 as i32;
@@ -280,7 +378,7 @@ fn errors(kind: Kind, block: &[u64]) -> [u64; 8] {
                 errs[i - 1] = map32(err) as u32 as u64;
             }
         }
-        Kind::I64 => {
+        _ => {
             let mut fire = Fire64::default();
             for i in 1..BLOCK {
                 let pre = block[i - 1] as i64;
@@ -309,7 +407,8 @@ fn encode(values: &[u64], kind: Kind) -> Vec<u8> {
         out.push(width as u8);
         match kind {
             Kind::I32 => super::write_uvarint(&mut out, block[0]),
-            Kind::I64 => out.extend_from_slice(&block[0].to_be_bytes()),
+            Kind::F32 => out.extend_from_slice(&(block[0] as u32).to_be_bytes()),
+            Kind::I64 | Kind::F64 => out.extend_from_slice(&block[0].to_be_bytes()),
         }
         let mut w = BitWriter::default();
         for &e in &errs {
@@ -329,6 +428,11 @@ fn encode(values: &[u64], kind: Kind) -> Vec<u8> {
                 let t: Vec<i64> = tail.iter().map(|&v| v as i64).collect();
                 out.extend(rle::encode_i64(&t, true));
             }
+            Kind::F32 => {
+                let t: Vec<u32> = tail.iter().map(|&v| v as u32).collect();
+                out.extend(gorilla::encode32(&t, Some(gorilla::TERMINATOR_F32)));
+            }
+            Kind::F64 => out.extend(gorilla::encode64(tail, Some(gorilla::TERMINATOR_F64))),
         }
     }
     out
@@ -441,6 +545,123 @@ mod tests {
         let got = decode_i32(&encode_i32(&v), 9).unwrap().values;
         assert_eq!(&got[..3], &[0, 1, -1]);
         assert_ne!(got, v.to_vec());
+    }
+
+    #[test]
+    fn known_answer_float_and_double() {
+        // Nine 1.0: errors 0, width 1, first value 3f800000 BE, packed 00.
+        // Tail [2.5]: 81, then GORILLA: 40200000 raw; the NaN terminator
+        // XORs to 3fe00000: `11`, 2 leading zeros (00010), 9 significant
+        // bits (01000), 111111111 — 21 bits; the partial byte is the flush.
+        let mut v = vec![1.0f32; 9];
+        v.push(2.5);
+        let page = encode_f32(&v);
+        insta::assert_snapshot!(hex(&page), @"01 3f 80 00 00 00 81 40 20 00 00 c4 8f f8");
+        let d = decode_f32(&page, 10).unwrap();
+        assert_eq!(d.values, v);
+        assert_eq!(d.consumed, page.len());
+        let page = encode_f64(&[0.5; 9]);
+        insta::assert_snapshot!(hex(&page), @"01 3f e0 00 00 00 00 00 00 00");
+        assert_eq!(decode_f64(&page, 9).unwrap().values, vec![0.5; 9]);
+    }
+
+    #[test]
+    fn float_nan_payloads_and_sign_flips() {
+        // A block's first value keeps its bits; later NaNs come back
+        // canonical (the predictor works on floatToIntBits); the tail
+        // (GORILLA, raw bits) keeps them, even the terminator's own bits.
+        let nan_a = f32::from_bits(0x7FC0_0001);
+        let nan_b = f32::from_bits(0xFF80_0001);
+        let mut v = vec![nan_a, nan_b, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0];
+        v.extend([nan_b, f32::from_bits(0x7FC0_0000), 3.0]);
+        let got: Vec<u32> = decode_f32(&encode_f32(&v), 12)
+            .unwrap()
+            .values
+            .iter()
+            .map(|x| x.to_bits())
+            .collect();
+        assert_eq!(got[..2], [0x7FC0_0001, 0x7FC0_0000]);
+        assert_eq!(got[9..], [0xFF80_0001, 0x7FC0_0000, 3.0f32.to_bits()]);
+        // 1.0 then -1.0 inside a block: the bit patterns differ by 2^31,
+        // beyond what the error map carries — lossy in Java too.
+        let v = [1.0f32, -1.0, -1.0, -1.0, -1.0, -1.0, -1.0, -1.0, -1.0];
+        assert_ne!(decode_f32(&encode_f32(&v), 9).unwrap().values, v.to_vec());
+        let d = [
+            0.0f64,
+            -0.0,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            1.0,
+            1.0,
+            1.0,
+            1.0,
+            1.0,
+        ];
+        let got = decode_f64(&encode_f64(&d), 9).unwrap().values;
+        assert_eq!(got[0].to_bits(), 0);
+        // Tails keep every bit, the extremes included.
+        let t = [
+            -0.0f64,
+            f64::MIN_POSITIVE,
+            f64::MAX,
+            f64::NEG_INFINITY,
+            f64::from_bits(1),
+        ];
+        let got = decode_f64(&encode_f64(&t), 9).unwrap().values;
+        assert_eq!(
+            got.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+            t.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn float_tail_errors() {
+        let tr = |field, offset| DecodeError::Truncated {
+            field,
+            offset,
+            bit: 0,
+        };
+        // 81 40 20 00 00 c4 8f f8 (see the known answer).
+        let page = encode_f32(&[2.5]);
+        assert_eq!(decode_f32(&page[..3], 9), Err(tr(Field::GorillaFirst, 1)));
+        assert_eq!(
+            decode_f32(&page[..7], 9),
+            Err(DecodeError::Truncated {
+                field: Field::GorillaBits,
+                offset: 6,
+                bit: 4
+            })
+        );
+        // A terminator that ends on a byte boundary needs its 00 byte: one
+        // value, then `11`, 28 leading zeros, 4 significant bits — 48 bits.
+        let mut w = BitWriter::default();
+        w.bits(gorilla::TERMINATOR_F32 as u64 ^ 0xF, 32);
+        w.bits(0b11, 2);
+        w.bits(28, 5);
+        w.bits(3, 5);
+        w.bits(0xF, 4);
+        let mut bad = vec![0x81];
+        bad.extend(&w.bytes);
+        assert_eq!(bad.len(), 7);
+        assert_eq!(decode_f32(&bad, 9), Err(tr(Field::GorillaFlush, 7)));
+        bad.push(0);
+        assert_eq!(decode_f32(&bad, 9).unwrap().consumed, 8);
+        // The value after the tail's values is not the terminator.
+        let mut bad = vec![0x81];
+        bad.extend(gorilla::encode32(&[1, 2], Some(gorilla::TERMINATOR_F32)));
+        assert_eq!(
+            decode_f32(&bad, 9),
+            Err(DecodeError::BadCount {
+                field: Field::SprintzTail,
+                count: 1,
+                offset: 0
+            })
+        );
+        assert_eq!(decode_f64(&[1, 0, 0], 9), Err(tr(Field::SprintzFirst, 1)));
+        assert_eq!(
+            decode_f32(&[1, 0, 0, 0, 0], 9),
+            Err(tr(Field::SprintzPacked, 5))
+        );
     }
 
     #[test]
@@ -564,12 +785,34 @@ mod tests {
             prop_assert_eq!(d.values, v);
             prop_assert_eq!(d.consumed, page.len());
         }
+        /// Floats near one another (bit patterns within 2^12 / 2^20 of a
+        /// base) come back exactly, tails included.
+        #[test]
+        fn round_trip_f32(d in proptest::collection::vec(0u32..4096, 0..200), base in 0u32..0x7F00_0000) {
+            let v: Vec<f32> = d.iter().map(|&x| f32::from_bits(base + x)).collect();
+            let page = encode_f32(&v);
+            let got = decode_f32(&page, v.len()).unwrap();
+            prop_assert_eq!(got.values.iter().map(|x| x.to_bits()).collect::<Vec<_>>(), v.iter().map(|x| x.to_bits()).collect::<Vec<_>>());
+            prop_assert_eq!(got.consumed, page.len());
+        }
+        #[test]
+        fn round_trip_f64(d in proptest::collection::vec(0u64..(1 << 20), 0..200), base in 0u64..0x7FE0_0000_0000_0000) {
+            let v: Vec<f64> = d.iter().map(|&x| f64::from_bits(base + x)).collect();
+            let page = encode_f64(&v);
+            let got = decode_f64(&page, v.len()).unwrap();
+            prop_assert_eq!(got.values.iter().map(|x| x.to_bits()).collect::<Vec<_>>(), v.iter().map(|x| x.to_bits()).collect::<Vec<_>>());
+            prop_assert_eq!(got.consumed, page.len());
+        }
         /// Anything: no panic, and the reader gets as many values back.
         #[test]
         fn any_values_decode(v in proptest::collection::vec(any::<i64>(), 0..100)) {
             prop_assert_eq!(decode_i64(&encode_i64(&v), v.len()).unwrap().values.len(), v.len());
             let w: Vec<i32> = v.iter().map(|&x| x as i32).collect();
             prop_assert_eq!(decode_i32(&encode_i32(&w), w.len()).unwrap().values.len(), w.len());
+            let f: Vec<f64> = v.iter().map(|&x| f64::from_bits(x as u64)).collect();
+            prop_assert_eq!(decode_f64(&encode_f64(&f), f.len()).unwrap().values.len(), f.len());
+            let g: Vec<f32> = v.iter().map(|&x| f32::from_bits(x as u32)).collect();
+            prop_assert_eq!(decode_f32(&encode_f32(&g), g.len()).unwrap().values.len(), g.len());
         }
     }
 }
