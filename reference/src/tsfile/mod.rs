@@ -19,6 +19,7 @@ pub mod chimp;
 pub mod float_scaled;
 pub mod gorilla;
 pub mod plain;
+pub mod rlbe;
 pub mod rle;
 pub mod sprintz;
 pub mod ts2diff;
@@ -105,6 +106,12 @@ pub enum Field {
     SprintzFirst,
     SprintzPacked,
     SprintzTail,
+    /// RLBE: a block's 32-bit value count, a segment's bit-length code, its
+    /// Fibonacci-coded run length, a value's bits.
+    RlbeCount,
+    RlbeLength,
+    RlbeRun,
+    RlbeValue,
 }
 
 /// Why a page was rejected.

@@ -1,0 +1,395 @@
+//! RLBE (encoding id 13) for INT32 and INT64: blocks of up to 10 000 values,
+//! each a 32-bit count then segments — a bit-length code, a Fibonacci-coded
+//! run length, then the run's first value / deltas in that many bits — all
+//! MSB-first, the block padded to a byte. Notes: `docs/tsfile-encodings.md`.
+
+use super::{BitWriter, Bits, DecodeError, Decoded, Field};
+
+/// The writers' block size (values per block).
+pub const BLOCK: usize = 10_000;
+
+/// Which writer's bits to produce: they differ in one bit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Writer {
+    /// Java writes the top bit of a full-width (32 / 64-bit) value as 0 (its
+    /// `(v & (1 << 31)) > 0` test is false for the sign bit); its reader
+    /// adds the bit back.
+    Java,
+    /// C++ writes all the bits; its reader ORs the top bit in either way.
+    Cpp,
+}
+
+/// Bits of the length code: 6 (INT32) or 7 (INT64).
+fn code_bits(width: u32) -> u32 {
+    if width == 32 {
+        6
+    } else {
+        7
+    }
+}
+
+/// Decode a whole INT32 page.
+pub fn decode_i32(page: &[u8], max_values: usize) -> Result<Decoded<i32>, DecodeError> {
+    let d = decode(page, 32, max_values)?;
+    Ok(Decoded {
+        values: d.values.into_iter().map(|v| v as u32 as i32).collect(),
+        consumed: d.consumed,
+    })
+}
+
+/// Decode a whole INT64 page.
+pub fn decode_i64(page: &[u8], max_values: usize) -> Result<Decoded<i64>, DecodeError> {
+    let d = decode(page, 64, max_values)?;
+    Ok(Decoded {
+        values: d.values.into_iter().map(|v| v as i64).collect(),
+        consumed: d.consumed,
+    })
+}
+
+fn mask(width: u32) -> u64 {
+    if width == 64 {
+        u64::MAX
+    } else {
+        (1 << width) - 1
+    }
+}
+
+fn decode(page: &[u8], width: u32, max_values: usize) -> Result<Decoded<u64>, DecodeError> {
+    let mut r = Bits::new(page);
+    let mut values: Vec<u64> = Vec::new();
+    while r.pos / 8 < page.len() {
+        let block = r.pos / 8;
+        let count = r.bits(32).ok_or(r.truncated(Field::RlbeCount, r.pos))? as usize;
+        if count == 0 || count > BLOCK {
+            return Err(DecodeError::BadCount {
+                field: Field::RlbeCount,
+                count: count as i64,
+                offset: block,
+            });
+        }
+        if values.len() + count > max_values {
+            return Err(DecodeError::TooManyValues {
+                max: max_values,
+                offset: block,
+            });
+        }
+        let mut filled = 0;
+        let mut prev = 0u64;
+        while filled < count {
+            let at = r.pos;
+            let len = r
+                .bits(code_bits(width))
+                .ok_or(r.truncated(Field::RlbeLength, at))? as u32;
+            if len == 0 || len > width {
+                return Err(DecodeError::BadBitWidth {
+                    width: len as i64,
+                    max: width,
+                    offset: at / 8,
+                });
+            }
+            // Fibonacci code, least significant term first: bit k stands for
+            // F(k + 2) (1, 2, 3, 5, ...); "11" ends it.
+            let run_at = r.pos;
+            let mut run: u64 = 0;
+            let (mut f_prev, mut f) = (1u64, 1u64);
+            let mut now = r.bit().ok_or(r.truncated(Field::RlbeRun, run_at))?;
+            let mut next = r.bit().ok_or(r.truncated(Field::RlbeRun, run_at))?;
+            loop {
+                if now {
+                    run = run.saturating_add(f);
+                    if run > (count - filled) as u64 {
+                        return Err(DecodeError::BadCount {
+                            field: Field::RlbeRun,
+                            count: run.min(i64::MAX as u64) as i64,
+                            offset: run_at / 8,
+                        });
+                    }
+                }
+                if now && next {
+                    break;
+                }
+                (f_prev, f) = (f, f.saturating_add(f_prev));
+                now = next;
+                next = r.bit().ok_or(r.truncated(Field::RlbeRun, run_at))?;
+            }
+            for _ in 0..run {
+                let at = r.pos;
+                let mut v = r.bits(len).ok_or(r.truncated(Field::RlbeValue, at))?;
+                if len == width {
+                    // A full-width value is negative: the readers set its top
+                    // bit (Java writes it as 0).
+                    v |= 1 << (width - 1);
+                }
+                prev = if filled == 0 {
+                    v
+                } else {
+                    prev.wrapping_add(v) & mask(width)
+                };
+                values.push(prev);
+                filled += 1;
+            }
+        }
+        // The block ends on a byte boundary.
+        r.pos = r.pos.div_ceil(8) * 8;
+    }
+    Ok(Decoded {
+        values,
+        consumed: r.pos / 8,
+    })
+}
+
+/// Encode INT32 values as `writer` does (blocks of [`BLOCK`] values).
+pub fn encode_i32(values: &[i32], writer: Writer) -> Vec<u8> {
+    let v: Vec<u64> = values.iter().map(|&x| x as u32 as u64).collect();
+    encode(&v, 32, writer)
+}
+
+/// Encode INT64 values as `writer` does.
+pub fn encode_i64(values: &[i64], writer: Writer) -> Vec<u8> {
+    let v: Vec<u64> = values.iter().map(|&x| x as u64).collect();
+    encode(&v, 64, writer)
+}
+
+/// Bits needed for a `width`-bit pattern, at least 1 (negative: all).
+fn bit_length(v: u64) -> u32 {
+    (64 - v.leading_zeros()).max(1)
+}
+
+/// Zeckendorf digits of `n >= 1`: bit k for F(k + 2) (1, 2, 3, 5, ...).
+fn fibonacci(n: u64) -> u64 {
+    let mut fibs = vec![1u64, 2];
+    while fibs[fibs.len() - 1] <= n {
+        let k = fibs.len();
+        fibs.push(fibs[k - 1] + fibs[k - 2]);
+    }
+    let mut rest = n;
+    let mut code = 0u64;
+    for k in (0..fibs.len()).rev() {
+        if fibs[k] <= rest {
+            code |= 1 << k;
+            rest -= fibs[k];
+        }
+    }
+    code
+}
+
+fn encode(values: &[u64], width: u32, writer: Writer) -> Vec<u8> {
+    let mut out = Vec::new();
+    for block in values.chunks(BLOCK) {
+        // The first value as is, then deltas.
+        let mut diffs = vec![block[0]];
+        for w in block.windows(2) {
+            diffs.push(w[1].wrapping_sub(w[0]) & mask(width));
+        }
+        let mut w = BitWriter::default();
+        w.bits(block.len() as u64, 32);
+        let mut i = 0;
+        while i < diffs.len() {
+            let len = bit_length(diffs[i]);
+            let mut j = i;
+            while j < diffs.len() && bit_length(diffs[j]) == len {
+                j += 1;
+            }
+            w.bits(len as u64, code_bits(width));
+            let code = fibonacci((j - i) as u64);
+            for k in 0..bit_length(code) {
+                w.bit((code >> k) & 1 == 1);
+            }
+            w.bit(true);
+            for &d in &diffs[i..j] {
+                let d = if len == width && writer == Writer::Java {
+                    d & (mask(width) >> 1)
+                } else {
+                    d
+                };
+                w.bits(d, len);
+            }
+            i = j;
+        }
+        out.extend_from_slice(&w.bytes);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn hex(b: &[u8]) -> String {
+        b.iter()
+            .map(|x| format!("{x:02x}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    #[test]
+    fn known_answers() {
+        // [5, 5, 6, 4]: first value and deltas 5, 0, 1, -2 → bit lengths 3,
+        // 1, 1, 32 → segments (000011, run "11", 101), (000001, run 2 =
+        // "01" + "1", 0, 1), (100000, "11", 32 bits of -2 — the Java writer
+        // clears their top bit).
+        let v = [5, 5, 6, 4];
+        let java = encode_i32(&v, Writer::Java);
+        insta::assert_snapshot!(hex(&java), @"00 00 00 04 0f a0 b6 0d ff ff ff f8");
+        let cpp = encode_i32(&v, Writer::Cpp);
+        insta::assert_snapshot!(hex(&cpp), @"00 00 00 04 0f a0 b6 0f ff ff ff f8");
+        for page in [&java, &cpp] {
+            assert_eq!(
+                decode_i32(page, 4).unwrap(),
+                Decoded {
+                    values: v.to_vec(),
+                    consumed: 12
+                }
+            );
+        }
+        // Seven zeros (INT64): code 0000001, run 7 = 5 + 2 → "0101" + "1",
+        // seven 0 bits.
+        let page = encode_i64(&[0; 7], Writer::Java);
+        insta::assert_snapshot!(hex(&page), @"00 00 00 07 02 b0 00");
+        assert_eq!(decode_i64(&page, 7).unwrap().values, vec![0; 7]);
+    }
+
+    #[test]
+    fn fibonacci_codes() {
+        assert_eq!(fibonacci(1), 0b1);
+        assert_eq!(fibonacci(2), 0b10);
+        assert_eq!(fibonacci(3), 0b100);
+        assert_eq!(fibonacci(4), 0b101);
+        assert_eq!(fibonacci(12), 0b10101); // 8 + 3 + 1
+                                            // 10 000 = 6765 + 2584 + 610 + 34 + 5 + 2.
+        assert_eq!(
+            fibonacci(10_000),
+            (1 << 18) | (1 << 16) | (1 << 13) | (1 << 7) | (1 << 3) | (1 << 1)
+        );
+        for n in 1..3000u64 {
+            let c = fibonacci(n);
+            assert_eq!(c & (c >> 1), 0, "no two adjacent ones in {n}");
+        }
+    }
+
+    #[test]
+    fn edge_values_and_blocks() {
+        let mut v32 = vec![0, 1, -1, i32::MIN, i32::MAX, i32::MIN, 0, i32::MAX];
+        v32.extend(std::iter::repeat_n(77, 1000));
+        v32.extend((0..1000).map(|i| if i % 2 == 0 { -5 } else { 5 }));
+        for writer in [Writer::Java, Writer::Cpp] {
+            let page = encode_i32(&v32, writer);
+            let d = decode_i32(&page, v32.len()).unwrap();
+            assert_eq!(d.values, v32);
+            assert_eq!(d.consumed, page.len());
+        }
+        // Three blocks: 10 000, 10 000, 1.
+        let v64: Vec<i64> = (0..20_001).map(|i| i * i - (1 << 40)).collect();
+        let page = encode_i64(&v64, Writer::Java);
+        assert_eq!(&page[..4], &[0, 0, 0x27, 0x10]);
+        assert_eq!(decode_i64(&page, v64.len()).unwrap().values, v64);
+        let ext = [i64::MIN, i64::MAX, -1, 0, 1, i64::MIN];
+        for writer in [Writer::Java, Writer::Cpp] {
+            assert_eq!(
+                decode_i64(&encode_i64(&ext, writer), 6).unwrap().values,
+                ext.to_vec()
+            );
+        }
+        assert!(encode_i32(&[], Writer::Java).is_empty());
+    }
+
+    #[test]
+    fn every_error_variant() {
+        let page = encode_i32(&[5, 5, 6, 4], Writer::Java);
+        let tr = |field, offset, bit| DecodeError::Truncated { field, offset, bit };
+        assert_eq!(decode_i32(&page[..3], 9), Err(tr(Field::RlbeCount, 0, 0)));
+        assert_eq!(decode_i32(&page[..4], 9), Err(tr(Field::RlbeLength, 4, 0)));
+        // 0f a0: 000011 | 11 | 101 | 00000 ... run "11" starts at bit 38.
+        assert_eq!(
+            decode_i32(&[0, 0, 0, 4, 0x0c], 9),
+            Err(tr(Field::RlbeRun, 4, 6))
+        );
+        assert_eq!(decode_i32(&page[..5], 9), Err(tr(Field::RlbeValue, 5, 0)));
+        assert_eq!(decode_i32(&page[..8], 9), Err(tr(Field::RlbeValue, 7, 6)));
+        assert_eq!(
+            decode_i32(&[0, 0, 0, 0], 9),
+            Err(DecodeError::BadCount {
+                field: Field::RlbeCount,
+                count: 0,
+                offset: 0
+            })
+        );
+        assert_eq!(
+            decode_i32(&[0, 0, 0x27, 0x11], 20_000),
+            Err(DecodeError::BadCount {
+                field: Field::RlbeCount,
+                count: 10_001,
+                offset: 0
+            })
+        );
+        // Length code 0 and 33.
+        assert_eq!(
+            decode_i32(&[0, 0, 0, 1, 0b0000_0011], 9),
+            Err(DecodeError::BadBitWidth {
+                width: 0,
+                max: 32,
+                offset: 4
+            })
+        );
+        assert_eq!(
+            decode_i32(&[0, 0, 0, 1, 0b1000_0111], 9),
+            Err(DecodeError::BadBitWidth {
+                width: 33,
+                max: 32,
+                offset: 4
+            })
+        );
+        // A run longer than the block's count: count 1, run 2 ("011").
+        assert_eq!(
+            decode_i32(&[0, 0, 0, 1, 0b0000_0101, 0b1000_0000], 9),
+            Err(DecodeError::BadCount {
+                field: Field::RlbeRun,
+                count: 2,
+                offset: 4
+            })
+        );
+        assert_eq!(
+            decode_i32(&page, 3),
+            Err(DecodeError::TooManyValues { max: 3, offset: 0 })
+        );
+        let mut two = page.clone();
+        two.extend(&page);
+        assert_eq!(
+            decode_i32(&two, 6),
+            Err(DecodeError::TooManyValues { max: 6, offset: 12 })
+        );
+        assert_eq!(decode_i32(&two, 8).unwrap().values.len(), 8);
+    }
+
+    #[test]
+    fn every_prefix_is_an_error_or_shorter() {
+        let mut v: Vec<i64> = (0..50).map(|i| (i % 7) * 1000 - 3000).collect();
+        v.push(i64::MIN);
+        let page = encode_i64(&v, Writer::Cpp);
+        for n in 0..page.len() {
+            if let Ok(d) = decode_i64(&page[..n], 100) {
+                assert!(d.values.is_empty() && n == 0, "{n}");
+            }
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn round_trip_i32(v in proptest::collection::vec(prop_oneof![any::<i32>(), -3i32..3], 0..500), cpp: bool) {
+            let writer = if cpp { Writer::Cpp } else { Writer::Java };
+            let page = encode_i32(&v, writer);
+            let d = decode_i32(&page, v.len()).unwrap();
+            prop_assert_eq!(d.values, v);
+            prop_assert_eq!(d.consumed, page.len());
+        }
+        #[test]
+        fn round_trip_i64(v in proptest::collection::vec(prop_oneof![any::<i64>(), -3i64..3], 0..500), cpp: bool) {
+            let writer = if cpp { Writer::Cpp } else { Writer::Java };
+            let page = encode_i64(&v, writer);
+            let d = decode_i64(&page, v.len()).unwrap();
+            prop_assert_eq!(d.values, v);
+            prop_assert_eq!(d.consumed, page.len());
+        }
+    }
+}
