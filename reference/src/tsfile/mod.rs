@@ -16,6 +16,7 @@
 use std::fmt;
 
 pub mod chimp;
+pub mod dictionary;
 pub mod float_scaled;
 pub mod gorilla;
 pub mod plain;
@@ -112,6 +113,11 @@ pub enum Field {
     RlbeLength,
     RlbeRun,
     RlbeValue,
+    /// DICTIONARY: the entry count, an entry (its length or bytes), an
+    /// index that names no entry.
+    DictSize,
+    DictEntry,
+    DictIndex,
 }
 
 /// Why a page was rejected.
