@@ -1,4 +1,4 @@
-//! RLBE (encoding id 13) for INT32 and INT64: blocks of up to 10 000 values,
+//! RLBE (encoding id 13) for INT32, INT64, FLOAT and DOUBLE: blocks of up to 10 000 values,
 //! each a 32-bit count then segments — a bit-length code, a Fibonacci-coded
 //! run length, then the run's first value / deltas in that many bits — all
 //! MSB-first, the block padded to a byte. Notes: `docs/tsfile-encodings.md`.
@@ -28,9 +28,81 @@ fn code_bits(width: u32) -> u32 {
     }
 }
 
+/// How a block's stored words (the first value, then one word per value)
+/// become values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Sum {
+    /// Integer deltas, wrapping (INT32, INT64; C++ FLOAT / DOUBLE bits).
+    Int,
+    /// Java `FloatRLBE`: each word is a float difference, added in f32.
+    F32,
+    /// Java `DoubleRLBE`: f64 differences.
+    F64,
+}
+
+impl Sum {
+    fn add(self, prev: u64, word: u64, width: u32) -> u64 {
+        match self {
+            Sum::Int => prev.wrapping_add(word) & mask(width),
+            Sum::F32 => {
+                (f32::from_bits(prev as u32) + f32::from_bits(word as u32)).to_bits() as u64
+            }
+            Sum::F64 => (f64::from_bits(prev) + f64::from_bits(word)).to_bits(),
+        }
+    }
+}
+
+/// Which FLOAT / DOUBLE layout a page has: the two writers differ (see the
+/// notes); nothing in the page says which.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flavour {
+    /// Java: float differences, as their bit patterns.
+    JavaFloatDiffs,
+    /// C++: the integer RLBE over the values' raw bits.
+    CppBits,
+}
+
+/// Decode a whole FLOAT page of the given flavour.
+pub fn decode_f32(
+    page: &[u8],
+    flavour: Flavour,
+    max_values: usize,
+) -> Result<Decoded<f32>, DecodeError> {
+    let sum = match flavour {
+        Flavour::JavaFloatDiffs => Sum::F32,
+        Flavour::CppBits => Sum::Int,
+    };
+    let d = decode(page, 32, sum, max_values)?;
+    Ok(Decoded {
+        values: d
+            .values
+            .into_iter()
+            .map(|v| f32::from_bits(v as u32))
+            .collect(),
+        consumed: d.consumed,
+    })
+}
+
+/// Decode a whole DOUBLE page of the given flavour.
+pub fn decode_f64(
+    page: &[u8],
+    flavour: Flavour,
+    max_values: usize,
+) -> Result<Decoded<f64>, DecodeError> {
+    let sum = match flavour {
+        Flavour::JavaFloatDiffs => Sum::F64,
+        Flavour::CppBits => Sum::Int,
+    };
+    let d = decode(page, 64, sum, max_values)?;
+    Ok(Decoded {
+        values: d.values.into_iter().map(f64::from_bits).collect(),
+        consumed: d.consumed,
+    })
+}
+
 /// Decode a whole INT32 page.
 pub fn decode_i32(page: &[u8], max_values: usize) -> Result<Decoded<i32>, DecodeError> {
-    let d = decode(page, 32, max_values)?;
+    let d = decode(page, 32, Sum::Int, max_values)?;
     Ok(Decoded {
         values: d.values.into_iter().map(|v| v as u32 as i32).collect(),
         consumed: d.consumed,
@@ -39,7 +111,7 @@ pub fn decode_i32(page: &[u8], max_values: usize) -> Result<Decoded<i32>, Decode
 
 /// Decode a whole INT64 page.
 pub fn decode_i64(page: &[u8], max_values: usize) -> Result<Decoded<i64>, DecodeError> {
-    let d = decode(page, 64, max_values)?;
+    let d = decode(page, 64, Sum::Int, max_values)?;
     Ok(Decoded {
         values: d.values.into_iter().map(|v| v as i64).collect(),
         consumed: d.consumed,
@@ -54,7 +126,12 @@ fn mask(width: u32) -> u64 {
     }
 }
 
-fn decode(page: &[u8], width: u32, max_values: usize) -> Result<Decoded<u64>, DecodeError> {
+fn decode(
+    page: &[u8],
+    width: u32,
+    sum: Sum,
+    max_values: usize,
+) -> Result<Decoded<u64>, DecodeError> {
     let mut r = Bits::new(page);
     let mut values: Vec<u64> = Vec::new();
     while r.pos / 8 < page.len() {
@@ -123,7 +200,7 @@ fn decode(page: &[u8], width: u32, max_values: usize) -> Result<Decoded<u64>, De
                 prev = if filled == 0 {
                     v
                 } else {
-                    prev.wrapping_add(v) & mask(width)
+                    sum.add(prev, v, width)
                 };
                 values.push(prev);
                 filled += 1;
@@ -141,13 +218,44 @@ fn decode(page: &[u8], width: u32, max_values: usize) -> Result<Decoded<u64>, De
 /// Encode INT32 values as `writer` does (blocks of [`BLOCK`] values).
 pub fn encode_i32(values: &[i32], writer: Writer) -> Vec<u8> {
     let v: Vec<u64> = values.iter().map(|&x| x as u32 as u64).collect();
-    encode(&v, 32, writer)
+    encode(&v, 32, Sum::Int, writer)
 }
 
 /// Encode INT64 values as `writer` does.
 pub fn encode_i64(values: &[i64], writer: Writer) -> Vec<u8> {
     let v: Vec<u64> = values.iter().map(|&x| x as u64).collect();
-    encode(&v, 64, writer)
+    encode(&v, 64, Sum::Int, writer)
+}
+
+/// Encode FLOAT values as `writer` does: Java writes float differences
+/// (`FloatRLBE`), C++ the integer RLBE of the raw bits.
+pub fn encode_f32(values: &[f32], writer: Writer) -> Vec<u8> {
+    let v: Vec<u64> = values.iter().map(|&x| x.to_bits() as u64).collect();
+    let sum = match writer {
+        Writer::Java => Sum::F32,
+        Writer::Cpp => Sum::Int,
+    };
+    encode(&v, 32, sum, writer)
+}
+
+/// Encode DOUBLE values as `writer` does; see [`encode_f32`].
+pub fn encode_f64(values: &[f64], writer: Writer) -> Vec<u8> {
+    let v: Vec<u64> = values.iter().map(|&x| x.to_bits()).collect();
+    let sum = match writer {
+        Writer::Java => Sum::F64,
+        Writer::Cpp => Sum::Int,
+    };
+    encode(&v, 64, sum, writer)
+}
+
+/// The word stored for `cur` after `prev` (the writer's previous *input*
+/// value, not what a reader rebuilds).
+fn delta(sum: Sum, prev: u64, cur: u64, width: u32) -> u64 {
+    match sum {
+        Sum::Int => cur.wrapping_sub(prev) & mask(width),
+        Sum::F32 => (f32::from_bits(cur as u32) - f32::from_bits(prev as u32)).to_bits() as u64,
+        Sum::F64 => (f64::from_bits(cur) - f64::from_bits(prev)).to_bits(),
+    }
 }
 
 /// Bits needed for a `width`-bit pattern, at least 1 (negative: all).
@@ -173,13 +281,13 @@ fn fibonacci(n: u64) -> u64 {
     code
 }
 
-fn encode(values: &[u64], width: u32, writer: Writer) -> Vec<u8> {
+fn encode(values: &[u64], width: u32, sum: Sum, writer: Writer) -> Vec<u8> {
     let mut out = Vec::new();
     for block in values.chunks(BLOCK) {
         // The first value as is, then deltas.
         let mut diffs = vec![block[0]];
         for w in block.windows(2) {
-            diffs.push(w[1].wrapping_sub(w[0]) & mask(width));
+            diffs.push(delta(sum, w[0], w[1], width));
         }
         let mut w = BitWriter::default();
         w.bits(block.len() as u64, 32);
@@ -248,6 +356,66 @@ mod tests {
         let page = encode_i64(&[0; 7], Writer::Java);
         insta::assert_snapshot!(hex(&page), @"00 00 00 07 02 b0 00");
         assert_eq!(decode_i64(&page, 7).unwrap().values, vec![0; 7]);
+    }
+
+    #[test]
+    fn known_answers_float_flavours() {
+        // [1.5, 2.0, 1.0]. Java: words 1.5, 0.5 (float differences, both
+        // 30 bits: one segment, run 2) and -1.0 (32 bits, top bit written 0).
+        let v = [1.5f32, 2.0, 1.0];
+        let java = encode_f32(&v, Writer::Java);
+        insta::assert_snapshot!(hex(&java), @"00 00 00 03 79 ff 80 00 01 f8 00 00 04 19 fc 00 00 00");
+        // C++: the integer RLBE of the bits: 3fc00000, +00400000 (23 bits),
+        // -00800000 (32 bits, written whole).
+        let cpp = encode_f32(&v, Writer::Cpp);
+        insta::assert_snapshot!(hex(&cpp), @"00 00 00 03 7b ff 00 00 01 7e 00 00 04 1f fc 00 00 00");
+        assert_eq!(
+            decode_f32(&java, Flavour::JavaFloatDiffs, 3)
+                .unwrap()
+                .values,
+            v.to_vec()
+        );
+        assert_eq!(
+            decode_f32(&cpp, Flavour::CppBits, 3).unwrap().values,
+            v.to_vec()
+        );
+        // Read with the other flavour, each is wrong: nothing in the page
+        // tells them apart.
+        assert_ne!(
+            decode_f32(&java, Flavour::CppBits, 3).unwrap().values,
+            v.to_vec()
+        );
+        assert_ne!(
+            decode_f32(&cpp, Flavour::JavaFloatDiffs, 3).unwrap().values,
+            v.to_vec()
+        );
+    }
+
+    #[test]
+    fn java_float_differences_are_lossy() {
+        // 1e-8 - 1.0 rounds to -1.0 in f32: the reader rebuilds 0.0.
+        let v = [1.0f32, 1e-8, 1.0];
+        let got = decode_f32(&encode_f32(&v, Writer::Java), Flavour::JavaFloatDiffs, 3).unwrap();
+        assert_eq!(got.values, vec![1.0, 0.0, 1.0]);
+        // inf - inf is NaN, and so is everything after it.
+        let v = [f64::INFINITY, f64::INFINITY, 1.0];
+        let got = decode_f64(&encode_f64(&v, Writer::Java), Flavour::JavaFloatDiffs, 3).unwrap();
+        assert_eq!(got.values[0], f64::INFINITY);
+        assert!(got.values[1].is_nan() && got.values[2].is_nan());
+        // The C++ flavour keeps every bit.
+        let v = [
+            f64::INFINITY,
+            f64::NAN,
+            -0.0,
+            f64::MIN_POSITIVE,
+            f64::MAX,
+            f64::from_bits(0xFFF0_0000_0000_0001),
+        ];
+        let got = decode_f64(&encode_f64(&v, Writer::Cpp), Flavour::CppBits, 6).unwrap();
+        assert_eq!(
+            got.values.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+            v.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+        );
     }
 
     #[test]
@@ -382,6 +550,25 @@ mod tests {
             let d = decode_i32(&page, v.len()).unwrap();
             prop_assert_eq!(d.values, v);
             prop_assert_eq!(d.consumed, page.len());
+        }
+        #[test]
+        fn round_trip_floats(v in proptest::collection::vec(-(1i64 << 20)..(1 << 20), 0..300), bits in proptest::collection::vec(any::<u64>(), 0..100)) {
+            // Small integers: every float difference and sum is exact.
+            let f: Vec<f32> = v.iter().map(|&x| x as f32).collect();
+            let page = encode_f32(&f, Writer::Java);
+            prop_assert_eq!(decode_f32(&page, Flavour::JavaFloatDiffs, f.len()).unwrap().values, f.clone());
+            let d: Vec<f64> = v.iter().map(|&x| (x << 30) as f64).collect();
+            let page = encode_f64(&d, Writer::Java);
+            prop_assert_eq!(decode_f64(&page, Flavour::JavaFloatDiffs, d.len()).unwrap().values, d);
+            // Any bits through the C++ flavour.
+            let g: Vec<f64> = bits.iter().map(|&x| f64::from_bits(x)).collect();
+            let page = encode_f64(&g, Writer::Cpp);
+            let back = decode_f64(&page, Flavour::CppBits, g.len()).unwrap();
+            prop_assert_eq!(back.values.iter().map(|x| x.to_bits()).collect::<Vec<_>>(), bits.clone());
+            prop_assert_eq!(back.consumed, page.len());
+            let h: Vec<f32> = bits.iter().map(|&x| f32::from_bits(x as u32)).collect();
+            let back = decode_f32(&encode_f32(&h, Writer::Cpp), Flavour::CppBits, h.len()).unwrap();
+            prop_assert_eq!(back.values.iter().map(|x| x.to_bits() as u64).collect::<Vec<_>>(), bits.iter().map(|&x| x as u32 as u64).collect::<Vec<_>>());
         }
         #[test]
         fn round_trip_i64(v in proptest::collection::vec(prop_oneof![any::<i64>(), -3i64..3], 0..500), cpp: bool) {
