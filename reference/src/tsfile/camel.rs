@@ -1,0 +1,521 @@
+//! CAMEL (encoding id unconfirmed) for DOUBLE: blocks of `zigzag varint bit count | bits` (MSB-first,
+//! padded to a byte). The first value raw; then per value a sign bit and a
+//! type bit: decimal values as an integer-part delta (bitwise varint) and a
+//! decimal part (count, optional XOR bits, bitwise varint), the rest through
+//! a GORILLA-style XOR. Notes: `docs/tsfile-encodings.md`.
+
+use super::{write_zigzag32, BitWriter, Bits, Bytes, DecodeError, Decoded, Field};
+
+/// Decimal digits (integer + fraction) the encoder keeps in the decimal form.
+const ENCODER_MAX_DIGITS: i32 = 10;
+/// Decimal counts the readers accept (their tables stop at 10^15).
+const DECODER_MAX_COUNT: u64 = 15;
+
+/// `doubleToLongBits`: every NaN canonical.
+fn canonical_bits(v: f64) -> u64 {
+    if v.is_nan() {
+        0x7FF8_0000_0000_0000
+    } else {
+        v.to_bits()
+    }
+}
+
+/// Java's `Math.round(double)`: nearest, ties up, saturating, NaN to 0.
+fn java_round(x: f64) -> i64 {
+    let r = x.round();
+    if x.fract() == -0.5 {
+        (r + 1.0) as i64
+    } else {
+        r as i64
+    }
+}
+
+/// A bit cursor bounded by the block's bit count; positions in errors are
+/// page offsets.
+struct Block<'a> {
+    bits: Bits<'a>,
+    /// Page offset of the block's first byte.
+    start: usize,
+    /// Bits in the block.
+    limit: usize,
+}
+
+impl Block<'_> {
+    fn left(&self) -> usize {
+        self.limit - self.bits.pos
+    }
+    fn truncated(&self, field: Field, at: usize) -> DecodeError {
+        DecodeError::Truncated {
+            field,
+            offset: self.start + at / 8,
+            bit: (at % 8) as u8,
+        }
+    }
+    fn take(&mut self, n: u32, field: Field) -> Result<u64, DecodeError> {
+        let at = self.bits.pos;
+        if (n as usize) > self.left() {
+            return Err(self.truncated(field, at));
+        }
+        self.bits.bits(n).ok_or(self.truncated(field, at))
+    }
+    /// The bitwise zigzag varint: groups of 7 bits (low group first), each
+    /// followed by a continuation bit; at most 10 groups.
+    fn var_long(&mut self, field: Field) -> Result<i64, DecodeError> {
+        let at = self.bits.pos;
+        let mut result: u64 = 0;
+        let mut shift = 0;
+        loop {
+            let chunk = self.take(7, field).map_err(|_| self.truncated(field, at))?;
+            let more = self.take(1, field).map_err(|_| self.truncated(field, at))?;
+            result |= chunk << shift;
+            shift += 7;
+            if more == 0 {
+                break;
+            }
+            if shift >= 64 {
+                return Err(DecodeError::BadVarint {
+                    offset: self.start + at / 8,
+                });
+            }
+        }
+        Ok(((result >> 1) ^ (result & 1).wrapping_neg()) as i64)
+    }
+}
+
+/// The reader's state across a block.
+struct State {
+    stored_val: i64,
+    previous: u64,
+    scale: f64,
+    /// Leading and trailing zeros of the XOR window; none before the first.
+    window: Option<(u32, u32)>,
+}
+
+fn decode_value(b: &mut Block<'_>, s: &mut State) -> Result<f64, DecodeError> {
+    let sign = if b.take(1, Field::CamelType)? == 1 {
+        -1.0
+    } else {
+        1.0
+    };
+    let camel = b.take(1, Field::CamelType)? == 1;
+    if camel {
+        let diff = b.var_long(Field::CamelVarLong)?;
+        s.stored_val = s.stored_val.wrapping_add(diff);
+        let int_part = s.stored_val;
+        let at = b.bits.pos;
+        let count = b.take(4, Field::CamelDecimal)? + 1;
+        if count > DECODER_MAX_COUNT {
+            return Err(DecodeError::BadCount {
+                field: Field::CamelDecimal,
+                count: count as i64,
+                offset: b.start + at / 8,
+            });
+        }
+        let has_xor = b.take(1, Field::CamelDecimal)? == 1;
+        let xor = if has_xor {
+            b.take(count as u32, Field::CamelDecimal)? << (52 - count)
+        } else {
+            0
+        };
+        let m = b.var_long(Field::CamelVarLong)?;
+        let pow = 10i64.pow(count as u32) as f64;
+        let frac = if has_xor {
+            let base = m as f64 / pow + 1.0;
+            f64::from_bits(xor ^ canonical_bits(base)) - 1.0
+        } else {
+            m as f64 / pow
+        };
+        s.scale = pow;
+        let dec_part = java_round(frac * s.scale) as f64;
+        let value = if int_part >= 0 {
+            (int_part as f64 * s.scale + dec_part) / s.scale
+        } else {
+            -(int_part as f64 * s.scale + dec_part) / s.scale
+        };
+        return Ok(sign * value);
+    }
+    // The XOR form, against the previous value's (canonical, signed) bits.
+    let at = b.bits.pos;
+    if b.take(1, Field::CamelXor)? == 0 {
+        return Ok(sign * f64::from_bits(s.previous));
+    }
+    let xor = if b.take(1, Field::CamelXor)? == 0 {
+        let (lead, trail) = s.window.ok_or(DecodeError::NoWindow {
+            offset: b.start + at / 8,
+            bit: (at % 8) as u8,
+        })?;
+        let sig = 64 - lead - trail;
+        if sig == 0 {
+            return Ok(sign * f64::from_bits(s.previous));
+        }
+        b.take(sig, Field::CamelXor)? << trail
+    } else {
+        let lead = b.take(6, Field::CamelXor)? as u32;
+        let len_at = b.bits.pos;
+        let sig = b.take(6, Field::CamelXor)? as u32 + 1;
+        if lead + sig > 64 {
+            return Err(DecodeError::BadWindow {
+                leading: lead,
+                significant: sig,
+                offset: b.start + len_at / 8,
+                bit: (len_at % 8) as u8,
+            });
+        }
+        let trail = 64 - lead - sig;
+        s.window = Some((lead, trail));
+        b.take(sig, Field::CamelXor)? << trail
+    };
+    s.previous ^= xor;
+    Ok(sign * f64::from_bits(s.previous))
+}
+
+/// Decode a whole DOUBLE page.
+pub fn decode(page: &[u8], max_values: usize) -> Result<Decoded<f64>, DecodeError> {
+    let mut r = Bytes::new(page);
+    let mut values = Vec::new();
+    while !r.at_end() {
+        let header = r.pos;
+        let nbits = r.zigzag32(Field::CamelBits)?;
+        let nbytes = (nbits.max(0) as usize).div_ceil(8);
+        if nbits <= 0 || nbytes > r.remaining() {
+            return Err(DecodeError::BadCount {
+                field: Field::CamelBits,
+                count: nbits as i64,
+                offset: header,
+            });
+        }
+        let start = r.pos;
+        let mut b = Block {
+            bits: Bits::new(&page[start..start + nbytes]),
+            start,
+            limit: nbits as usize,
+        };
+        let mut s = State {
+            stored_val: 0,
+            previous: 0,
+            scale: 1.0,
+            window: None,
+        };
+        let mut first = true;
+        while b.left() > 0 {
+            if values.len() == max_values {
+                return Err(DecodeError::TooManyValues {
+                    max: max_values,
+                    offset: start + b.bits.pos / 8,
+                });
+            }
+            let v = if first {
+                first = false;
+                let v = f64::from_bits(b.take(64, Field::CamelFirst)?);
+                s.stored_val = v as i64;
+                v
+            } else {
+                decode_value(&mut b, &mut s)?
+            };
+            s.previous = canonical_bits(v);
+            values.push(v);
+        }
+        r.pos = start + nbytes;
+    }
+    Ok(Decoded {
+        values,
+        consumed: r.pos,
+    })
+}
+
+/// The bitwise zigzag varint the encoder writes.
+fn write_var_long(w: &mut BitWriter, v: i64) {
+    let mut u = ((v << 1) ^ (v >> 63)) as u64;
+    while u & !0x7F != 0 {
+        w.bits(u & 0x7F, 7);
+        w.bit(true);
+        u >>= 7;
+    }
+    w.bits(u, 7);
+    w.bit(false);
+}
+
+/// Encode DOUBLE values as the Java `CamelEncoder` does (one block).
+pub fn encode(values: &[f64]) -> Vec<u8> {
+    let mut out = Vec::new();
+    if values.is_empty() {
+        return out;
+    }
+    let mut w = BitWriter::default();
+    let mut stored_val: i64 = 0;
+    let mut previous: u64 = 0;
+    let mut window: Option<(u32, u32)> = None;
+    for (i, &v) in values.iter().enumerate() {
+        if i == 0 {
+            w.bits(v.to_bits(), 64);
+            stored_val = v as i64;
+        } else {
+            w.bit(canonical_bits(v) >> 63 == 1);
+            let a = v.abs();
+            let mut decimal = None;
+            if !(a > 9_223_372_036_854_775_808.0
+                || a == 0.0
+                || a.log10().floor().abs() > ENCODER_MAX_DIGITS as f64)
+            {
+                let int_part = a as i64;
+                let digits = int_part.unsigned_abs().to_string().len() as i32;
+                let mut factor = 1.0f64;
+                let mut count = 0;
+                while (a * factor - java_round(a * factor) as f64).abs() > 0.0 {
+                    factor *= 10.0;
+                    count += 1;
+                    if digits + count > ENCODER_MAX_DIGITS {
+                        break;
+                    }
+                }
+                let count = count.max(1);
+                if count + digits <= ENCODER_MAX_DIGITS {
+                    decimal = Some((int_part, count as u32));
+                }
+            }
+            match decimal {
+                Some((int_part, count)) => {
+                    let pow = 10i64.pow(count);
+                    let dv = java_round(a * pow as f64) % pow;
+                    w.bit(true);
+                    write_var_long(&mut w, int_part.wrapping_sub(stored_val));
+                    stored_val = int_part;
+                    w.bits(count as u64 - 1, 4);
+                    let threshold = pow >> count; // 10^n / 2^n = 5^n
+                    let mut m = dv as i32;
+                    if dv >= threshold {
+                        w.bit(true);
+                        m = (dv % threshold) as i32;
+                        let xor = canonical_bits(dv as f64 / pow as f64 + 1.0)
+                            ^ canonical_bits(m as f64 / pow as f64 + 1.0);
+                        w.bits(xor >> (52 - count), count);
+                    } else {
+                        w.bit(false);
+                    }
+                    write_var_long(&mut w, m as i64);
+                }
+                None => {
+                    w.bit(false);
+                    let curr = canonical_bits(a);
+                    let xor = curr ^ previous;
+                    if xor == 0 {
+                        w.bit(false);
+                    } else {
+                        w.bit(true);
+                        let (lead, trail) = (xor.leading_zeros(), xor.trailing_zeros());
+                        match window {
+                            Some((l, t)) if lead >= l && trail >= t => {
+                                w.bit(false);
+                                w.bits(xor >> t, 64 - l - t);
+                            }
+                            _ => {
+                                w.bit(true);
+                                let sig = 64 - lead - trail;
+                                w.bits(lead as u64, 6);
+                                w.bits(sig as u64 - 1, 6);
+                                w.bits(xor >> trail, sig);
+                                window = Some((lead, trail));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        previous = canonical_bits(v);
+    }
+    write_zigzag32(&mut out, w.nbits as i32);
+    out.extend_from_slice(&w.bytes);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn hex(b: &[u8]) -> String {
+        b.iter()
+            .map(|x| format!("{x:02x}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    fn bits(v: &[f64]) -> Vec<u64> {
+        v.iter().map(|x| x.to_bits()).collect()
+    }
+
+    #[test]
+    fn known_answer() {
+        // 1.5 raw; 2.25: sign 0, type 1, integer delta +1 (zigzag 2:
+        // 0000010 0), count 2 (0001), 25 >= 5^2 so XOR bit 1 and the top 2
+        // mantissa bits of 1.25 ^ 1.0 (01), m = 0 (0000000 0). 89 bits:
+        // zigzag varint 178 = b2 01.
+        let page = encode(&[1.5, 2.25]);
+        insta::assert_snapshot!(hex(&page), @"b2 01 3f f8 00 00 00 00 00 00 41 06 80 00");
+        let d = decode(&page, 2).unwrap();
+        assert_eq!(d.values, vec![1.5, 2.25]);
+        assert_eq!(d.consumed, page.len());
+    }
+
+    #[test]
+    fn decimals_and_xor_values_round_trip() {
+        let v = [
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            3.25,
+            -2.71825,
+            100.5,
+            0.001,
+            123456.789,
+            9999999.9,
+            1e12,
+            1e-12,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::MAX,
+            f64::MIN_POSITIVE,
+            5e-324,
+            0.1,
+            0.2,
+            0.3,
+            42.0,
+            42.0,
+            42.0,
+            -7.5,
+            1e300,
+            2.5e-7,
+        ];
+        let got = decode(&encode(&v), v.len()).unwrap().values;
+        assert_eq!(bits(&got), bits(&v));
+        // A first value that is negative, NaN or huge is raw.
+        for first in [-3.5, f64::from_bits(0x7FF0_0000_0000_0001), 1e200] {
+            let got = decode(&encode(&[first, 1.25]), 2).unwrap().values;
+            assert_eq!(bits(&got), bits(&[first, 1.25]));
+        }
+    }
+
+    #[test]
+    fn nan_after_the_first_value_is_lossy() {
+        // NaN fails every comparison, so the writer takes the decimal path
+        // with integer part (long) NaN = 0 and decimal 0: it reads back as
+        // 0.0. The Java and C++ writers both do this.
+        let got = decode(&encode(&[1.0, f64::NAN]), 2).unwrap().values;
+        assert_eq!(bits(&got), bits(&[1.0, 0.0]));
+    }
+
+    #[test]
+    fn every_error_variant() {
+        let tr = |field, offset, bit| DecodeError::Truncated { field, offset, bit };
+        let page = encode(&[1.5, 2.25]);
+        assert_eq!(decode(&[0x80], 9), Err(tr(Field::CamelBits, 0, 0)));
+        for (p, count) in [(vec![0u8], 0i64), (vec![1], -1), (vec![0xb2, 0x01, 0], 89)] {
+            assert_eq!(
+                decode(&p, 9),
+                Err(DecodeError::BadCount {
+                    field: Field::CamelBits,
+                    count,
+                    offset: 0
+                })
+            );
+        }
+        // Fewer bits than the first value: 8 bits.
+        assert_eq!(decode(&[0x10, 0x3f], 9), Err(tr(Field::CamelFirst, 1, 0)));
+        // A value cut by the block's bit count: the same bytes, 65 bits.
+        let mut cut = vec![0x82, 0x01];
+        cut.extend(&page[2..]);
+        assert_eq!(decode(&cut, 9), Err(tr(Field::CamelType, 10, 1)));
+        // 70 bits: sign, type, then the varint cut.
+        let mut cut = vec![0x8c, 0x01];
+        cut.extend(&page[2..]);
+        assert_eq!(decode(&cut, 9), Err(tr(Field::CamelVarLong, 10, 2)));
+        // Decimal count 16.
+        let mut w = BitWriter::default();
+        w.bits(1.0f64.to_bits(), 64);
+        w.bits(0b01, 2);
+        w.bits(0, 8); // delta 0
+        w.bits(15, 4);
+        let mut p = Vec::new();
+        write_zigzag32(&mut p, w.nbits as i32);
+        p.extend(&w.bytes);
+        assert_eq!(
+            decode(&p, 9),
+            Err(DecodeError::BadCount {
+                field: Field::CamelDecimal,
+                count: 16,
+                offset: 11
+            })
+        );
+        // A varint of 11 groups.
+        let mut w = BitWriter::default();
+        w.bits(1.0f64.to_bits(), 64);
+        w.bits(0b01, 2);
+        for _ in 0..11 {
+            w.bits(0b1111_1111, 8);
+        }
+        let mut p = Vec::new();
+        write_zigzag32(&mut p, w.nbits as i32);
+        p.extend(&w.bytes);
+        assert_eq!(decode(&p, 9), Err(DecodeError::BadVarint { offset: 10 }));
+        // XOR reuse before any window; a window of 63 + 2 bits.
+        let mut w = BitWriter::default();
+        w.bits(1.0f64.to_bits(), 64);
+        w.bits(0b00, 2); // sign 0, type XOR
+        w.bits(0b10, 2); // changed, reuse
+        let mut p = Vec::new();
+        write_zigzag32(&mut p, w.nbits as i32);
+        p.extend(&w.bytes);
+        assert_eq!(
+            decode(&p, 9),
+            Err(DecodeError::NoWindow { offset: 10, bit: 2 })
+        );
+        let mut w = BitWriter::default();
+        w.bits(1.0f64.to_bits(), 64);
+        w.bits(0b0011, 4); // sign 0, type XOR, changed, new window
+        w.bits(63, 6);
+        w.bits(1, 6); // 2 significant bits
+        w.bits(0, 2);
+        let mut p = Vec::new();
+        write_zigzag32(&mut p, w.nbits as i32);
+        p.extend(&w.bytes);
+        assert_eq!(
+            decode(&p, 9),
+            Err(DecodeError::BadWindow {
+                leading: 63,
+                significant: 2,
+                offset: 11,
+                bit: 2
+            })
+        );
+        assert_eq!(
+            decode(&page, 1),
+            Err(DecodeError::TooManyValues { max: 1, offset: 10 })
+        );
+    }
+
+    #[test]
+    fn every_prefix_is_an_error_or_shorter() {
+        let page = encode(&[1.5, 2.25, -3.0, f64::INFINITY, 0.125]);
+        for n in 0..page.len() {
+            if let Ok(d) = decode(&page[..n], 9) {
+                assert!(d.values.is_empty() && n == 0, "{n}");
+            }
+        }
+    }
+
+    proptest! {
+        /// Values with few decimals come back exactly; anything else
+        /// decodes without error to as many values.
+        #[test]
+        fn round_trip(k in proptest::collection::vec(-10_000_000i64..10_000_000, 1..200), d in 0u32..4, raw in proptest::collection::vec(any::<u64>(), 0..50)) {
+            let v: Vec<f64> = k.iter().map(|&k| k as f64 / 10f64.powi(d as i32)).collect();
+            let page = encode(&v);
+            let got = decode(&page, v.len()).unwrap();
+            prop_assert_eq!(bits(&got.values), bits(&v));
+            prop_assert_eq!(got.consumed, page.len());
+            let r: Vec<f64> = raw.iter().map(|&x| f64::from_bits(x)).collect();
+            prop_assert_eq!(decode(&encode(&r), r.len()).unwrap().values.len(), r.len());
+        }
+    }
+}
