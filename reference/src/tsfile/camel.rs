@@ -1,5 +1,5 @@
-//! CAMEL (encoding id unconfirmed) for DOUBLE: blocks of `zigzag varint bit count | bits` (MSB-first,
-//! padded to a byte). The first value raw; then per value a sign bit and a
+//! CAMEL (encoding id 14) for DOUBLE: blocks of `zigzag varint bit count |
+//! bits` (MSB-first, padded to a byte). The first value raw; then per value a sign bit and a
 //! type bit: decimal values as an integer-part delta (bitwise varint) and a
 //! decimal part (count, optional XOR bits, bitwise varint), the rest through
 //! a GORILLA-style XOR. Notes: `docs/tsfile-encodings.md`.
@@ -502,6 +502,30 @@ mod tests {
                 assert!(d.values.is_empty() && n == 0, "{n}");
             }
         }
+    }
+
+    /// Bytes written by the official writer (PyPI `tsfile` 2.5.0, the C++
+    /// library), as hex.
+    fn unhex(s: &str) -> Vec<u8> {
+        s.split_whitespace()
+            .map(|b| u8::from_str_radix(b, 16).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn official_writer_pages() {
+        // CAMEL (id 14) pages written by PyPI tsfile 2.5.0; NaN after the
+        // first value comes back as 0.0 there too.
+        let p = unhex("b2 01 3f f8 00 00 00 00 00 00 41 06 80 00");
+        assert_eq!(encode(&[1.5, 2.25]), p);
+        let v = [1.5, 2.25, -3.0, f64::INFINITY, 0.125, f64::NAN, 100.5];
+        let p = unhex("bc 03 3f f8 00 00 00 00 00 00 41 06 80 60 80 00 30 0c bf fa 14 52 00 80 00 01 91 02 0c 00");
+        assert_eq!(encode(&v), p);
+        let got = decode(&p, 7).unwrap().values;
+        assert_eq!(
+            bits(&got),
+            bits(&[1.5, 2.25, -3.0, f64::INFINITY, 0.125, 0.0, 100.5])
+        );
     }
 
     proptest! {

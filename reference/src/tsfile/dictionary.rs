@@ -231,6 +231,23 @@ mod tests {
         }
     }
 
+    /// Bytes written by the official writer (PyPI `tsfile` 2.5.0, the C++
+    /// library), as hex.
+    fn unhex(s: &str) -> Vec<u8> {
+        s.split_whitespace()
+            .map(|b| u8::from_str_radix(b, 16).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn official_writer_pages() {
+        // DICTIONARY, TEXT and STRING alike, written by PyPI tsfile 2.5.0.
+        let p = unhex("04 04 61 62 00 04 01 03 04 40");
+        let v = s(&["ab", "", "ab", "ab"]);
+        assert_eq!(encode(&v, true), p);
+        assert_eq!(decode(&p, 4).unwrap().values, v);
+    }
+
     proptest! {
         #[test]
         fn round_trip(v in proptest::collection::vec(proptest::collection::vec(0u8..4, 0..4), 0..300), java: bool) {

@@ -1,8 +1,9 @@
 //! Apache TsFile page encodings: TS_2DIFF, GORILLA (id 8), PLAIN and the
-//! RLE / bit-packing hybrid, ZIGZAG (and more as they land; see
-//! `docs/tsfile-encodings.md`). Reference decoders read one bit or one byte at
-//! a time, written from the format notes (`formats/tsfile.md`,
-//! `docs/tsfile-encodings.md`); the encoders build the test streams.
+//! RLE / bit-packing hybrid (`formats/tsfile.md`); ZIGZAG, TS_2DIFF / RLE on
+//! FLOAT and DOUBLE (`float_scaled`), CHIMP, SPRINTZ, RLBE, DICTIONARY and
+//! CAMEL (`docs/tsfile-encodings.md`). Reference decoders read one bit or one
+//! byte at a time, written from those notes; the encoders build the test
+//! streams and write what the official writers write.
 //!
 //! Every decoder takes the page's value bytes and a `max_values` bound (what
 //! the caller's page header, row count or buffer allows): decoding more values

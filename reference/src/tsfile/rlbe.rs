@@ -8,15 +8,17 @@ use super::{BitWriter, Bits, DecodeError, Decoded, Field};
 /// The writers' block size (values per block).
 pub const BLOCK: usize = 10_000;
 
-/// Which writer's bits to produce: they differ in one bit.
+/// How a full-width (32 / 64-bit, so negative) value's top bit is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Writer {
-    /// Java writes the top bit of a full-width (32 / 64-bit) value as 0 (its
-    /// `(v & (1 << 31)) > 0` test is false for the sign bit); its reader
-    /// adds the bit back.
-    Java,
-    /// C++ writes all the bits; its reader ORs the top bit in either way.
-    Cpp,
+pub enum TopBit {
+    /// As 0: Java (its `(v & (1 << 31)) > 0` test is false for the sign
+    /// bit) and the C++ writer in PyPI `tsfile` 2.5.0 (seen in its pages).
+    /// The readers put the bit back.
+    Cleared,
+    /// As 1: the C++ `rlbe_encoder.h` stored at commit 29a4086 (writes every
+    /// bit). The C++ reader ORs the bit in, so it reads both; Java's reader
+    /// flips it, so it misreads these.
+    Set,
 }
 
 /// Bits of the length code: 6 (INT32) or 7 (INT64).
@@ -215,37 +217,38 @@ fn decode(
     })
 }
 
-/// Encode INT32 values as `writer` does (blocks of [`BLOCK`] values).
-pub fn encode_i32(values: &[i32], writer: Writer) -> Vec<u8> {
+/// Encode INT32 values in blocks of [`BLOCK`] values (the official writers:
+/// `TopBit::Cleared`).
+pub fn encode_i32(values: &[i32], top: TopBit) -> Vec<u8> {
     let v: Vec<u64> = values.iter().map(|&x| x as u32 as u64).collect();
-    encode(&v, 32, Sum::Int, writer)
+    encode(&v, 32, Sum::Int, top)
 }
 
-/// Encode INT64 values as `writer` does.
-pub fn encode_i64(values: &[i64], writer: Writer) -> Vec<u8> {
+/// Encode INT64 values; see [`encode_i32`].
+pub fn encode_i64(values: &[i64], top: TopBit) -> Vec<u8> {
     let v: Vec<u64> = values.iter().map(|&x| x as u64).collect();
-    encode(&v, 64, Sum::Int, writer)
+    encode(&v, 64, Sum::Int, top)
 }
 
-/// Encode FLOAT values as `writer` does: Java writes float differences
+/// Encode FLOAT values in the given flavour: Java writes float differences
 /// (`FloatRLBE`), C++ the integer RLBE of the raw bits.
-pub fn encode_f32(values: &[f32], writer: Writer) -> Vec<u8> {
+pub fn encode_f32(values: &[f32], flavour: Flavour, top: TopBit) -> Vec<u8> {
     let v: Vec<u64> = values.iter().map(|&x| x.to_bits() as u64).collect();
-    let sum = match writer {
-        Writer::Java => Sum::F32,
-        Writer::Cpp => Sum::Int,
+    let sum = match flavour {
+        Flavour::JavaFloatDiffs => Sum::F32,
+        Flavour::CppBits => Sum::Int,
     };
-    encode(&v, 32, sum, writer)
+    encode(&v, 32, sum, top)
 }
 
-/// Encode DOUBLE values as `writer` does; see [`encode_f32`].
-pub fn encode_f64(values: &[f64], writer: Writer) -> Vec<u8> {
+/// Encode DOUBLE values; see [`encode_f32`].
+pub fn encode_f64(values: &[f64], flavour: Flavour, top: TopBit) -> Vec<u8> {
     let v: Vec<u64> = values.iter().map(|&x| x.to_bits()).collect();
-    let sum = match writer {
-        Writer::Java => Sum::F64,
-        Writer::Cpp => Sum::Int,
+    let sum = match flavour {
+        Flavour::JavaFloatDiffs => Sum::F64,
+        Flavour::CppBits => Sum::Int,
     };
-    encode(&v, 64, sum, writer)
+    encode(&v, 64, sum, top)
 }
 
 /// The word stored for `cur` after `prev` (the writer's previous *input*
@@ -281,7 +284,7 @@ fn fibonacci(n: u64) -> u64 {
     code
 }
 
-fn encode(values: &[u64], width: u32, sum: Sum, writer: Writer) -> Vec<u8> {
+fn encode(values: &[u64], width: u32, sum: Sum, top: TopBit) -> Vec<u8> {
     let mut out = Vec::new();
     for block in values.chunks(BLOCK) {
         // The first value as is, then deltas.
@@ -305,7 +308,7 @@ fn encode(values: &[u64], width: u32, sum: Sum, writer: Writer) -> Vec<u8> {
             }
             w.bit(true);
             for &d in &diffs[i..j] {
-                let d = if len == width && writer == Writer::Java {
+                let d = if len == width && top == TopBit::Cleared {
                     d & (mask(width) >> 1)
                 } else {
                     d
@@ -338,9 +341,9 @@ mod tests {
         // "01" + "1", 0, 1), (100000, "11", 32 bits of -2 — the Java writer
         // clears their top bit).
         let v = [5, 5, 6, 4];
-        let java = encode_i32(&v, Writer::Java);
+        let java = encode_i32(&v, TopBit::Cleared);
         insta::assert_snapshot!(hex(&java), @"00 00 00 04 0f a0 b6 0d ff ff ff f8");
-        let cpp = encode_i32(&v, Writer::Cpp);
+        let cpp = encode_i32(&v, TopBit::Set);
         insta::assert_snapshot!(hex(&cpp), @"00 00 00 04 0f a0 b6 0f ff ff ff f8");
         for page in [&java, &cpp] {
             assert_eq!(
@@ -353,7 +356,7 @@ mod tests {
         }
         // Seven zeros (INT64): code 0000001, run 7 = 5 + 2 → "0101" + "1",
         // seven 0 bits.
-        let page = encode_i64(&[0; 7], Writer::Java);
+        let page = encode_i64(&[0; 7], TopBit::Cleared);
         insta::assert_snapshot!(hex(&page), @"00 00 00 07 02 b0 00");
         assert_eq!(decode_i64(&page, 7).unwrap().values, vec![0; 7]);
     }
@@ -363,12 +366,12 @@ mod tests {
         // [1.5, 2.0, 1.0]. Java: words 1.5, 0.5 (float differences, both
         // 30 bits: one segment, run 2) and -1.0 (32 bits, top bit written 0).
         let v = [1.5f32, 2.0, 1.0];
-        let java = encode_f32(&v, Writer::Java);
+        let java = encode_f32(&v, Flavour::JavaFloatDiffs, TopBit::Cleared);
         insta::assert_snapshot!(hex(&java), @"00 00 00 03 79 ff 80 00 01 f8 00 00 04 19 fc 00 00 00");
         // C++: the integer RLBE of the bits: 3fc00000, +00400000 (23 bits),
         // -00800000 (32 bits, written whole).
-        let cpp = encode_f32(&v, Writer::Cpp);
-        insta::assert_snapshot!(hex(&cpp), @"00 00 00 03 7b ff 00 00 01 7e 00 00 04 1f fc 00 00 00");
+        let cpp = encode_f32(&v, Flavour::CppBits, TopBit::Cleared);
+        insta::assert_snapshot!(hex(&cpp), @"00 00 00 03 7b ff 00 00 01 7e 00 00 04 1b fc 00 00 00");
         assert_eq!(
             decode_f32(&java, Flavour::JavaFloatDiffs, 3)
                 .unwrap()
@@ -395,11 +398,21 @@ mod tests {
     fn java_float_differences_are_lossy() {
         // 1e-8 - 1.0 rounds to -1.0 in f32: the reader rebuilds 0.0.
         let v = [1.0f32, 1e-8, 1.0];
-        let got = decode_f32(&encode_f32(&v, Writer::Java), Flavour::JavaFloatDiffs, 3).unwrap();
+        let got = decode_f32(
+            &encode_f32(&v, Flavour::JavaFloatDiffs, TopBit::Cleared),
+            Flavour::JavaFloatDiffs,
+            3,
+        )
+        .unwrap();
         assert_eq!(got.values, vec![1.0, 0.0, 1.0]);
         // inf - inf is NaN, and so is everything after it.
         let v = [f64::INFINITY, f64::INFINITY, 1.0];
-        let got = decode_f64(&encode_f64(&v, Writer::Java), Flavour::JavaFloatDiffs, 3).unwrap();
+        let got = decode_f64(
+            &encode_f64(&v, Flavour::JavaFloatDiffs, TopBit::Cleared),
+            Flavour::JavaFloatDiffs,
+            3,
+        )
+        .unwrap();
         assert_eq!(got.values[0], f64::INFINITY);
         assert!(got.values[1].is_nan() && got.values[2].is_nan());
         // The C++ flavour keeps every bit.
@@ -411,7 +424,12 @@ mod tests {
             f64::MAX,
             f64::from_bits(0xFFF0_0000_0000_0001),
         ];
-        let got = decode_f64(&encode_f64(&v, Writer::Cpp), Flavour::CppBits, 6).unwrap();
+        let got = decode_f64(
+            &encode_f64(&v, Flavour::CppBits, TopBit::Set),
+            Flavour::CppBits,
+            6,
+        )
+        .unwrap();
         assert_eq!(
             got.values.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
             v.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
@@ -441,30 +459,30 @@ mod tests {
         let mut v32 = vec![0, 1, -1, i32::MIN, i32::MAX, i32::MIN, 0, i32::MAX];
         v32.extend(std::iter::repeat_n(77, 1000));
         v32.extend((0..1000).map(|i| if i % 2 == 0 { -5 } else { 5 }));
-        for writer in [Writer::Java, Writer::Cpp] {
-            let page = encode_i32(&v32, writer);
+        for top in [TopBit::Cleared, TopBit::Set] {
+            let page = encode_i32(&v32, top);
             let d = decode_i32(&page, v32.len()).unwrap();
             assert_eq!(d.values, v32);
             assert_eq!(d.consumed, page.len());
         }
         // Three blocks: 10 000, 10 000, 1.
         let v64: Vec<i64> = (0..20_001).map(|i| i * i - (1 << 40)).collect();
-        let page = encode_i64(&v64, Writer::Java);
+        let page = encode_i64(&v64, TopBit::Cleared);
         assert_eq!(&page[..4], &[0, 0, 0x27, 0x10]);
         assert_eq!(decode_i64(&page, v64.len()).unwrap().values, v64);
         let ext = [i64::MIN, i64::MAX, -1, 0, 1, i64::MIN];
-        for writer in [Writer::Java, Writer::Cpp] {
+        for top in [TopBit::Cleared, TopBit::Set] {
             assert_eq!(
-                decode_i64(&encode_i64(&ext, writer), 6).unwrap().values,
+                decode_i64(&encode_i64(&ext, top), 6).unwrap().values,
                 ext.to_vec()
             );
         }
-        assert!(encode_i32(&[], Writer::Java).is_empty());
+        assert!(encode_i32(&[], TopBit::Cleared).is_empty());
     }
 
     #[test]
     fn every_error_variant() {
-        let page = encode_i32(&[5, 5, 6, 4], Writer::Java);
+        let page = encode_i32(&[5, 5, 6, 4], TopBit::Cleared);
         let tr = |field, offset, bit| DecodeError::Truncated { field, offset, bit };
         assert_eq!(decode_i32(&page[..3], 9), Err(tr(Field::RlbeCount, 0, 0)));
         assert_eq!(decode_i32(&page[..4], 9), Err(tr(Field::RlbeLength, 4, 0)));
@@ -534,7 +552,7 @@ mod tests {
     fn every_prefix_is_an_error_or_shorter() {
         let mut v: Vec<i64> = (0..50).map(|i| (i % 7) * 1000 - 3000).collect();
         v.push(i64::MIN);
-        let page = encode_i64(&v, Writer::Cpp);
+        let page = encode_i64(&v, TopBit::Set);
         for n in 0..page.len() {
             if let Ok(d) = decode_i64(&page[..n], 100) {
                 assert!(d.values.is_empty() && n == 0, "{n}");
@@ -542,11 +560,51 @@ mod tests {
         }
     }
 
+    /// Bytes written by the official writer (PyPI `tsfile` 2.5.0, the C++
+    /// library), as hex.
+    fn unhex(s: &str) -> Vec<u8> {
+        s.split_whitespace()
+            .map(|b| u8::from_str_radix(b, 16).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn official_writer_pages() {
+        // RLBE pages written by PyPI tsfile 2.5.0: full-width values with
+        // their top bit cleared, FLOAT / DOUBLE as the integer RLBE of the bits.
+        let p = unhex("00 00 00 04 0f a0 b6 0d ff ff ff f8");
+        assert_eq!(encode_i32(&[5, 5, 6, 4], TopBit::Cleared), p);
+        let p = unhex("00 00 00 03 13 a8 1b ff ff ff fb ff ff ff f8");
+        assert_eq!(encode_i32(&[10, 9, 8], TopBit::Cleared), p);
+        assert_eq!(decode_i32(&p, 3).unwrap().values, vec![10, 9, 8]);
+        let p = unhex("00 00 00 02 02 f0"); // a TIMESTAMP series
+        assert_eq!(encode_i64(&[1, 2], TopBit::Cleared), p);
+        assert_eq!(decode_i64(&p, 2).unwrap().values, vec![1, 2]);
+        let p = unhex("00 00 00 03 7b ff 00 00 01 7e 00 00 04 1b fc 00 00 00");
+        assert_eq!(
+            encode_f32(&[1.5, 2.0, 1.0], Flavour::CppBits, TopBit::Cleared),
+            p
+        );
+        assert_eq!(
+            decode_f32(&p, Flavour::CppBits, 3).unwrap().values,
+            vec![1.5, 2.0, 1.0]
+        );
+        let p = unhex("00 00 00 03 7d ff f0 00 00 00 00 00 00 d3 80 00 00 00 00 00 08 1b ff 80 00 00 00 00 00 00");
+        assert_eq!(
+            encode_f64(&[1.5, 2.0, 1.0], Flavour::CppBits, TopBit::Cleared),
+            p
+        );
+        assert_eq!(
+            decode_f64(&p, Flavour::CppBits, 3).unwrap().values,
+            vec![1.5, 2.0, 1.0]
+        );
+    }
+
     proptest! {
         #[test]
-        fn round_trip_i32(v in proptest::collection::vec(prop_oneof![any::<i32>(), -3i32..3], 0..500), cpp: bool) {
-            let writer = if cpp { Writer::Cpp } else { Writer::Java };
-            let page = encode_i32(&v, writer);
+        fn round_trip_i32(v in proptest::collection::vec(prop_oneof![any::<i32>(), -3i32..3], 0..500), set: bool) {
+            let top = if set { TopBit::Set } else { TopBit::Cleared };
+            let page = encode_i32(&v, top);
             let d = decode_i32(&page, v.len()).unwrap();
             prop_assert_eq!(d.values, v);
             prop_assert_eq!(d.consumed, page.len());
@@ -555,25 +613,25 @@ mod tests {
         fn round_trip_floats(v in proptest::collection::vec(-(1i64 << 20)..(1 << 20), 0..300), bits in proptest::collection::vec(any::<u64>(), 0..100)) {
             // Small integers: every float difference and sum is exact.
             let f: Vec<f32> = v.iter().map(|&x| x as f32).collect();
-            let page = encode_f32(&f, Writer::Java);
+            let page = encode_f32(&f, Flavour::JavaFloatDiffs, TopBit::Cleared);
             prop_assert_eq!(decode_f32(&page, Flavour::JavaFloatDiffs, f.len()).unwrap().values, f.clone());
             let d: Vec<f64> = v.iter().map(|&x| (x << 30) as f64).collect();
-            let page = encode_f64(&d, Writer::Java);
+            let page = encode_f64(&d, Flavour::JavaFloatDiffs, TopBit::Cleared);
             prop_assert_eq!(decode_f64(&page, Flavour::JavaFloatDiffs, d.len()).unwrap().values, d);
             // Any bits through the C++ flavour.
             let g: Vec<f64> = bits.iter().map(|&x| f64::from_bits(x)).collect();
-            let page = encode_f64(&g, Writer::Cpp);
+            let page = encode_f64(&g, Flavour::CppBits, TopBit::Set);
             let back = decode_f64(&page, Flavour::CppBits, g.len()).unwrap();
             prop_assert_eq!(back.values.iter().map(|x| x.to_bits()).collect::<Vec<_>>(), bits.clone());
             prop_assert_eq!(back.consumed, page.len());
             let h: Vec<f32> = bits.iter().map(|&x| f32::from_bits(x as u32)).collect();
-            let back = decode_f32(&encode_f32(&h, Writer::Cpp), Flavour::CppBits, h.len()).unwrap();
+            let back = decode_f32(&encode_f32(&h, Flavour::CppBits, TopBit::Cleared), Flavour::CppBits, h.len()).unwrap();
             prop_assert_eq!(back.values.iter().map(|x| x.to_bits() as u64).collect::<Vec<_>>(), bits.iter().map(|&x| x as u32 as u64).collect::<Vec<_>>());
         }
         #[test]
-        fn round_trip_i64(v in proptest::collection::vec(prop_oneof![any::<i64>(), -3i64..3], 0..500), cpp: bool) {
-            let writer = if cpp { Writer::Cpp } else { Writer::Java };
-            let page = encode_i64(&v, writer);
+        fn round_trip_i64(v in proptest::collection::vec(prop_oneof![any::<i64>(), -3i64..3], 0..500), set: bool) {
+            let top = if set { TopBit::Set } else { TopBit::Cleared };
+            let page = encode_i64(&v, top);
             let d = decode_i64(&page, v.len()).unwrap();
             prop_assert_eq!(d.values, v);
             prop_assert_eq!(d.consumed, page.len());
