@@ -212,7 +212,8 @@ pub enum TsFault {
 }
 
 /// The page field an error names; the reference and the kernels each have
-/// their own `Field` enum with these variants.
+/// their own `Field` enum (the reference's also names the fields of the
+/// encodings no kernel decodes yet). Tags are explicit and stable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TsField {
     WriteIndex,
@@ -235,6 +236,36 @@ pub enum TsField {
     LastBitPackedNum,
     RunValue,
     Groups,
+    ZigzagLength,
+    ZigzagCount,
+    ZigzagValue,
+    FloatHeader,
+    FloatCount,
+    FloatBitmap,
+    MaxPointNumber,
+    ChimpFirst,
+    ChimpControl,
+    ChimpIndex,
+    ChimpLeading,
+    ChimpBits,
+    ChimpFlush,
+    SprintzHeader,
+    SprintzFirst,
+    SprintzPacked,
+    SprintzTail,
+    RlbeCount,
+    RlbeLength,
+    RlbeRun,
+    RlbeValue,
+    DictSize,
+    DictEntry,
+    DictIndex,
+    CamelBits,
+    CamelFirst,
+    CamelType,
+    CamelVarLong,
+    CamelDecimal,
+    CamelXor,
 }
 
 canonical_enum!(TsField {
@@ -258,41 +289,52 @@ canonical_enum!(TsField {
     LastBitPackedNum = 17,
     RunValue = 18,
     Groups = 19,
+    ZigzagLength = 20,
+    ZigzagCount = 21,
+    ZigzagValue = 22,
+    FloatHeader = 23,
+    FloatCount = 24,
+    FloatBitmap = 25,
+    MaxPointNumber = 26,
+    ChimpFirst = 27,
+    ChimpControl = 28,
+    ChimpIndex = 29,
+    ChimpLeading = 30,
+    ChimpBits = 31,
+    ChimpFlush = 32,
+    SprintzHeader = 33,
+    SprintzFirst = 34,
+    SprintzPacked = 35,
+    SprintzTail = 36,
+    RlbeCount = 37,
+    RlbeLength = 38,
+    RlbeRun = 39,
+    RlbeValue = 40,
+    DictSize = 41,
+    DictEntry = 42,
+    DictIndex = 43,
+    CamelBits = 44,
+    CamelFirst = 45,
+    CamelType = 46,
+    CamelVarLong = 47,
+    CamelDecimal = 48,
+    CamelXor = 49,
 });
 
 macro_rules! field_from {
-    ($e:ty) => {
+    ($e:ty, [$($field:ident),* $(,)?]) => {
         impl From<$e> for TsField {
             fn from(field: $e) -> Self {
                 type E = $e;
                 match field {
-                    E::WriteIndex => TsField::WriteIndex,
-                    E::BitWidth => TsField::BitWidth,
-                    E::MinDeltaBase => TsField::MinDeltaBase,
-                    E::FirstValue => TsField::FirstValue,
-                    E::Packed => TsField::Packed,
-                    E::GorillaFirst => TsField::GorillaFirst,
-                    E::GorillaControl => TsField::GorillaControl,
-                    E::GorillaLeading => TsField::GorillaLeading,
-                    E::GorillaLength => TsField::GorillaLength,
-                    E::GorillaBits => TsField::GorillaBits,
-                    E::GorillaFlush => TsField::GorillaFlush,
-                    E::Varint => TsField::Varint,
-                    E::Value => TsField::Value,
-                    E::Bytes => TsField::Bytes,
-                    E::RleLength => TsField::RleLength,
-                    E::RleBitWidth => TsField::RleBitWidth,
-                    E::RunHeader => TsField::RunHeader,
-                    E::LastBitPackedNum => TsField::LastBitPackedNum,
-                    E::RunValue => TsField::RunValue,
-                    E::Groups => TsField::Groups,
+                    $(E::$field => TsField::$field,)*
                 }
             }
         }
     };
 }
-field_from!(reference::Field);
-field_from!(kernel::Field);
+field_from!(kernel::Field, [WriteIndex, BitWidth, MinDeltaBase, FirstValue, Packed, GorillaFirst, GorillaControl, GorillaLeading, GorillaLength, GorillaBits, GorillaFlush, Varint, Value, Bytes, RleLength, RleBitWidth, RunHeader, LastBitPackedNum, RunValue, Groups]);
+field_from!(reference::Field, [WriteIndex, BitWidth, MinDeltaBase, FirstValue, Packed, GorillaFirst, GorillaControl, GorillaLeading, GorillaLength, GorillaBits, GorillaFlush, Varint, Value, Bytes, RleLength, RleBitWidth, RunHeader, LastBitPackedNum, RunValue, Groups, ZigzagLength, ZigzagCount, ZigzagValue, FloatHeader, FloatCount, FloatBitmap, MaxPointNumber, ChimpFirst, ChimpControl, ChimpIndex, ChimpLeading, ChimpBits, ChimpFlush, SprintzHeader, SprintzFirst, SprintzPacked, SprintzTail, RlbeCount, RlbeLength, RlbeRun, RlbeValue, DictSize, DictEntry, DictIndex, CamelBits, CamelFirst, CamelType, CamelVarLong, CamelDecimal, CamelXor]);
 
 canonical_enum!(TsFault {
     Truncated { field, offset, bit } = 0,
