@@ -280,7 +280,7 @@ mod tests {
     #[test]
     fn width_zero_blocks() {
         let page = [block64(&[10, 13, 16, 19]), block64(&[-5])].concat();
-        for imp in IMPLEMENTATIONS_I64 {
+        for imp in IMPLEMENTATIONS_I64.iter().filter(|i| i.is_available()) {
             let mut out = [0i64; 8];
             let done = (imp.get().expect("available"))(&page, &mut out).unwrap();
             assert_eq!(
@@ -355,7 +355,7 @@ mod tests {
         assert_eq!(count::<i64>(&page, 14), Err(DecodeError::TooManyValues { max: 14, offset: 27 }));
         assert_eq!(count::<i64>(&page, 3), Err(DecodeError::TooManyValues { max: 3, offset: 0 }));
         let mut out = [0i64; 16];
-        for imp in IMPLEMENTATIONS_I64 {
+        for imp in IMPLEMENTATIONS_I64.iter().filter(|i| i.is_available()) {
             assert_eq!((imp.get().expect("available"))(&page, &mut out), Ok(Done { values: 16, consumed: page.len() }), "{}", imp.name);
             assert_eq!(out[..4], [100, 100, 101, 103], "{}", imp.name);
             assert_eq!(out[4..15], [-7, -2, 3, 8, 13, 18, 23, 28, 33, 38, 43], "{}", imp.name);
