@@ -8,6 +8,7 @@ pub use crossdec_engine as engine;
 pub mod families;
 pub mod fuzzing;
 pub mod golden;
+pub mod oracles;
 
 /// The target triple this binary was built for.
 pub const TARGET: &str = env!("CROSSDEC_TARGET");

@@ -442,6 +442,11 @@ pub fn walk(file: &[u8], decode: PageDecoder<'_>) -> Result<Vec<Series>, WalkErr
     if file.len() < 7 || &file[..6] != b"TsFile" {
         return Err(WalkError::BadMagic);
     }
+    // A whole file ends with its metadata and the magic again: without it the
+    // file was cut short, and the chunks it still holds are not all there is.
+    if file.len() < 13 || !file.ends_with(b"TsFile") {
+        return Err(WalkError::Truncated { what: "tail magic", offset: file.len() });
+    }
     let mut c = Cursor { data: file, pos: 6 };
     let version = c.u8("version")?;
     if version != 3 && version != 4 {
