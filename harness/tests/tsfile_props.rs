@@ -164,3 +164,53 @@ fn every_error_kind_on_both_sides() {
         }
     }
 }
+
+/// The TsFile families' own adapter (`decode_values`) with real kernels whose
+/// values are right but which also write one element past the values they
+/// report: the engine's buffer check catches it for every lane type the
+/// TsFile kernels write (i32, i64, u32, u64, bool), and the honest kernels
+/// pass.
+#[test]
+fn the_real_adapter_is_held_to_the_buffer_contract() {
+    use crossdec_harness::engine::{BufferFault, Buffers, Element};
+    use crossdec_harness::families::tsfile::decode_values;
+    use crossdec_kernels::tsfile::{gorilla as kg, plain as kp, ts2diff as kt, DecodeError, Done};
+    use crossdec_reference::tsfile as r;
+
+    /// Runs `kernel` through the adapter with room for 4 more values than
+    /// the page holds; `past` also writes the element after the last value.
+    fn check<T: Element>(what: &str, kernel: impl Fn(&mut [T]) -> Result<Done, DecodeError>, values: usize) {
+        for past in [false, true] {
+            let mut buffers = Buffers::new(0xA5);
+            let result = decode_values::<T>(&mut buffers, values + 4, |out| {
+                let done = kernel(out)?;
+                if past {
+                    let next = &mut out[done.values];
+                    *next = if *next == T::canary(0) { T::canary(0xFF) } else { T::canary(0) };
+                }
+                Ok(done)
+            });
+            assert_eq!(result.map(|(v, _)| v.len()), Ok(values), "{what}");
+            let faults = buffers.end_call();
+            if past {
+                assert!(
+                    matches!(&faults[..], [BufferFault::Changed { buffer, index, written, .. }]
+                        if buffer == "values" && *index == values as i64 && *written == values as u64),
+                    "{what}: {faults:?}"
+                );
+            } else {
+                assert_eq!(faults, vec![], "{what}");
+            }
+        }
+    }
+    let i64s = r::ts2diff::encode_i64(&[5, -7, 9, 1 << 40], 128, false);
+    check::<i64>("ts2diff i64", |out| kt::decode_i64_into(&i64s, out), 4);
+    let i32s = r::ts2diff::encode_i32(&[5, -7, 9], 128, false);
+    check::<i32>("ts2diff i32", |out| kt::decode_i32_into(&i32s, out), 3);
+    let u32s = r::gorilla::encode32(&[1, 2, 2, 9], Some(kg::TERMINATOR_I32));
+    check::<u32>("gorilla u32", |out| kg::decode32_into(&u32s, kg::TERMINATOR_I32, kg::Stop::AtTerminator, out), 4);
+    let u64s = r::plain::encode_i64(&[3, -3]);
+    check::<u64>("plain u64", |out| crossdec_kernels::best(kp::IMPLEMENTATIONS_BE64)(&u64s, out), 2);
+    let bools = r::plain::encode_bool(&[true, false, true]);
+    check::<bool>("plain bool", |out| kp::decode_bool_into(&bools, out), 3);
+}

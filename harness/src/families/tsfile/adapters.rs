@@ -9,8 +9,8 @@ use crate::engine::{Buffers, Element, Implementation, Role, CANARIES};
 
 /// Decode into the caller buffer `values`, whose range holds `max` elements
 /// (the engine fills and checks it): nothing past the values reported (past
-/// `max` on an error) may change.
-fn guarded<T: Element>(
+/// `max` on an error) may change. Every TsFile kernel runs through it.
+pub fn decode_values<T: Element>(
     buffers: &mut Buffers,
     max: usize,
     f: impl FnOnce(&mut [T]) -> Result<Done, kernel::DecodeError>,
@@ -63,7 +63,7 @@ impl Adapter {
                 let imp = crossdec_kernels::by_name(ts2diff::IMPLEMENTATIONS_I32, name)
                     .expect("registered");
                 out!(
-                    guarded(b, max, |o| imp(page, o)),
+                    decode_values(b, max, |o| imp(page, o)),
                     Int32
                 )
             }
@@ -71,7 +71,7 @@ impl Adapter {
                 let imp = crossdec_kernels::by_name(ts2diff::IMPLEMENTATIONS_I64, name)
                     .expect("registered");
                 out!(
-                    guarded(b, max, |o| imp(page, o)),
+                    decode_values(b, max, |o| imp(page, o)),
                     Int64
                 )
             }
@@ -83,7 +83,7 @@ impl Adapter {
                 } else {
                     (gorilla::TERMINATOR_I32, false)
                 };
-                let r = guarded(b, max, |o| {
+                let r = decode_values(b, max, |o| {
                     imp(page, term, stop_of(input), o)
                 });
                 if float {
@@ -100,7 +100,7 @@ impl Adapter {
                 } else {
                     (gorilla::TERMINATOR_I64, false)
                 };
-                let r = guarded(b, max, |o| {
+                let r = decode_values(b, max, |o| {
                     imp(page, term, stop_of(input), o)
                 });
                 if float {
@@ -111,7 +111,7 @@ impl Adapter {
             }
             (Encoding::Plain, DataType::Boolean) => {
                 out!(
-                    guarded(b, max, |o| plain::decode_bool_into(
+                    decode_values(b, max, |o| plain::decode_bool_into(
                         page, o
                     )),
                     Boolean
@@ -119,7 +119,7 @@ impl Adapter {
             }
             (Encoding::Plain, DataType::Int32) => {
                 out!(
-                    guarded(b, max, |o| plain::decode_i32_into(
+                    decode_values(b, max, |o| plain::decode_i32_into(
                         page, o
                     )),
                     Int32
@@ -128,7 +128,7 @@ impl Adapter {
             (Encoding::Plain, DataType::Int64 | DataType::Double) => {
                 let imp = crossdec_kernels::by_name(plain::IMPLEMENTATIONS_BE64, name)
                     .expect("registered");
-                let r = guarded(b, max, |o| imp(page, o));
+                let r = decode_values(b, max, |o| imp(page, o));
                 if input.dtype == DataType::Double {
                     out!(r, Double)
                 } else {
@@ -137,7 +137,7 @@ impl Adapter {
             }
             (Encoding::Plain, DataType::Float) => {
                 out!(
-                    guarded(b, max, |o| plain::decode_be32_into(
+                    decode_values(b, max, |o| plain::decode_be32_into(
                         page, o
                     )),
                     Float
@@ -152,7 +152,7 @@ impl Adapter {
             (Encoding::Rle, DataType::Boolean) => {
                 let scratch = &mut self.scratch;
                 out!(
-                    guarded(b, max, |o| rle::decode_bool_into(
+                    decode_values(b, max, |o| rle::decode_bool_into(
                         page, scratch, o
                     )),
                     Boolean
@@ -162,7 +162,7 @@ impl Adapter {
                 let imp =
                     crossdec_kernels::by_name(rle::IMPLEMENTATIONS_I32, name).expect("registered");
                 out!(
-                    guarded(b, max, |o| imp(page, o)),
+                    decode_values(b, max, |o| imp(page, o)),
                     Int32
                 )
             }
@@ -170,7 +170,7 @@ impl Adapter {
                 let imp =
                     crossdec_kernels::by_name(rle::IMPLEMENTATIONS_I64, name).expect("registered");
                 out!(
-                    guarded(b, max, |o| imp(page, o)),
+                    decode_values(b, max, |o| imp(page, o)),
                     Int64
                 )
             }

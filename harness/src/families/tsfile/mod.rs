@@ -8,7 +8,7 @@ mod adapters;
 pub mod generate;
 pub mod walker;
 
-pub use adapters::{decode_with, kernel_names};
+pub use adapters::{decode_values, decode_with, kernel_names};
 
 use crossdec_kernels::tsfile as kernel;
 use crossdec_reference::tsfile as reference;
