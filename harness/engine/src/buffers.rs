@@ -312,6 +312,48 @@ mod tests {
     }
 
     #[test]
+    fn faults_say_what_happened() {
+        let past = BufferFault::WrittenPastRange { buffer: "out".into(), written: 5, len: 4 };
+        assert_eq!(past.to_string(), "out: 5 elements said written, but its range holds 4");
+        assert_eq!(BufferFault::NotFinished { buffer: "v".into() }.to_string(), "v: taken but never checked");
+        let before = BufferFault::Changed { buffer: "v".into(), index: -2, written: 0, expected: 0xa5, found: 1 };
+        assert_eq!(before.to_string(), "v[-2] changed from 0xa5 to 0x1 before the range 0..0");
+    }
+
+    #[test]
+    fn a_name_taken_again_with_another_type_gets_fresh_storage() {
+        let mut b = Buffers::new(0x5A);
+        assert_eq!(b.canary(), 0x5A);
+        let out = b.take::<u8>("x", 3);
+        b.finish(out, 0);
+        let mut out = b.take::<u32>("x", 2);
+        assert_eq!(out.range(), &[0x5A5A_5A5A; 2]);
+        assert_eq!(b.finish(out, 2), vec![0x5A5A_5A5A; 2]);
+        assert!(b.end_call().is_empty());
+    }
+
+    #[test]
+    fn a_change_right_at_both_guard_ends_is_found() {
+        let mut b = Buffers::new(0xA5);
+        let mut out = b.take::<u8>("out", 1);
+        let (whole, start) = out.whole();
+        whole[0] = 0;
+        let last = whole.len() - 1;
+        whole[last] = 0;
+        assert_eq!(start, GUARD);
+        b.finish(out, 1);
+        let indices: Vec<i64> = b
+            .end_call()
+            .into_iter()
+            .map(|f| match f {
+                BufferFault::Changed { index, .. } => index,
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(indices, [-(GUARD as i64), 1 + GUARD as i64 - 1]);
+    }
+
+    #[test]
     fn storage_is_reused_and_refilled() {
         let mut b = Buffers::new(0xA5);
         let mut out = b.take::<u8>("out", 8);

@@ -187,6 +187,32 @@ mod tests {
     }
 
     #[test]
+    fn every_sanity_problem_is_named() {
+        let mut m = manifest("x86_64", "little", "d", 5);
+        assert_eq!(sanity(&m), Vec::<String>::new());
+        m.families[0].kernels_ran.clear();
+        m.families[0].cases_per_category.clear();
+        assert_eq!(sanity(&m), ["f on x86_64: no kernel ran", "f on x86_64: no categories ran"]);
+        m.families.clear();
+        assert_eq!(sanity(&m), ["x86_64 manifest lists no families"]);
+    }
+
+    #[test]
+    fn other_counts_or_a_missing_family_fail_the_comparison() {
+        let native = manifest("x86_64", "little", "d", 5);
+        let mut cross = manifest("s390x", "big", "d", 5);
+        cross.seed = 2;
+        assert_eq!(
+            compare(&native, &cross, "big"),
+            ["s390x manifest ran seed 2 with 10 cases, the native run seed 1 with 10: digests cannot be compared"]
+        );
+        cross.seed = 1;
+        cross.families.clear();
+        let problems = compare(&native, &cross, "big");
+        assert!(problems.contains(&"s390x manifest has no results for family f".to_string()), "{problems:?}");
+    }
+
+    #[test]
     fn failures_and_missing_kernels_are_reported() {
         let mut m = manifest("x86_64", "little", "d", 5);
         m.failures = 2;

@@ -285,3 +285,94 @@ fn clip(text: &str) -> String {
     }
     format!("{}... ({} chars)", &text[..end], text.len())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn report() -> FamilyReport {
+        FamilyReport {
+            family: "f".into(),
+            seed: 3,
+            cases_per_category_call: 2,
+            categories: vec![CategoryReport { name: "c".into(), cases: 4, steps: 5, failures: 1, digest: "ab".repeat(32) }],
+            implementations: vec![
+                ImplementationReport {
+                    name: "k".into(),
+                    role: Role::Kernel,
+                    available: true,
+                    ran: true,
+                    compared: 10,
+                    failures: 1,
+                    tolerated: BTreeMap::new(),
+                },
+                ImplementationReport {
+                    name: "p".into(),
+                    role: Role::Peer,
+                    available: true,
+                    ran: true,
+                    compared: 4,
+                    failures: 0,
+                    tolerated: BTreeMap::from([("rule".into(), 2)]),
+                },
+            ],
+            allowed_differences: vec![],
+            failures: vec![Failure {
+                family: "f".into(),
+                category: "c".into(),
+                seed: 3,
+                index: 1,
+                sub_index: 0,
+                implementation: "k".into(),
+                step: 0,
+                expected: "Ok(1)".into(),
+                got: "Ok(2)".into(),
+                buffer_faults: vec![BufferFault::NotFinished { buffer: "out".into() }],
+                input_hex: vec!["0102".into()],
+                minimized_hex: vec!["01".into()],
+                minimized_expected: "Ok(1)".into(),
+                minimized_got: "Ok(2)".into(),
+            }],
+            failure_count: 3,
+            digest: "cd".repeat(32),
+            seconds: 0.5,
+        }
+    }
+
+    #[test]
+    fn the_manifest_carries_what_the_gate_reads() {
+        let m = manifest(&[report()], 3, 2);
+        assert_eq!((m.seed, m.cases, m.failures, m.target.as_str()), (3, 2, 3, TARGET));
+        assert_eq!(m.target_endian, if cfg!(target_endian = "big") { "big" } else { "little" });
+        let f = &m.families[0];
+        assert_eq!(f.kernels, ["k"]);
+        assert_eq!(f.kernels_available, ["k"]);
+        assert_eq!(f.kernels_ran, ["k"]);
+        assert_eq!(f.implementations, BTreeMap::from([("k".into(), true), ("p".into(), true)]));
+        assert_eq!(f.cases_per_category, BTreeMap::from([("c".into(), 4)]));
+        assert_eq!(f.category_digests, BTreeMap::from([("c".into(), "ab".repeat(32))]));
+        assert_eq!(f.tolerated, BTreeMap::from([("p".into(), BTreeMap::from([("rule".into(), 2)]))]));
+        assert_eq!((f.digest.as_str(), f.failures), ("cd".repeat(32).as_str(), 3));
+    }
+
+    #[test]
+    fn the_summary_shows_counts_failures_and_the_reproducer() {
+        let text = summary(&[report()]);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], "== f (seed 3, 4 cases, 0.50s, digest cdcdcdcdcdcdcdcd) ==");
+        assert!(text.contains("  c                                4         5         1\n"), "{text}");
+        assert!(text.contains("  p                          peer          4         0  rule=2\n"), "{text}");
+        assert!(text.contains("  FAILURE k in c (seed 3, call 1, case 0, step 0)\n"), "{text}");
+        assert!(text.contains("    buffer:   out: taken but never checked\n"), "{text}");
+        assert!(text.contains("`crossdec check --family f --hex HEX`):\n      01\n"), "{text}");
+        assert!(text.ends_with("  ... 3 failures in all\n"), "{text}");
+    }
+
+    #[test]
+    fn long_texts_are_clipped_at_a_character_boundary() {
+        assert_eq!(clip("short"), "short");
+        let long = format!("{}é{}", "a".repeat(399), "b".repeat(100));
+        assert_eq!(clip(&long), format!("{}... (501 chars)", "a".repeat(399)));
+        assert_eq!(clip(&"x".repeat(400)), "x".repeat(400));
+    }
+}

@@ -1,0 +1,283 @@
+//! The engine on its own, with a tiny spec: what a run counts and reports,
+//! how it judges kernels and peers, minimizes, digests and erases types.
+//! These are the tests that judge the engine's mutants, so each checks
+//! exact numbers and texts.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use crossdec_engine::bytes::{self, Payload};
+use crossdec_engine::{
+    canonical_enum, case_rng, AllowedDifference, Buffers, Campaign, Case, Category, Family, Outcome, Progress, Role, RunOptions, Spec,
+};
+
+/// Sums of byte pairs; an odd length is an error at the last byte.
+struct Pairs;
+
+#[derive(Debug, Clone, PartialEq)]
+enum Odd {
+    At { offset: usize },
+}
+canonical_enum!(Odd { At { offset } = 0 });
+
+fn pairs(input: &Payload) -> Outcome<Pairs> {
+    if input.0.len() % 2 == 1 {
+        return Err(Odd::At { offset: input.0.len() - 1 });
+    }
+    Ok(input.0.chunks(2).map(|p| u16::from(p[0]) + u16::from(p[1])).collect())
+}
+
+impl Spec for Pairs {
+    type Input = Payload;
+    type Output = Vec<u16>;
+    type Error = Odd;
+    fn name(&self) -> &'static str {
+        "pairs"
+    }
+    fn categories(&self) -> Vec<Category<Payload>> {
+        vec![
+            // Call i: i bytes of value i (so call 3 is odd).
+            Category::new("counted", 1.0, |i, _| vec![Case::one(Payload(vec![i as u8; i as usize]))]),
+            // Two cases per call, two steps each.
+            Category::new("steps", 0.5, |i, _| {
+                let two = Case { steps: vec![Payload(vec![1, 2]), Payload(vec![i as u8; 4])] };
+                vec![two.clone(), two]
+            }),
+        ]
+    }
+    fn reference(&self, input: &Payload) -> Outcome<Self> {
+        pairs(input)
+    }
+    fn shrink(&self, input: &Payload) -> Vec<Payload> {
+        bytes::shrink(input)
+    }
+}
+
+fn options(cases: u64) -> RunOptions {
+    RunOptions { cases, seed: 9, ..RunOptions::default() }
+}
+
+#[test]
+fn a_clean_run_counts_every_case_step_and_call() {
+    let report = Campaign::new(Pairs).kernel_fn("k", pairs).run(&options(6));
+    assert_eq!(report.family, "pairs");
+    assert_eq!((report.seed, report.cases_per_category_call), (9, 6));
+    let c: Vec<_> = report.categories.iter().map(|c| (c.name.as_str(), c.cases, c.steps, c.failures)).collect();
+    // 6 calls of "counted"; ceil(6 * 0.5) = 3 calls of "steps", 2 cases of 2 steps each.
+    assert_eq!(c, [("counted", 6, 6, 0), ("steps", 6, 12, 0)]);
+    assert_eq!(report.total_cases(), 12);
+    let k = &report.implementations[0];
+    // A kernel decodes every step twice (two canaries).
+    assert_eq!((k.name.as_str(), k.role, k.available, k.ran, k.compared, k.failures), ("k", Role::Kernel, true, true, 36, 0));
+    assert_eq!(report.failure_count, 0);
+    assert!(report.failures.is_empty());
+    assert_eq!(report.digest.len(), 64);
+    assert!(report.categories.iter().all(|c| c.digest.len() == 64));
+}
+
+#[test]
+fn a_wrong_kernel_is_reported_minimized_and_counted() {
+    // Wrong on inputs of 6 bytes or more: the last sum is off by one.
+    let wrong = |input: &Payload| {
+        pairs(input).map(|mut v| {
+            if input.0.len() >= 6 {
+                *v.last_mut().unwrap() += 1;
+            }
+            v
+        })
+    };
+    let report = Campaign::new(Pairs).kernel_fn("wrong", wrong).run(&RunOptions { max_failures: 2, ..options(10) });
+    // Calls 6..=9 of "counted" (lengths 6, 8 fail; 7, 9 are odd: errors agree).
+    assert_eq!(report.categories[0].failures, 2);
+    assert_eq!(report.failure_count, 2);
+    assert_eq!(report.implementations[0].failures, 2);
+    let f = &report.failures[0];
+    assert_eq!((f.family.as_str(), f.category.as_str(), f.seed, f.index, f.sub_index, f.step), ("pairs", "counted", 9, 6, 0, 0));
+    assert_eq!(f.implementation, "wrong");
+    assert_eq!(f.input_hex, ["060606060606"]);
+    // Minimized to the shortest failing input: 6 bytes, then bytes removed
+    // keep failing only while the length stays 6 or more and even.
+    assert_eq!(f.minimized_hex.len(), 1);
+    assert_eq!(f.minimized_hex[0].len(), 12);
+    assert_eq!(f.expected, "Ok([12, 12, 12])");
+    assert_eq!(f.got, "Ok([12, 12, 13])");
+    assert_eq!(f.minimized_expected, "Ok([12, 12, 12])");
+    assert_eq!(f.minimized_got, "Ok([12, 12, 13])");
+    assert!(f.buffer_faults.is_empty());
+    // max_failures keeps the report short but counts everything.
+    let capped = Campaign::new(Pairs).kernel_fn("wrong", wrong).run(&RunOptions { max_failures: 1, ..options(10) });
+    assert_eq!((capped.failures.len(), capped.failure_count), (1, 2));
+}
+
+#[test]
+fn a_failure_in_a_later_step_names_that_step_and_stops_the_case() {
+    let second_step_wrong = |input: &Payload| pairs(input).map(|v| if input.0.len() == 4 { vec![9; v.len()] } else { v });
+    let report = Campaign::new(Pairs).kernel_fn("k", second_step_wrong).run(&RunOptions { categories: vec!["steps".into()], ..options(2) });
+    assert_eq!(report.categories.len(), 1);
+    assert_eq!(report.failure_count, 2);
+    assert_eq!(report.failures[0].step, 1);
+    // Per failing case: step 0 and step 1 of the first pass, then it stops.
+    assert_eq!(report.implementations[0].compared, 4);
+}
+
+#[test]
+fn peers_run_once_and_only_their_allowed_differences_tolerate() {
+    let lax = |input: &Payload| if input.0.len() % 2 == 1 { Ok(vec![]) } else { pairs(input) };
+    let rule = AllowedDifference::<Pairs> {
+        id: "lax-accepts-odd",
+        implementation: "lax",
+        reason: "accepts odd lengths",
+        applies: |input, expected, got| input.0.len() % 2 == 1 && expected.is_err() && got == &Ok(vec![]),
+    };
+    let run = |campaign: Campaign<Pairs>| campaign.allow(rule.clone()).run(&options(8));
+    let as_peer = run(Campaign::new(Pairs).peer("lax", true, move || move |i: &Payload, _: &mut Buffers| lax(i)));
+    let p = &as_peer.implementations[0];
+    // 8 one-step cases, then 4 calls of two two-step cases: one pass each.
+    assert_eq!((p.role, p.compared, p.failures), (Role::Peer, 8 + 16, 0));
+    assert_eq!(p.tolerated.get("lax-accepts-odd"), Some(&4));
+    assert_eq!(as_peer.allowed_differences[0].id, "lax-accepts-odd");
+    assert_eq!(as_peer.allowed_differences[0].implementation, "lax");
+    assert_eq!(as_peer.allowed_differences[0].reason, "accepts odd lengths");
+    // The same decoder as a kernel: rules never apply to kernels.
+    let as_kernel = run(Campaign::new(Pairs).kernel_fn("lax", lax));
+    assert_eq!(as_kernel.failure_count, 4);
+    assert!(as_kernel.implementations[0].tolerated.is_empty());
+    // A rule for another peer does not apply.
+    let other = Campaign::new(Pairs)
+        .peer("lax", true, move || move |i: &Payload, _: &mut Buffers| lax(i))
+        .allow(AllowedDifference { implementation: "other", ..rule.clone() })
+        .run(&options(8));
+    assert_eq!(other.failure_count, 4);
+}
+
+#[test]
+fn selection_and_availability_decide_what_runs() {
+    let campaign = Campaign::new(Pairs)
+        .kernel_fn("a", pairs)
+        .kernel("absent", false, || |i: &Payload, _: &mut Buffers| pairs(i))
+        .kernel_fn("b", pairs);
+    let report = campaign.run(&RunOptions { implementations: vec!["b".into(), "absent".into()], ..options(2) });
+    let ran: Vec<_> = report.implementations.iter().map(|i| (i.name.as_str(), i.available, i.ran, i.compared)).collect();
+    assert_eq!(ran, [("a", true, false, 0), ("absent", false, false, 0), ("b", true, true, 2 * 2 + 2 * 2 * 2 * 1)]);
+    let summary = crossdec_engine::report::summary(std::slice::from_ref(&report));
+    assert!(summary.contains("(not selected)") && summary.contains("(not available on this host)"), "{summary}");
+}
+
+#[test]
+fn panics_are_failures_with_their_message() {
+    let report = Campaign::new(Pairs)
+        .kernel_fn("panics", |i: &Payload| if i.0.len() == 5 { panic!("boom at {}", i.0.len()) } else { pairs(i) })
+        .run(&options(6));
+    assert_eq!(report.failure_count, 1);
+    assert_eq!(report.failures[0].got, "PANIC: boom at 5");
+    assert_eq!(report.failures[0].expected, "Err(At { offset: 4 })");
+}
+
+#[test]
+fn digests_depend_on_inputs_outcomes_and_categories_in_order() {
+    let digest = |campaign: Campaign<Pairs>, categories: &[&str]| {
+        let r = campaign.run(&RunOptions { categories: categories.iter().map(|s| s.to_string()).collect(), ..options(4) });
+        (r.digest, r.categories.into_iter().map(|c| c.digest).collect::<Vec<_>>())
+    };
+    let (all, per) = digest(Campaign::new(Pairs), &[]);
+    assert_eq!(digest(Campaign::new(Pairs).kernel_fn("k", pairs), &[]).0, all, "kernels do not enter the digest");
+    let (counted_only, per_counted) = digest(Campaign::new(Pairs), &["counted"]);
+    assert_ne!(counted_only, all);
+    assert_eq!(per_counted[0], per[0], "a category's digest is its own");
+    assert_ne!(per[0], per[1]);
+    // Another seed: the same cases here (the generators ignore the rng) and
+    // the same digests; more calls: other digests.
+    let more = Campaign::new(Pairs).run(&options(5));
+    assert_ne!(more.digest, all);
+    assert_ne!(more.categories[0].digest, per[0]);
+}
+
+#[test]
+fn the_family_trait_checks_bytes_lists_and_writes_corpora() {
+    let family: Box<dyn Family> = Box::new(Campaign::new(Pairs).kernel_fn("k", pairs).kernel_fn("off", |i: &Payload| {
+        pairs(i).map(|v| v.into_iter().map(|x| x ^ 1).collect())
+    }));
+    assert_eq!(family.name(), "pairs");
+    assert_eq!(family.category_names(), ["counted", "steps"]);
+    let list = family.implementation_list();
+    assert_eq!(list.len(), 2);
+    assert_eq!((list[1].name.as_str(), list[1].role, list[1].available), ("off", Role::Kernel, true));
+    assert_eq!(family.check_bytes(&[1, 2], false), Some(vec!["off: step 0: expected Ok([3]) got Ok([2])".to_string()]));
+    assert_eq!(family.check_bytes(&[1], false), Some(vec![]), "errors agree");
+    let corpus = family.corpus(2, 1);
+    let names: Vec<_> = corpus.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["counted-0-0-0", "counted-1-0-0", "steps-0-0-0", "steps-0-0-1", "steps-0-1-0", "steps-0-1-1"]);
+    assert_eq!(corpus[1].1, [1]);
+    assert_eq!(corpus[5].1, [0, 0, 0, 0]);
+    // The empty input of counted call 0 agrees; both cases of steps call 0 fail.
+    assert_eq!(family.run(&options(1)).failure_count, 2);
+}
+
+#[test]
+fn progress_sees_every_family_category_and_call() {
+    #[derive(Default)]
+    struct Count(AtomicU64, AtomicU64, AtomicU64, AtomicU64);
+    impl Progress for Count {
+        fn family(&self, name: &str, calls: u64) {
+            assert_eq!(name, "pairs");
+            self.0.fetch_add(calls, Ordering::Relaxed);
+        }
+        fn category(&self, _: &str) {
+            self.1.fetch_add(1, Ordering::Relaxed);
+        }
+        fn advance(&self) {
+            self.2.fetch_add(1, Ordering::Relaxed);
+        }
+        fn finish(&self) {
+            self.3.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+    let count = Arc::new(Count::default());
+    Campaign::new(Pairs).run(&RunOptions { progress: Some(count.clone()), ..options(4) });
+    let seen = [&count.0, &count.1, &count.2, &count.3].map(|a| a.load(Ordering::Relaxed));
+    assert_eq!(seen, [4 + 2, 2, 4 + 2, 1]);
+    let debug = format!("{:?}", RunOptions { progress: Some(count), ..options(4) });
+    assert_eq!(
+        debug,
+        "RunOptions { cases: 4, seed: 9, implementations: [], categories: [], shrink_budget: 2000, max_failures: 20, progress: true }"
+    );
+}
+
+#[test]
+fn case_seeds_are_fixed_and_distinct() {
+    use crossdec_engine::rand::RngCore;
+    let first = |seed, family, category, index| case_rng(seed, family, category, index).next_u64();
+    let a = first(1, "f", "c", 0);
+    // Pinned: the same on every architecture and word size.
+    assert_eq!(a, 0x536e_48cd_e8e3_6d99, "{a:#x}");
+    for other in [first(2, "f", "c", 0), first(1, "g", "c", 0), first(1, "f", "d", 0), first(1, "f", "c", 1), first(1, "fc", "", 0)] {
+        assert_ne!(other, a);
+    }
+    let category = Category::<Payload>::new("c", 0.25, |_, _| vec![]);
+    assert_eq!([category.calls(0), category.calls(1), category.calls(4), category.calls(5)], [1, 1, 1, 2]);
+    assert_eq!(format!("{category:?}"), r#"Category { name: "c", scale: 0.25 }"#);
+    assert_eq!(category.clone().name, "c");
+}
+
+#[cfg(feature = "fuzz")]
+#[test]
+fn structured_cases_come_from_the_generators_and_mutations() {
+    use crossdec_engine::arbitrary::Unstructured;
+    use crossdec_engine::fuzz::{generated_case, mutate_bytes};
+    // No mutation: category 0 ("counted"), call index from two bytes, seed, one case.
+    let case = generated_case(&Pairs, &mut Unstructured::new(&[0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0])).unwrap();
+    assert_eq!(case.steps.len(), 1);
+    let mut seen = std::collections::BTreeSet::new();
+    for data in 0u8..=255 {
+        let mut bytes = vec![1, 2, 3, 4];
+        let raw = [data, data.wrapping_mul(7), 3, data.rotate_left(3), 9];
+        if mutate_bytes(&mut Unstructured::new(&raw), &mut bytes).is_ok() {
+            seen.insert(bytes.len().cmp(&4));
+        }
+    }
+    // Flips and sets keep the length, truncation shortens, insertion grows.
+    assert_eq!(seen.len(), 3);
+    let mut empty = Vec::new();
+    mutate_bytes(&mut Unstructured::new(&[7]), &mut empty).unwrap();
+    assert_eq!(empty, [7]);
+}
