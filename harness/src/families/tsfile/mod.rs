@@ -211,130 +211,54 @@ pub enum TsFault {
     },
 }
 
-/// The page field an error names; the reference and the kernels each have
-/// their own `Field` enum (the reference's also names the fields of the
-/// encodings no kernel decodes yet). Tags are explicit and stable.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TsField {
-    WriteIndex,
-    BitWidth,
-    MinDeltaBase,
-    FirstValue,
-    Packed,
-    GorillaFirst,
-    GorillaControl,
-    GorillaLeading,
-    GorillaLength,
-    GorillaBits,
-    GorillaFlush,
-    Varint,
-    Value,
-    Bytes,
-    RleLength,
-    RleBitWidth,
-    RunHeader,
-    LastBitPackedNum,
-    RunValue,
-    Groups,
-    ZigzagLength,
-    ZigzagCount,
-    ZigzagValue,
-    FloatHeader,
-    FloatCount,
-    FloatBitmap,
-    MaxPointNumber,
-    ChimpFirst,
-    ChimpControl,
-    ChimpIndex,
-    ChimpLeading,
-    ChimpBits,
-    ChimpFlush,
-    SprintzHeader,
-    SprintzFirst,
-    SprintzPacked,
-    SprintzTail,
-    RlbeCount,
-    RlbeLength,
-    RlbeRun,
-    RlbeValue,
-    DictSize,
-    DictEntry,
-    DictIndex,
-    CamelBits,
-    CamelFirst,
-    CamelType,
-    CamelVarLong,
-    CamelDecimal,
-    CamelXor,
-}
+/// The page field an error names, with its stable canonical tag. The
+/// reference and the kernels each have their own `Field` enum; the
+/// reference's also names the fields of encodings no kernel decodes yet.
+macro_rules! ts_fields {
+    (kernels: [$($k:ident = $kt:literal),* $(,)?], reference_only: [$($r:ident = $rt:literal),* $(,)?] $(,)?) => {
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum TsField {
+            $($k,)*
+            $($r,)*
+        }
 
-canonical_enum!(TsField {
-    WriteIndex = 0,
-    BitWidth = 1,
-    MinDeltaBase = 2,
-    FirstValue = 3,
-    Packed = 4,
-    GorillaFirst = 5,
-    GorillaControl = 6,
-    GorillaLeading = 7,
-    GorillaLength = 8,
-    GorillaBits = 9,
-    GorillaFlush = 10,
-    Varint = 11,
-    Value = 12,
-    Bytes = 13,
-    RleLength = 14,
-    RleBitWidth = 15,
-    RunHeader = 16,
-    LastBitPackedNum = 17,
-    RunValue = 18,
-    Groups = 19,
-    ZigzagLength = 20,
-    ZigzagCount = 21,
-    ZigzagValue = 22,
-    FloatHeader = 23,
-    FloatCount = 24,
-    FloatBitmap = 25,
-    MaxPointNumber = 26,
-    ChimpFirst = 27,
-    ChimpControl = 28,
-    ChimpIndex = 29,
-    ChimpLeading = 30,
-    ChimpBits = 31,
-    ChimpFlush = 32,
-    SprintzHeader = 33,
-    SprintzFirst = 34,
-    SprintzPacked = 35,
-    SprintzTail = 36,
-    RlbeCount = 37,
-    RlbeLength = 38,
-    RlbeRun = 39,
-    RlbeValue = 40,
-    DictSize = 41,
-    DictEntry = 42,
-    DictIndex = 43,
-    CamelBits = 44,
-    CamelFirst = 45,
-    CamelType = 46,
-    CamelVarLong = 47,
-    CamelDecimal = 48,
-    CamelXor = 49,
-});
+        canonical_enum!(TsField { $($k = $kt,)* $($r = $rt,)* });
 
-macro_rules! field_from {
-    ($e:ty, [$($field:ident),* $(,)?]) => {
-        impl From<$e> for TsField {
-            fn from(field: $e) -> Self {
-                type E = $e;
+        impl From<kernel::Field> for TsField {
+            fn from(field: kernel::Field) -> Self {
                 match field {
-                    $(E::$field => TsField::$field,)*
+                    $(kernel::Field::$k => TsField::$k,)*
+                }
+            }
+        }
+
+        impl From<reference::Field> for TsField {
+            fn from(field: reference::Field) -> Self {
+                match field {
+                    $(reference::Field::$k => TsField::$k,)*
+                    $(reference::Field::$r => TsField::$r,)*
                 }
             }
         }
     };
 }
-field_from!(kernel::Field, [WriteIndex, BitWidth, MinDeltaBase, FirstValue, Packed, GorillaFirst, GorillaControl, GorillaLeading, GorillaLength, GorillaBits, GorillaFlush, Varint, Value, Bytes, RleLength, RleBitWidth, RunHeader, LastBitPackedNum, RunValue, Groups]);
-field_from!(reference::Field, [WriteIndex, BitWidth, MinDeltaBase, FirstValue, Packed, GorillaFirst, GorillaControl, GorillaLeading, GorillaLength, GorillaBits, GorillaFlush, Varint, Value, Bytes, RleLength, RleBitWidth, RunHeader, LastBitPackedNum, RunValue, Groups, ZigzagLength, ZigzagCount, ZigzagValue, FloatHeader, FloatCount, FloatBitmap, MaxPointNumber, ChimpFirst, ChimpControl, ChimpIndex, ChimpLeading, ChimpBits, ChimpFlush, SprintzHeader, SprintzFirst, SprintzPacked, SprintzTail, RlbeCount, RlbeLength, RlbeRun, RlbeValue, DictSize, DictEntry, DictIndex, CamelBits, CamelFirst, CamelType, CamelVarLong, CamelDecimal, CamelXor]);
+
+ts_fields! {
+    kernels: [
+        WriteIndex = 0, BitWidth = 1, MinDeltaBase = 2, FirstValue = 3, Packed = 4, GorillaFirst = 5,
+        GorillaControl = 6, GorillaLeading = 7, GorillaLength = 8, GorillaBits = 9, GorillaFlush = 10,
+        Varint = 11, Value = 12, Bytes = 13, RleLength = 14, RleBitWidth = 15, RunHeader = 16,
+        LastBitPackedNum = 17, RunValue = 18, Groups = 19,
+    ],
+    reference_only: [
+        ZigzagLength = 20, ZigzagCount = 21, ZigzagValue = 22, FloatHeader = 23, FloatCount = 24,
+        FloatBitmap = 25, MaxPointNumber = 26, ChimpFirst = 27, ChimpControl = 28, ChimpIndex = 29,
+        ChimpLeading = 30, ChimpBits = 31, ChimpFlush = 32, SprintzHeader = 33, SprintzFirst = 34,
+        SprintzPacked = 35, SprintzTail = 36, RlbeCount = 37, RlbeLength = 38, RlbeRun = 39, RlbeValue = 40,
+        DictSize = 41, DictEntry = 42, DictIndex = 43, CamelBits = 44, CamelFirst = 45, CamelType = 46,
+        CamelVarLong = 47, CamelDecimal = 48, CamelXor = 49,
+    ],
+}
 
 canonical_enum!(TsFault {
     Truncated { field, offset, bit } = 0,
