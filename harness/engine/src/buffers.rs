@@ -18,6 +18,7 @@
 //! skip the check by forgetting it.
 
 use std::any::Any;
+use std::collections::HashMap;
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
@@ -170,7 +171,7 @@ impl<T: Element> Out<T> {
 /// like a caller reusing its buffers across batches.
 pub struct Buffers {
     canary: u8,
-    pool: Vec<(&'static str, Box<dyn Any + Send>)>,
+    pool: HashMap<&'static str, Box<dyn Any + Send>>,
     taken: Vec<&'static str>,
     faults: Vec<BufferFault>,
 }
@@ -178,7 +179,7 @@ pub struct Buffers {
 impl Buffers {
     /// Buffers filled with `canary` on every [`take`](Buffers::take).
     pub fn new(canary: u8) -> Self {
-        Buffers { canary, pool: Vec::new(), taken: Vec::new(), faults: Vec::new() }
+        Buffers { canary, pool: HashMap::new(), taken: Vec::new(), faults: Vec::new() }
     }
 
     /// This call's canary byte.
@@ -189,13 +190,8 @@ impl Buffers {
     /// A buffer called `name` whose range holds `len` elements, every element
     /// (guards included) set to the canary.
     pub fn take<T: Element>(&mut self, name: &'static str, len: usize) -> Out<T> {
-        let mut data = match self.pool.iter().position(|(n, _)| *n == name) {
-            Some(k) => match self.pool.swap_remove(k).1.downcast::<Vec<T>>() {
-                Ok(v) => *v,
-                Err(_) => Vec::new(),
-            },
-            None => Vec::new(),
-        };
+        // The storage of the last buffer of this name, when its type matches.
+        let mut data = self.pool.remove(name).and_then(|b| b.downcast::<Vec<T>>().ok()).map(|v| *v).unwrap_or_default();
         data.clear();
         data.resize(len + 2 * GUARD, T::canary(self.canary));
         self.taken.push(name);
@@ -229,7 +225,7 @@ impl Buffers {
             self.faults.push(changed(GUARD + written + k));
         }
         let values = data[GUARD..GUARD + written].to_vec();
-        self.pool.push((name, Box::new(data)));
+        self.pool.insert(name, Box::new(data));
         values
     }
 
@@ -253,6 +249,8 @@ mod tests {
         assert_eq!(u16::canary(0x5A).bits(), 0x5A5A);
         assert_eq!(i32::canary(0xA5).bits(), 0xA5A5_A5A5);
         assert_eq!(f64::canary(0xA5).to_bits(), u64::canary(0xA5));
+        assert_eq!(f64::canary(0xA5).bits(), 0xA5A5_A5A5_A5A5_A5A5);
+        assert_eq!((-0.0f64).bits(), 1 << 63);
         assert_eq!(f32::canary(0x5A).bits(), 0x5A5A_5A5A);
         assert!(bool::canary(0xA5));
         assert!(!bool::canary(0x5A));
@@ -318,6 +316,8 @@ mod tests {
         assert_eq!(BufferFault::NotFinished { buffer: "v".into() }.to_string(), "v: taken but never checked");
         let before = BufferFault::Changed { buffer: "v".into(), index: -2, written: 0, expected: 0xa5, found: 1 };
         assert_eq!(before.to_string(), "v[-2] changed from 0xa5 to 0x1 before the range 0..0");
+        let first = BufferFault::Changed { buffer: "v".into(), index: 0, written: 0, expected: 0xa5, found: 1 };
+        assert_eq!(first.to_string(), "v[0] changed from 0xa5 to 0x1 outside the written range 0..0");
     }
 
     #[test]
@@ -364,6 +364,7 @@ mod tests {
         assert_eq!(out.range_and_tail().len(), 2 + GUARD);
         assert_eq!(out.len(), 2);
         assert!(!out.is_empty());
+        assert!(Buffers::new(0).take::<u8>("empty", 0).is_empty());
         b.finish(out, 0);
         assert!(b.end_call().is_empty());
     }

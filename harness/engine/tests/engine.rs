@@ -173,6 +173,16 @@ fn panics_are_failures_with_their_message() {
     assert_eq!(report.failures[0].expected, "Err(At { offset: 4 })");
 }
 
+/// Pinned: the digests are part of the engine's contract (golden files of
+/// every family hang on them), the same on every architecture.
+#[test]
+fn digests_are_pinned() {
+    let report = Campaign::new(Pairs).run(&options(3));
+    assert_eq!(report.digest, "0fc5b3b4c1c179ad8b8ba3e4e7b9f2a1bba6c01999303ba09848acd9be8aadbf");
+    assert_eq!(report.categories[0].digest, "6074e18a23fef31fe1647f3201c306ba1435f3050b1f7279d0e7af1268379933");
+    assert_eq!(report.categories[1].digest, "5558d96806975e347b66589721c0ca3e8b258a404f7c09248df8937db83b95ad");
+}
+
 #[test]
 fn digests_depend_on_inputs_outcomes_and_categories_in_order() {
     let digest = |campaign: Campaign<Pairs>, categories: &[&str]| {
