@@ -132,6 +132,21 @@ mod tests {
     }
 
     #[test]
+    fn flips_reach_every_bit_and_really_flip() {
+        let mut reached = [0u8; 9];
+        for index in 0..400 {
+            let mut rng = case_rng(2, "f", "c", index);
+            // Ones: a flip must clear a bit (an OR would leave them all set).
+            let flipped = flip_bits(&Payload(vec![0xFF; 9]), &mut rng, 1).0;
+            let cleared: Vec<(usize, u8)> = flipped.iter().enumerate().filter(|(_, b)| **b != 0xFF).map(|(k, b)| (k, !b)).collect();
+            assert_eq!(cleared.len(), 1, "one flip, one byte: {flipped:?}");
+            assert_eq!(cleared[0].1.count_ones(), 1, "{flipped:?}");
+            reached[cleared[0].0] |= cleared[0].1;
+        }
+        assert_eq!(reached, [0xFF; 9], "every bit of every byte can be flipped");
+    }
+
+    #[test]
     fn payloads_are_their_own_canonical_form() {
         assert_eq!(Payload(vec![1, 2]).to_canonical(), [1, 2]);
         assert_eq!(Payload::parse(&[3]), Some(Payload(vec![3])));
