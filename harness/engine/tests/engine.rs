@@ -129,6 +129,9 @@ fn peers_run_once_and_only_their_allowed_differences_tolerate() {
         reason: "accepts odd lengths",
         applies: |input, expected, got| input.0.len() % 2 == 1 && expected.is_err() && got == &Ok(vec![]),
     };
+    let with_rule = Campaign::new(Pairs).allow(rule.clone());
+    assert_eq!(with_rule.allowed_differences().iter().map(|r| r.id).collect::<Vec<_>>(), ["lax-accepts-odd"]);
+    assert_eq!(with_rule.spec().name(), "pairs");
     let run = |campaign: Campaign<Pairs>| campaign.allow(rule.clone()).run(&options(8));
     let as_peer = run(Campaign::new(Pairs).peer("lax", true, move || move |i: &Payload, _: &mut Buffers| lax(i)));
     let p = &as_peer.implementations[0];
@@ -156,6 +159,9 @@ fn selection_and_availability_decide_what_runs() {
         .kernel_fn("a", pairs)
         .kernel("absent", false, || |i: &Payload, _: &mut Buffers| pairs(i))
         .kernel_fn("b", pairs);
+    let names: Vec<_> = campaign.implementations().iter().map(|i| (i.name.as_str(), i.role, i.available)).collect();
+    assert_eq!(names, [("a", Role::Kernel, true), ("absent", Role::Kernel, false), ("b", Role::Kernel, true)]);
+    assert_eq!(campaign.implementations()[0].decode_once(&Payload(vec![1, 2])), (Ok(vec![3]), vec![]));
     let report = campaign.run(&RunOptions { implementations: vec!["b".into(), "absent".into()], ..options(2) });
     let ran: Vec<_> = report.implementations.iter().map(|i| (i.name.as_str(), i.available, i.ran, i.compared)).collect();
     // b: 2 one-step cases, then 2 two-step cases, each step with both canaries.
