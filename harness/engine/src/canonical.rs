@@ -257,6 +257,8 @@ mod tests {
         assert_eq!(Err::<u8, u8>(5).to_canonical(), [1, 5]);
         assert_eq!((1u8, 'a', ()).to_canonical(), [1, 97, 0, 0, 0]);
         assert_eq!(Box::new(9u8).to_canonical(), [9]);
+        assert_eq!(Canonical::to_canonical(&&7u16), [7, 0]);
+        assert_eq!(vec![&1u8, &2].to_canonical(), vec![1u8, 2].to_canonical());
         // Framing keeps concatenations apart.
         assert_ne!((vec![1u8], vec![2u8, 3]).to_canonical(), (vec![1u8, 2], vec![3u8]).to_canonical());
     }

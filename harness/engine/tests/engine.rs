@@ -298,3 +298,74 @@ fn structured_cases_come_from_the_generators_and_mutations() {
     mutate_bytes(&mut Unstructured::new(&[7]), &mut empty).unwrap();
     assert_eq!(empty, [7]);
 }
+
+#[cfg(feature = "fuzz")]
+#[test]
+fn every_byte_mutation_does_what_it_says() {
+    use crossdec_engine::arbitrary::Unstructured;
+    use crossdec_engine::fuzz::mutate_bytes;
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    let (mut one_bit_cleared, mut above_bit_zero, mut many_bits, mut shorter, mut longer) = (0, 0, 0, 0, 0);
+    for _ in 0..2000 {
+        let raw: Vec<u8> = (0..16)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                (x >> 32) as u8
+            })
+            .collect();
+        // All ones: a flip must clear exactly one bit.
+        let mut bytes = vec![0xFF; 4];
+        mutate_bytes(&mut Unstructured::new(&raw), &mut bytes).unwrap();
+        match bytes.len().cmp(&4) {
+            std::cmp::Ordering::Less => shorter += 1,
+            std::cmp::Ordering::Greater => longer += 1,
+            std::cmp::Ordering::Equal => {
+                let cleared: Vec<u8> = bytes.iter().map(|b| !b).collect();
+                match cleared.iter().map(|c| c.count_ones()).sum::<u32>() {
+                    1 => {
+                        one_bit_cleared += 1;
+                        above_bit_zero += usize::from(cleared.iter().any(|c| *c > 1));
+                    }
+                    0 => {}
+                    _ => many_bits += 1,
+                }
+            }
+        }
+    }
+    // About a quarter each: flip, set, truncate, insert.
+    assert!(one_bit_cleared > 300 && above_bit_zero > 200, "{one_bit_cleared} {above_bit_zero}");
+    assert!(many_bits > 300 && shorter > 300 && longer > 300, "{many_bits} {shorter} {longer}");
+}
+
+#[cfg(feature = "fuzz")]
+#[test]
+fn structured_checks_run_the_family_on_generated_cases() {
+    let wrong = Campaign::new(Pairs).kernel_fn("wrong", |i: &Payload| pairs(i).map(|v| v.into_iter().map(|x| x + 1).collect()));
+    let right = Campaign::new(Pairs).kernel_fn("right", pairs);
+    let (mut failing, mut agreeing) = (0, 0);
+    for seed in 0u8..64 {
+        let data: Vec<u8> = (0..24).map(|k| seed.wrapping_mul(31).wrapping_add(k * 7)).collect();
+        let problems = Family::check_structured(&wrong, &data, false).expect("enough bytes for a case");
+        failing += usize::from(!problems.is_empty());
+        assert!(problems.iter().all(|p| p.starts_with("wrong: step ")), "{problems:?}");
+        agreeing += usize::from(Family::check_structured(&right, &data, false) == Some(vec![]));
+    }
+    assert!(failing > 10, "{failing}");
+    assert_eq!(agreeing, 64);
+}
+
+#[test]
+fn checks_run_available_kernels_and_peers_only_when_asked() {
+    let off = |i: &Payload| pairs(i).map(|v| v.into_iter().map(|x| x ^ 1).collect());
+    let family = Campaign::new(Pairs)
+        .kernel("unavailable", false, move || move |i: &Payload, _: &mut Buffers| off(i))
+        .peer("peer", true, move || move |i: &Payload, _: &mut Buffers| off(i))
+        .kernel_fn("kernel", off);
+    assert_eq!(family.check_bytes(&[1, 2], false), Some(vec!["kernel: step 0: expected Ok([3]) got Ok([2])".to_string()]));
+    assert_eq!(
+        family.check_bytes(&[1, 2], true),
+        Some(vec!["peer: step 0: expected Ok([3]) got Ok([2])".to_string(), "kernel: step 0: expected Ok([3]) got Ok([2])".to_string()])
+    );
+}
