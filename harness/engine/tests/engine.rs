@@ -369,3 +369,33 @@ fn checks_run_available_kernels_and_peers_only_when_asked() {
         Some(vec!["peer: step 0: expected Ok([3]) got Ok([2])".to_string(), "kernel: step 0: expected Ok([3]) got Ok([2])".to_string()])
     );
 }
+
+/// Minimizing: the failure of a long input shrinks to the shortest one that
+/// still fails, step by step within the budget, and a step that does not
+/// matter is dropped.
+#[test]
+fn failures_shrink_within_the_budget() {
+    // Wrong whenever an 8 is decoded: "counted" call 8 is eight 8s.
+    let wrong = |i: &Payload| pairs(i).map(|v| v.into_iter().map(|x| if x == 16 { 0 } else { x }).collect());
+    let run = |budget| {
+        Campaign::new(Pairs)
+            .kernel_fn("wrong", wrong)
+            .run(&RunOptions { categories: vec!["counted".into()], shrink_budget: budget, ..options(9) })
+            .failures
+            .remove(0)
+    };
+    let f = run(2000);
+    assert_eq!(f.input_hex, ["0808080808080808"]);
+    // Halves while they fail (4, then 2 bytes); one byte is odd, an error
+    // both sides agree on.
+    assert_eq!(f.minimized_hex, ["0808"]);
+    assert_eq!((f.minimized_expected.as_str(), f.minimized_got.as_str()), ("Ok([16])", "Ok([0])"));
+    // A budget of one re-run takes the first smaller variant only.
+    assert_eq!(run(1).minimized_hex, ["08080808"]);
+    assert_eq!(run(0).minimized_hex, ["0808080808080808"]);
+    // Two steps, only the second wrong: the first is dropped.
+    let second = |i: &Payload| pairs(i).map(|v| if i.0.len() == 4 { vec![9; v.len()] } else { v });
+    let report = Campaign::new(Pairs).kernel_fn("k", second).run(&RunOptions { categories: vec!["steps".into()], ..options(2) });
+    assert_eq!(report.failures[0].input_hex, ["0102", "00000000"]);
+    assert_eq!(report.failures[0].minimized_hex, ["00000000"], "wrong only at 4 bytes: the step stays whole");
+}
