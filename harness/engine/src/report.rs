@@ -366,6 +366,9 @@ mod tests {
         assert!(text.contains("    buffer:   out: taken but never checked\n"), "{text}");
         assert!(text.contains("`crossdec check --family f --hex HEX`):\n      01\n"), "{text}");
         assert!(text.ends_with("  ... 3 failures in all\n"), "{text}");
+        // Every failure listed: no count line.
+        let all_listed = FamilyReport { failure_count: 1, ..report() };
+        assert!(!summary(&[all_listed]).contains("failures in all"));
     }
 
     #[test]
