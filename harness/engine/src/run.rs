@@ -110,15 +110,17 @@ fn hex_steps<I: Canonical>(case: &Case<I>) -> Vec<String> {
     case.steps.iter().map(|s| hex::encode(s.to_canonical())).collect()
 }
 
-#[cfg(feature = "parallel")]
+/// `f` of every call index, in order; on every core with `parallel`.
 fn each_call<T: Send>(calls: u64, f: impl Fn(u64) -> T + Send + Sync) -> Vec<T> {
-    use rayon::prelude::*;
-    (0..calls).into_par_iter().map(f).collect()
-}
-
-#[cfg(not(feature = "parallel"))]
-fn each_call<T: Send>(calls: u64, f: impl Fn(u64) -> T + Send + Sync) -> Vec<T> {
-    (0..calls).map(f).collect()
+    #[cfg(feature = "parallel")]
+    {
+        use rayon::prelude::*;
+        (0..calls).into_par_iter().map(f).collect()
+    }
+    #[cfg(not(feature = "parallel"))]
+    {
+        (0..calls).map(f).collect()
+    }
 }
 
 impl<S: Spec> Campaign<S> {
