@@ -17,7 +17,7 @@ pub(crate) fn minimise<S: Spec>(
     let mut current = case.clone();
     let mut last = first_mismatch(spec, &current, imp, allowed);
     let mut tries = 0;
-    'outer: while tries < budget {
+    'outer: loop {
         for candidate in smaller(spec, &current) {
             tries += 1;
             if tries > budget {
