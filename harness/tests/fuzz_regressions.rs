@@ -92,3 +92,4 @@ macro_rules! regression {
 // ci/fuzz appends `regression!(name, "target", "file");` lines here.
 regression!(cube_columnar_structured_bc38177ddbaf, "cube_columnar_structured", "bc38177ddbaf");
 regression!(cube_columnar_structured_5f51c00c68ae, "cube_columnar_structured", "5f51c00c68ae");
+regression!(qwp_ts_questdb_9ff56c4bd841, "qwp_ts_questdb", "9ff56c4bd841");

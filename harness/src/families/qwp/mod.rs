@@ -223,8 +223,9 @@ fn questdb_message_for(kind: &QwpFault) -> &'static [&'static str] {
         QwpFault::UnknownEncoding { .. } => &["unknown temporal encoding discriminator"],
         QwpFault::TruncatedBitstream { .. } | QwpFault::StreamTooShort { .. } => &["BitReader: read past end"],
         QwpFault::Truncated { .. } | QwpFault::TruncatedSeed { .. } => &["frame truncated"],
-        // It reads fewer seeds and then finds the rest unread.
-        QwpFault::TooFewGorillaValues { .. } => &["trailing bytes"],
+        // It reads min(non-null rows, 2) seeds: with the seeds there it
+        // finds the rest unread, with them cut short it runs out.
+        QwpFault::TooFewGorillaValues { .. } => &["trailing bytes", "frame truncated"],
         QwpFault::OutputTooSmall | QwpFault::Peer(_) => &[],
     }
 }
