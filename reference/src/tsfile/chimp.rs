@@ -272,12 +272,7 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    fn hex(b: &[u8]) -> String {
-        b.iter()
-            .map(|x| format!("{x:02x}"))
-            .collect::<Vec<_>>()
-            .join(" ")
-    }
+    use crate::tsfile::test_hex as hex;
 
     #[test]
     fn known_answer_int32() {

@@ -118,12 +118,7 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    fn hex(b: &[u8]) -> String {
-        b.iter()
-            .map(|x| format!("{x:02x}"))
-            .collect::<Vec<_>>()
-            .join(" ")
-    }
+    use crate::tsfile::test_hex as hex;
 
     fn s(v: &[&str]) -> Vec<Vec<u8>> {
         v.iter().map(|x| x.as_bytes().to_vec()).collect()

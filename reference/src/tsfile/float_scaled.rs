@@ -354,12 +354,7 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    fn hex(b: &[u8]) -> String {
-        b.iter()
-            .map(|x| format!("{x:02x}"))
-            .collect::<Vec<_>>()
-            .join(" ")
-    }
+    use crate::tsfile::test_hex as hex;
 
     fn bits32(v: &[f32]) -> Vec<u32> {
         v.iter().map(|x| x.to_bits()).collect()

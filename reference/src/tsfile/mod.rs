@@ -453,3 +453,9 @@ pub fn write_uvarint(out: &mut Vec<u8>, mut v: u64) {
 pub fn write_zigzag32(out: &mut Vec<u8>, v: i32) {
     write_uvarint(out, ((v << 1) ^ (v >> 31)) as u32 as u64);
 }
+
+/// Bytes as spaced hex, for the encodings' known-answer tests.
+#[cfg(test)]
+pub(crate) fn test_hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect::<Vec<_>>().join(" ")
+}
