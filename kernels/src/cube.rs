@@ -111,7 +111,8 @@ pub static IMPLEMENTATIONS: &[Implementation<DecodeFn>] =
 
 /// Decode with the best available implementation and a fresh decoder.
 pub fn decode(json: &[u8], shape: Shape, schema: &SchemaRef, limit: Option<i64>) -> Result<RecordBatch, CubeError> {
-    crate::best(IMPLEMENTATIONS)(&mut CubeDecoder::new(), json, shape, schema, limit)
+    static BEST: crate::Best<DecodeFn> = crate::Best::new(IMPLEMENTATIONS);
+    BEST.get()(&mut CubeDecoder::new(), json, shape, schema, limit)
 }
 
 /// A reusable decoder: keeps the row pivot's key table between calls, so a

@@ -102,6 +102,25 @@ pub fn best<F: Copy>(registry: &'static [Implementation<F>]) -> F {
         .expect("every registry ends with an always-available portable implementation")
 }
 
+/// A registry's dispatch for a hot entry point: the best implementation,
+/// chosen on first use and kept, so a call costs no detection.
+pub struct Best<F: Copy + 'static> {
+    registry: &'static [Implementation<F>],
+    chosen: std::sync::OnceLock<F>,
+}
+
+impl<F: Copy + Send + Sync + 'static> Best<F> {
+    /// The dispatch of `registry` (nothing is chosen until the first call).
+    pub const fn new(registry: &'static [Implementation<F>]) -> Self {
+        Best { registry, chosen: std::sync::OnceLock::new() }
+    }
+
+    /// [`best`] of the registry, chosen once.
+    pub fn get(&self) -> F {
+        *self.chosen.get_or_init(|| best(self.registry))
+    }
+}
+
 /// Force the implementation called `name`: its function, or why not.
 pub fn by_name<F: Copy>(registry: &'static [Implementation<F>], name: &str) -> Result<F, ForceError> {
     registry.iter().find(|i| i.name == name).ok_or_else(|| ForceError::Unknown { name: name.to_string() })?.get()
@@ -162,6 +181,13 @@ mod tests {
     #[test]
     fn best_skips_unavailable_entries() {
         assert_eq!(best(REGISTRY), 2);
+    }
+
+    #[test]
+    fn a_kept_dispatch_is_the_best_entry() {
+        static BEST: Best<u8> = Best::new(REGISTRY);
+        assert_eq!(BEST.get(), 2);
+        assert_eq!(BEST.get(), 2);
     }
 
     #[test]

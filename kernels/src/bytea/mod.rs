@@ -117,12 +117,14 @@ pub static ESCAPE_IMPLEMENTATIONS: &[Implementation<EscapeFn>] = &[
 
 /// The best hex kernel this CPU can run.
 pub fn best_hex() -> HexFn {
-    crate::best(HEX_IMPLEMENTATIONS)
+    static BEST: crate::Best<HexFn> = crate::Best::new(HEX_IMPLEMENTATIONS);
+    BEST.get()
 }
 
 /// The best escape kernel.
 pub fn best_escape() -> EscapeFn {
-    crate::best(ESCAPE_IMPLEMENTATIONS)
+    static BEST: crate::Best<EscapeFn> = crate::Best::new(ESCAPE_IMPLEMENTATIONS);
+    BEST.get()
 }
 
 /// Whether `text` is in the hex format (starts with `\x`, lower-case x).

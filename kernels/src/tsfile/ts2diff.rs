@@ -188,13 +188,15 @@ pub fn count<T: IntLane>(page: &[u8], max: usize) -> Result<usize, DecodeError> 
 /// Decode an INT32 page with the best kernel this CPU has (`ts2diff/avx2`
 /// where AVX2 is present, else `ts2diff/fused`).
 pub fn decode_i32_into(page: &[u8], out: &mut [i32]) -> Result<Done, DecodeError> {
-    crate::best(IMPLEMENTATIONS_I32)(page, out)
+    static BEST: crate::Best<DecodeI32> = crate::Best::new(IMPLEMENTATIONS_I32);
+    BEST.get()(page, out)
 }
 
 /// Decode an INT64 page with the best kernel this CPU has (`ts2diff/avx2`
 /// where AVX2 is present, else `ts2diff/fused`).
 pub fn decode_i64_into(page: &[u8], out: &mut [i64]) -> Result<Done, DecodeError> {
-    crate::best(IMPLEMENTATIONS_I64)(page, out)
+    static BEST: crate::Best<DecodeI64> = crate::Best::new(IMPLEMENTATIONS_I64);
+    BEST.get()(page, out)
 }
 
 /// Block-at-a-time without the width-specialised unpacker: each delta read
