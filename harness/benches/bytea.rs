@@ -25,7 +25,9 @@ fn random(n: usize) -> Vec<u8> {
 
 fn hex_plain(c: &mut Criterion) {
     let mut g = c.benchmark_group("hex-plain");
-    g.sample_size(20).warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(2));
+    g.sample_size(20)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2));
     for (size, label) in SIZES {
         let bytes = random(size / 2);
         let text = reference::encode_hex(&bytes);
@@ -36,7 +38,9 @@ fn hex_plain(c: &mut Criterion) {
         for k in kernel::HEX_IMPLEMENTATIONS.iter().filter(|k| k.is_available()) {
             assert_eq!((k.get().expect("available"))(digits, &mut out), Ok(size / 2));
             assert_eq!(out, bytes, "{}", k.name);
-            g.bench_with_input(BenchmarkId::new(k.name, label), digits, |b, d| b.iter(|| (k.get().expect("available"))(black_box(d), &mut out)));
+            g.bench_with_input(BenchmarkId::new(k.name, label), digits, |b, d| {
+                b.iter(|| (k.get().expect("available"))(black_box(d), &mut out))
+            });
         }
         g.bench_with_input(BenchmarkId::new("crate-hex", label), digits, |b, d| {
             b.iter(|| hex::decode_to_slice(black_box(d), &mut out))
@@ -47,17 +51,25 @@ fn hex_plain(c: &mut Criterion) {
         g.bench_with_input(BenchmarkId::new("crate-const-hex", label), digits, |b, d| {
             b.iter(|| const_hex::decode_to_slice(black_box(d), &mut out))
         });
-        g.bench_with_input(BenchmarkId::new("reference", label), &text, |b, t| b.iter(|| reference::decode(black_box(t))));
+        g.bench_with_input(BenchmarkId::new("reference", label), &text, |b, t| {
+            b.iter(|| reference::decode(black_box(t)))
+        });
     }
     g.finish();
 }
 
 fn whitespace_and_escape(c: &mut Criterion) {
     let mut g = c.benchmark_group("hex-whitespace");
-    g.sample_size(20).warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(2));
+    g.sample_size(20)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2));
     // Dense: a space after every 8 pairs, a newline after every 32. Sparse:
     // a newline after every 38 pairs (76-character lines).
-    for (size, label) in [(64 << 10, "dense-64KiB"), (64 << 10, "sparse-64KiB"), (1 << 20, "sparse-1MiB")] {
+    for (size, label) in [
+        (64 << 10, "dense-64KiB"),
+        (64 << 10, "sparse-64KiB"),
+        (1 << 20, "sparse-1MiB"),
+    ] {
         let bytes = random(size / 2);
         let plain = reference::encode_hex(&bytes);
         let mut text = b"\\x".to_vec();
@@ -77,17 +89,24 @@ fn whitespace_and_escape(c: &mut Criterion) {
         g.throughput(Throughput::Bytes(text.len() as u64));
         for k in kernel::HEX_IMPLEMENTATIONS.iter().filter(|k| k.is_available()) {
             let esc = kernel::best_escape();
-            assert_eq!(kernel::decode_into_with(k.get().expect("available"), esc, &text, &mut out), Ok(bytes.len()));
+            assert_eq!(
+                kernel::decode_into_with(k.get().expect("available"), esc, &text, &mut out),
+                Ok(bytes.len())
+            );
             g.bench_with_input(BenchmarkId::new(k.name, label), &text, |b, t| {
                 b.iter(|| kernel::decode_into_with(k.get().expect("available"), esc, black_box(t), &mut out))
             });
         }
-        g.bench_with_input(BenchmarkId::new("reference", label), &text, |b, t| b.iter(|| reference::decode(black_box(t))));
+        g.bench_with_input(BenchmarkId::new("reference", label), &text, |b, t| {
+            b.iter(|| reference::decode(black_box(t)))
+        });
     }
     g.finish();
 
     let mut g = c.benchmark_group("escape");
-    g.sample_size(20).warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(2));
+    g.sample_size(20)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2));
     // Random bytes (most escaped: short runs, the bulk kernel's worst case)
     // and text-like bytes (printable ASCII with a newline, backslash or
     // high byte now and then: long runs).
@@ -102,16 +121,29 @@ fn whitespace_and_escape(c: &mut Criterion) {
             })
             .collect()
     };
-    for (size, label) in [(64 << 10, "random-64KiB"), (1 << 20, "random-1MiB"), (64 << 10, "text-64KiB"), (1 << 20, "text-1MiB")] {
-        let bytes = if label.starts_with("random") { random(size / 2) } else { text_like(size) };
+    for (size, label) in [
+        (64 << 10, "random-64KiB"),
+        (1 << 20, "random-1MiB"),
+        (64 << 10, "text-64KiB"),
+        (1 << 20, "text-1MiB"),
+    ] {
+        let bytes = if label.starts_with("random") {
+            random(size / 2)
+        } else {
+            text_like(size)
+        };
         let text = reference::encode_escape(&bytes);
         let mut out = vec![0u8; text.len()];
         g.throughput(Throughput::Bytes(text.len() as u64));
         for e in kernel::ESCAPE_IMPLEMENTATIONS.iter() {
             assert_eq!((e.get().expect("available"))(&text, &mut out), Ok(bytes.len()));
-            g.bench_with_input(BenchmarkId::new(e.name, label), &text, |b, t| b.iter(|| (e.get().expect("available"))(black_box(t), &mut out)));
+            g.bench_with_input(BenchmarkId::new(e.name, label), &text, |b, t| {
+                b.iter(|| (e.get().expect("available"))(black_box(t), &mut out))
+            });
         }
-        g.bench_with_input(BenchmarkId::new("reference", label), &text, |b, t| b.iter(|| reference::decode(black_box(t))));
+        g.bench_with_input(BenchmarkId::new("reference", label), &text, |b, t| {
+            b.iter(|| reference::decode(black_box(t)))
+        });
     }
     g.finish();
 }

@@ -61,14 +61,22 @@ pub fn table(width: usize) -> (SchemaRef, Vec<String>, Vec<Vec<String>>) {
 pub fn columnar(names: &[String], cells: &[Vec<String>]) -> Vec<u8> {
     let members: Vec<String> = names.iter().map(|n| serde_json::to_string(n).unwrap()).collect();
     let columns: Vec<String> = cells.iter().map(|c| format!("[{}]", c.join(","))).collect();
-    format!("{{\"members\":[{}],\"columns\":[{}]}}", members.join(","), columns.join(",")).into_bytes()
+    format!(
+        "{{\"members\":[{}],\"columns\":[{}]}}",
+        members.join(","),
+        columns.join(",")
+    )
+    .into_bytes()
 }
 
 fn row_objects(names: &[String], cells: &[Vec<String>]) -> Vec<String> {
     (0..ROWS)
         .map(|r| {
-            let members: Vec<String> =
-                names.iter().zip(cells).map(|(n, c)| format!("{}:{}", serde_json::to_string(n).unwrap(), c[r])).collect();
+            let members: Vec<String> = names
+                .iter()
+                .zip(cells)
+                .map(|(n, c)| format!("{}:{}", serde_json::to_string(n).unwrap(), c[r]))
+                .collect();
             format!("{{{}}}", members.join(","))
         })
         .collect()
@@ -89,7 +97,10 @@ fn bench(c: &mut Criterion) {
         let k = kernel::decode(&col_json, kernel::Shape::Columnar, &schema, None).unwrap();
         let r = reference::decode(&row_json, reference::Shape::Rows, &schema, None).unwrap();
         assert_eq!(k, r);
-        let mut decoder = arrow_json::ReaderBuilder::new(schema.clone()).with_batch_size(ROWS).build_decoder().unwrap();
+        let mut decoder = arrow_json::ReaderBuilder::new(schema.clone())
+            .with_batch_size(ROWS)
+            .build_decoder()
+            .unwrap();
         decoder.decode(&ndjson).unwrap();
         let a = decoder.flush().unwrap().unwrap();
         assert_eq!(a.num_rows(), ROWS);
@@ -106,8 +117,10 @@ fn bench(c: &mut Criterion) {
         });
         group.bench_with_input(BenchmarkId::new("arrow-json-ndjson", width), &ndjson, |b, json| {
             b.iter(|| {
-                let mut d =
-                    arrow_json::ReaderBuilder::new(schema.clone()).with_batch_size(ROWS).build_decoder().unwrap();
+                let mut d = arrow_json::ReaderBuilder::new(schema.clone())
+                    .with_batch_size(ROWS)
+                    .build_decoder()
+                    .unwrap();
                 d.decode(json).unwrap();
                 d.flush().unwrap().unwrap()
             })

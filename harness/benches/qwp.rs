@@ -15,9 +15,16 @@ fn bench(c: &mut Criterion) {
     for (shape, values) in crossdec_harness::families::qwp::benchmark_shapes(ROWS) {
         let rows: Vec<Option<i64>> = values.iter().map(|v| Some(*v)).collect();
         let (column, encoding) = reference::encode_column(&rows, true);
-        assert_eq!(encoding, reference::Encoding::Gorilla, "{shape} must be Gorilla-encoded");
+        assert_eq!(
+            encoding,
+            reference::Encoding::Gorilla,
+            "{shape} must be Gorilla-encoded"
+        );
         let expected = reference::decode_column(&column, ROWS, true).unwrap();
-        assert_eq!(kernel::decode_column(&column, ROWS, true).unwrap().values, expected.values);
+        assert_eq!(
+            kernel::decode_column(&column, ROWS, true).unwrap().values,
+            expected.values
+        );
 
         let mut group = c.benchmark_group(format!("qwp-ts/{shape}"));
         group.throughput(Throughput::Elements(ROWS as u64));
@@ -28,7 +35,11 @@ fn bench(c: &mut Criterion) {
         let mut out = vec![0i64; ROWS];
         let mut validity = vec![false; ROWS];
         group.bench_function(BenchmarkId::new("kernel", ROWS), |b| {
-            b.iter(|| decoder.decode_into(black_box(&column), ROWS, true, &mut out, &mut validity).unwrap())
+            b.iter(|| {
+                decoder
+                    .decode_into(black_box(&column), ROWS, true, &mut out, &mut validity)
+                    .unwrap()
+            })
         });
         group.bench_function(BenchmarkId::new("kernel-materialize", ROWS), |b| {
             b.iter(|| kernel::decode_column(black_box(&column), ROWS, true).unwrap())
@@ -43,7 +54,11 @@ fn bench(c: &mut Criterion) {
 /// call is its `decode_result_batch`, which decodes the Gorilla stream into
 /// its own value buffer. The payload is built once, outside the loop.
 #[cfg(target_arch = "x86_64")]
-fn questdb(group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>, column: &[u8], expected: &[i64]) {
+fn questdb(
+    group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    column: &[u8],
+    expected: &[i64],
+) {
     use crossdec_harness::families::qwp::questdb as q;
     use questdb::egress::_bench_internals::{decode_result_batch, Bytes, SymbolDict, ZstdScratch};
     let (payload, flags) = q::result_batch_payload(column, ROWS, true);

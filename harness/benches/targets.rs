@@ -34,7 +34,10 @@ struct Contender<'a> {
 }
 
 fn contender<'a>(name: &'static str, call: impl FnMut() + 'a) -> Contender<'a> {
-    Contender { name, call: Box::new(call) }
+    Contender {
+        name,
+        call: Box::new(call),
+    }
 }
 
 /// Median seconds per call of each contender, timed in interleaved rounds.
@@ -105,7 +108,14 @@ impl Report {
             goal,
             if met { "met" } else { "MISSED" }
         );
-        self.rows.push(Row { issue, target, measured, goal, unit, met });
+        self.rows.push(Row {
+            issue,
+            target,
+            measured,
+            goal,
+            unit,
+            met,
+        });
     }
 
     /// Races the contenders, prints each one's rate, returns medians.
@@ -113,7 +123,12 @@ impl Report {
         let t = race(contenders, self.rounds);
         println!("{title}");
         for (c, secs) in contenders.iter().zip(&t) {
-            println!("    {:<24} {:>10.1} ns/call {:>10.3} {unit}", c.name, secs * 1e9, units_per_call / secs / 1e9);
+            println!(
+                "    {:<24} {:>10.1} ns/call {:>10.3} {unit}",
+                c.name,
+                secs * 1e9,
+                units_per_call / secs / 1e9
+            );
         }
         t
     }
@@ -139,7 +154,9 @@ fn qwp(report: &mut Report) {
         let mut validity = vec![false; ROWS];
         let mut contenders = vec![
             contender("kernel", || {
-                decoder.decode_into(black_box(&column), ROWS, true, &mut out, &mut validity).unwrap();
+                decoder
+                    .decode_into(black_box(&column), ROWS, true, &mut out, &mut validity)
+                    .unwrap();
             }),
             contender("reference", || {
                 black_box(rqwp::decode_column(black_box(&column), ROWS, true).unwrap());
@@ -156,11 +173,22 @@ fn qwp(report: &mut Report) {
                 decode_result_batch(black_box(payload), *flags, &mut dict, &mut schema, &mut scratch).unwrap();
             }));
         }
-        let t = report.race(&format!("qwp-ts/{shape} ({ROWS} rows)"), ROWS as f64, "G timestamps/s", &mut contenders);
+        let t = report.race(
+            &format!("qwp-ts/{shape} ({ROWS} rows)"),
+            ROWS as f64,
+            "G timestamps/s",
+            &mut contenders,
+        );
         drop(contenders);
         report.add(2, format!("qwp-ts/{shape}: kernel / reference"), t[1] / t[0], 10.0, "x");
         if shape == "constant" {
-            report.add(2, "qwp-ts/constant: kernel timestamps/s".into(), ROWS as f64 / t[0] / 1e9, 1.0, "G/s");
+            report.add(
+                2,
+                "qwp-ts/constant: kernel timestamps/s".into(),
+                ROWS as f64 / t[0] / 1e9,
+                1.0,
+                "G/s",
+            );
         }
         if t.len() > 2 {
             match shape {
@@ -200,18 +228,44 @@ fn bytea(report: &mut Report) {
                 black_box(rbytea::decode(black_box(&text)).unwrap());
             }),
         ];
-        let t = report.race(&format!("pg-bytea/{label} plain hex"), size as f64, "GB/s", &mut contenders);
-        report.add(3, format!("pg-bytea/{label}: best kernel / const-hex"), t[1] / t[0], 1.0, "x");
-        report.add(3, format!("pg-bytea/{label}: best kernel / reference"), t[2] / t[0], 20.0, "x");
+        let t = report.race(
+            &format!("pg-bytea/{label} plain hex"),
+            size as f64,
+            "GB/s",
+            &mut contenders,
+        );
+        report.add(
+            3,
+            format!("pg-bytea/{label}: best kernel / const-hex"),
+            t[1] / t[0],
+            1.0,
+            "x",
+        );
+        report.add(
+            3,
+            format!("pg-bytea/{label}: best kernel / reference"),
+            t[2] / t[0],
+            20.0,
+            "x",
+        );
     }
 }
 
 fn tsfile(report: &mut Report) {
     const N: usize = 1_000_000;
     // The same series as benches/tsfile.rs.
-    let values = |dtype| series(&mut case_rng(42, "bench", "tsfile", dtype as u64), dtype, Shape::RandomWalk, N);
+    let values = |dtype| {
+        series(
+            &mut case_rng(42, "bench", "tsfile", dtype as u64),
+            dtype,
+            Shape::RandomWalk,
+            N,
+        )
+    };
     if report.wants("tsfile/ts2diff") {
-        let Values::Int64(v) = values(DataType::Int64) else { unreachable!() };
+        let Values::Int64(v) = values(DataType::Int64) else {
+            unreachable!()
+        };
         let page = rt::encode_i64(&v, 128, false);
         let mut out = vec![0i64; N];
         let mut others: Vec<Vec<i64>> = vec![vec![0i64; N]; kt::IMPLEMENTATIONS_I64.len()];
@@ -225,17 +279,40 @@ fn tsfile(report: &mut Report) {
         ];
         // Every registered implementation, for the record.
         let page = &page;
-        for (imp, out) in kt::IMPLEMENTATIONS_I64.iter().zip(&mut others).filter(|(i, _)| i.is_available()) {
+        for (imp, out) in kt::IMPLEMENTATIONS_I64
+            .iter()
+            .zip(&mut others)
+            .filter(|(i, _)| i.is_available())
+        {
             contenders.push(contender(imp.name, move || {
                 (imp.get().expect("available"))(black_box(page), out).unwrap();
             }));
         }
-        let t = report.race("tsfile/ts2diff-int64 (1M values)", N as f64, "G values/s", &mut contenders);
-        report.add(4, "tsfile/ts2diff-int64: kernel values/s".into(), N as f64 / t[0] / 1e9, 1.0, "G/s");
-        report.add(4, "tsfile/ts2diff-int64: kernel / reference".into(), t[1] / t[0], 10.0, "x");
+        let t = report.race(
+            "tsfile/ts2diff-int64 (1M values)",
+            N as f64,
+            "G values/s",
+            &mut contenders,
+        );
+        report.add(
+            4,
+            "tsfile/ts2diff-int64: kernel values/s".into(),
+            N as f64 / t[0] / 1e9,
+            1.0,
+            "G/s",
+        );
+        report.add(
+            4,
+            "tsfile/ts2diff-int64: kernel / reference".into(),
+            t[1] / t[0],
+            10.0,
+            "x",
+        );
     }
     if report.wants("tsfile/gorilla") {
-        let Values::Double(bits) = values(DataType::Double) else { unreachable!() };
+        let Values::Double(bits) = values(DataType::Double) else {
+            unreachable!()
+        };
         let page = rg::encode64(&bits, Some(rg::TERMINATOR_F64));
         let mut out = vec![0f64; N];
         let mut others: Vec<Vec<u64>> = vec![vec![0u64; N]; kg::IMPLEMENTATIONS_64.len()];
@@ -253,12 +330,27 @@ fn tsfile(report: &mut Report) {
                 (imp.get().expect("available"))(black_box(page), kg::TERMINATOR_F64, kg::Stop::Count(N), out).unwrap();
             }));
         }
-        let t = report.race("tsfile/gorilla-double (1M values)", N as f64, "G values/s", &mut contenders);
-        report.add(4, "tsfile/gorilla-double: kernel / reference".into(), t[1] / t[0], 5.0, "x");
+        let t = report.race(
+            "tsfile/gorilla-double (1M values)",
+            N as f64,
+            "G values/s",
+            &mut contenders,
+        );
+        report.add(
+            4,
+            "tsfile/gorilla-double: kernel / reference".into(),
+            t[1] / t[0],
+            5.0,
+            "x",
+        );
     }
     if report.wants("tsfile/plain") {
-        let Values::Int64(v) = series(&mut case_rng(42, "bench", "tsfile", DataType::Int64 as u64), DataType::Int64, Shape::FullRange, N)
-        else {
+        let Values::Int64(v) = series(
+            &mut case_rng(42, "bench", "tsfile", DataType::Int64 as u64),
+            DataType::Int64,
+            Shape::FullRange,
+            N,
+        ) else {
             unreachable!()
         };
         let page = rp::encode_i64(&v);
@@ -266,21 +358,43 @@ fn tsfile(report: &mut Report) {
         let mut contenders = vec![contender("kernel", || {
             kp::decode_be64_into(black_box(&page), &mut out).unwrap();
         })];
-        let t = report.race("tsfile/plain-int64 (1M values, 8 MB)", page.len() as f64, "GB/s", &mut contenders);
-        report.add(4, "tsfile/plain-int64: kernel big-endian to native".into(), page.len() as f64 / t[0] / 1e9, 10.0, "GB/s");
+        let t = report.race(
+            "tsfile/plain-int64 (1M values, 8 MB)",
+            page.len() as f64,
+            "GB/s",
+            &mut contenders,
+        );
+        report.add(
+            4,
+            "tsfile/plain-int64: kernel big-endian to native".into(),
+            page.len() as f64 / t[0] / 1e9,
+            10.0,
+            "GB/s",
+        );
     }
 }
 
 fn main() {
     // `cargo bench` passes `--bench`; anything else not starting with `-` filters.
     let filter = std::env::args().skip(1).find(|a| !a.starts_with('-'));
-    let rounds = std::env::var("CROSSDEC_TARGET_ROUNDS").ok().and_then(|r| r.parse().ok()).unwrap_or(31);
-    let mut report = Report { rows: Vec::new(), rounds, filter };
+    let rounds = std::env::var("CROSSDEC_TARGET_ROUNDS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(31);
+    let mut report = Report {
+        rows: Vec::new(),
+        rounds,
+        filter,
+    };
     qwp(&mut report);
     bytea(&mut report);
     tsfile(&mut report);
     let met = report.rows.iter().filter(|r| r.met).count();
-    println!("{met}/{} targets met ({} interleaved rounds per target)", report.rows.len(), rounds);
+    println!(
+        "{met}/{} targets met ({} interleaved rounds per target)",
+        report.rows.len(),
+        rounds
+    );
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/perf-targets.json");
     let json = serde_json::json!({
         "target": std::env::consts::ARCH,

@@ -13,12 +13,7 @@ use std::time::Duration;
 const N: usize = 1_000_000;
 
 fn values(dtype: DataType, shape: Shape) -> Values {
-    series(
-        &mut case_rng(42, "bench", "tsfile", dtype as u64),
-        dtype,
-        shape,
-        N,
-    )
+    series(&mut case_rng(42, "bench", "tsfile", dtype as u64), dtype, shape, N)
 }
 
 fn config() -> Criterion {
@@ -45,9 +40,7 @@ fn ts2diff(c: &mut Criterion) {
             b.iter(|| (imp.get().expect("available"))(black_box(&p64), &mut out).unwrap())
         });
     }
-    g.bench_function("reference", |b| {
-        b.iter(|| rt::decode_i64(black_box(&p64), N).unwrap())
-    });
+    g.bench_function("reference", |b| b.iter(|| rt::decode_i64(black_box(&p64), N).unwrap()));
     g.finish();
     let mut g = c.benchmark_group("tsfile/ts2diff-int32");
     g.throughput(Throughput::Elements(N as u64));
@@ -57,9 +50,7 @@ fn ts2diff(c: &mut Criterion) {
             b.iter(|| (imp.get().expect("available"))(black_box(&p32), &mut out).unwrap())
         });
     }
-    g.bench_function("reference", |b| {
-        b.iter(|| rt::decode_i32(black_box(&p32), N).unwrap())
-    });
+    g.bench_function("reference", |b| b.iter(|| rt::decode_i32(black_box(&p32), N).unwrap()));
     g.finish();
 }
 
@@ -127,17 +118,12 @@ fn plain(c: &mut Criterion) {
     let mut g = c.benchmark_group("tsfile/plain-int64-bytes");
     g.throughput(Throughput::Bytes(page.len() as u64));
     let mut out = vec![0u64; N];
-    for imp in kp::IMPLEMENTATIONS_BE64
-        .iter()
-        .filter(|i| i.is_available())
-    {
+    for imp in kp::IMPLEMENTATIONS_BE64.iter().filter(|i| i.is_available()) {
         g.bench_function(BenchmarkId::new("kernel", imp.name), |b| {
             b.iter(|| (imp.get().expect("available"))(black_box(&page), &mut out).unwrap())
         });
     }
-    g.bench_function("reference", |b| {
-        b.iter(|| rp::decode_i64(black_box(&page), N).unwrap())
-    });
+    g.bench_function("reference", |b| b.iter(|| rp::decode_i64(black_box(&page), N).unwrap()));
     g.finish();
 
     let Values::Int32(v32) = values(DataType::Int32, Shape::RandomWalk) else {
@@ -150,9 +136,7 @@ fn plain(c: &mut Criterion) {
     g.bench_function("kernel/plain/varint", |b| {
         b.iter(|| kp::decode_i32_into(black_box(&page), &mut out).unwrap())
     });
-    g.bench_function("reference", |b| {
-        b.iter(|| rp::decode_i32(black_box(&page), N).unwrap())
-    });
+    g.bench_function("reference", |b| b.iter(|| rp::decode_i32(black_box(&page), N).unwrap()));
     g.finish();
 
     let Values::Double(vd) = values(DataType::Double, Shape::RandomWalk) else {
@@ -165,9 +149,7 @@ fn plain(c: &mut Criterion) {
     g.bench_function("kernel/plain/best", |b| {
         b.iter(|| kp::decode_be64_into(black_box(&page), &mut out).unwrap())
     });
-    g.bench_function("reference", |b| {
-        b.iter(|| rp::decode_f64(black_box(&page), N).unwrap())
-    });
+    g.bench_function("reference", |b| b.iter(|| rp::decode_f64(black_box(&page), N).unwrap()));
     g.finish();
 }
 
@@ -186,9 +168,7 @@ fn rle(c: &mut Criterion) {
             b.iter(|| (imp.get().expect("available"))(black_box(&page), &mut out).unwrap())
         });
     }
-    g.bench_function("reference", |b| {
-        b.iter(|| rr::decode_i32(black_box(&page), N).unwrap())
-    });
+    g.bench_function("reference", |b| b.iter(|| rr::decode_i32(black_box(&page), N).unwrap()));
     g.finish();
     let v64: Vec<i64> = v32.iter().map(|&v| (v as i64) << 20).collect();
     let page = rr::encode_i64(&v64, true);
@@ -200,9 +180,7 @@ fn rle(c: &mut Criterion) {
             b.iter(|| (imp.get().expect("available"))(black_box(&page), &mut out).unwrap())
         });
     }
-    g.bench_function("reference", |b| {
-        b.iter(|| rr::decode_i64(black_box(&page), N).unwrap())
-    });
+    g.bench_function("reference", |b| b.iter(|| rr::decode_i64(black_box(&page), N).unwrap()));
     g.finish();
 }
 

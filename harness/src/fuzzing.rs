@@ -41,10 +41,20 @@ pub fn targets() -> Vec<Target> {
     for family in families::all() {
         let stem = family.name().replace('-', "_");
         for (suffix, mode) in [("raw", Mode::Raw), ("structured", Mode::Structured)] {
-            out.push(Target { name: format!("{stem}_{suffix}"), family: family.name().to_string(), mode, peers: false });
+            out.push(Target {
+                name: format!("{stem}_{suffix}"),
+                family: family.name().to_string(),
+                mode,
+                peers: false,
+            });
         }
         for (name, _) in PEER_TARGETS.iter().filter(|(_, f)| *f == family.name()) {
-            out.push(Target { name: name.to_string(), family: family.name().to_string(), mode: Mode::Raw, peers: true });
+            out.push(Target {
+                name: name.to_string(),
+                family: family.name().to_string(),
+                mode: Mode::Raw,
+                peers: true,
+            });
         }
     }
     out
@@ -94,7 +104,8 @@ pub fn check(target: &Target, data: &[u8]) -> Result<bool, String> {
 pub fn fuzz(data: &[u8]) {
     static FUZZER: std::sync::OnceLock<Fuzzer> = std::sync::OnceLock::new();
     let fuzzer = FUZZER.get_or_init(|| {
-        let name = std::env::var("CROSSDEC_FUZZ_TARGET").expect("CROSSDEC_FUZZ_TARGET names the fuzz target (`crossdec fuzz-targets`)");
+        let name = std::env::var("CROSSDEC_FUZZ_TARGET")
+            .expect("CROSSDEC_FUZZ_TARGET names the fuzz target (`crossdec fuzz-targets`)");
         let target = target(&name).unwrap_or_else(|| panic!("unknown fuzz target {name}"));
         Fuzzer::new(target).unwrap_or_else(|e| panic!("{e}"))
     });
@@ -112,11 +123,20 @@ mod tests {
         let targets = targets();
         for family in families::all() {
             for mode in [Mode::Raw, Mode::Structured] {
-                assert!(targets.iter().any(|t| t.family == family.name() && t.mode == mode && !t.peers), "{} {mode:?}", family.name());
+                assert!(
+                    targets
+                        .iter()
+                        .any(|t| t.family == family.name() && t.mode == mode && !t.peers),
+                    "{} {mode:?}",
+                    family.name()
+                );
             }
         }
         assert_eq!(target("qwp_ts_raw").map(|t| t.family), Some("qwp-ts".to_string()));
-        assert_eq!(target("qwp_ts_questdb").map(|t| (t.mode, t.peers)), Some((Mode::Raw, true)));
+        assert_eq!(
+            target("qwp_ts_questdb").map(|t| (t.mode, t.peers)),
+            Some((Mode::Raw, true))
+        );
         assert_eq!(target("tsfile_rle_structured").map(|t| t.mode), Some(Mode::Structured));
         assert!(target("nope_raw").is_none());
     }

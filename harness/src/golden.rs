@@ -34,34 +34,70 @@ pub struct CategoryDigest {
 
 /// The digests this build computes (reference outcomes only: no kernel runs).
 pub fn compute() -> Golden {
-    let options = RunOptions { cases: CASES, seed: SEED, implementations: vec!["(none)".into()], ..RunOptions::default() };
+    let options = RunOptions {
+        cases: CASES,
+        seed: SEED,
+        implementations: vec!["(none)".into()],
+        ..RunOptions::default()
+    };
     let families = families::all()
         .iter()
         .map(|f| {
             let report = f.run(&options);
-            let categories = report.categories.into_iter().map(|c| (c.name, CategoryDigest { cases: c.cases, digest: c.digest })).collect();
+            let categories = report
+                .categories
+                .into_iter()
+                .map(|c| {
+                    (
+                        c.name,
+                        CategoryDigest {
+                            cases: c.cases,
+                            digest: c.digest,
+                        },
+                    )
+                })
+                .collect();
             (report.family, categories)
         })
         .collect();
-    Golden { seed: SEED, cases: CASES, families }
+    Golden {
+        seed: SEED,
+        cases: CASES,
+        families,
+    }
 }
 
 /// Every difference between `committed` and `computed`, one line each.
 pub fn differences(committed: &Golden, computed: &Golden) -> Vec<String> {
     let mut out = Vec::new();
     if (committed.seed, committed.cases) != (computed.seed, computed.cases) {
-        out.push(format!("seed/cases: committed {}/{}, computed {}/{}", committed.seed, committed.cases, computed.seed, computed.cases));
+        out.push(format!(
+            "seed/cases: committed {}/{}, computed {}/{}",
+            committed.seed, committed.cases, computed.seed, computed.cases
+        ));
     }
-    let names: std::collections::BTreeSet<&String> = committed.families.keys().chain(computed.families.keys()).collect();
+    let names: std::collections::BTreeSet<&String> =
+        committed.families.keys().chain(computed.families.keys()).collect();
     for family in names {
         let (Some(a), Some(b)) = (committed.families.get(family), computed.families.get(family)) else {
-            out.push(format!("{family}: only {}", if committed.families.contains_key(family) { "committed" } else { "computed" }));
+            out.push(format!(
+                "{family}: only {}",
+                if committed.families.contains_key(family) {
+                    "committed"
+                } else {
+                    "computed"
+                }
+            ));
             continue;
         };
         let categories: std::collections::BTreeSet<&String> = a.keys().chain(b.keys()).collect();
         for category in categories {
             if a.get(category) != b.get(category) {
-                out.push(format!("{family}/{category}: committed {:?}, computed {:?}", a.get(category), b.get(category)));
+                out.push(format!(
+                    "{family}/{category}: committed {:?}, computed {:?}",
+                    a.get(category),
+                    b.get(category)
+                ));
             }
         }
     }

@@ -11,7 +11,11 @@ use crossdec_harness::engine::{gate, Family, FamilyReport, Progress, RunOptions}
 use crossdec_harness::families;
 
 #[derive(Parser)]
-#[command(name = "crossdec", version, about = "Prove optimized decoders agree with their reference, on every architecture")]
+#[command(
+    name = "crossdec",
+    version,
+    about = "Prove optimized decoders agree with their reference, on every architecture"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
@@ -110,7 +114,12 @@ struct RunArgs {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match cli.command.unwrap_or(Command::Run(RunArgs { cases: 200, seed: 1, out: "crossdec-out".into(), ..Default::default() })) {
+    match cli.command.unwrap_or(Command::Run(RunArgs {
+        cases: 200,
+        seed: 1,
+        out: "crossdec-out".into(),
+        ..Default::default()
+    })) {
         Command::Run(args) => run(args),
         Command::List => {
             for f in families::all() {
@@ -118,7 +127,11 @@ fn main() -> ExitCode {
                 println!("  categories: {}", f.category_names().join(", "));
                 for i in f.implementation_list() {
                     let role = format!("{:?}", i.role).to_lowercase();
-                    println!("  {:<24} {role:<6} {}", i.name, if i.available { "available" } else { "not available here" });
+                    println!(
+                        "  {:<24} {role:<6} {}",
+                        i.name,
+                        if i.available { "available" } else { "not available here" }
+                    );
                 }
             }
             ExitCode::SUCCESS
@@ -149,16 +162,33 @@ fn main() -> ExitCode {
                 }
             }
         }
-        Command::Gate { native, cross, require_all_kernels, exempt } => gate_command(native, cross, require_all_kernels, exempt),
+        Command::Gate {
+            native,
+            cross,
+            require_all_kernels,
+            exempt,
+        } => gate_command(native, cross, require_all_kernels, exempt),
         Command::FuzzTargets => {
             for t in crossdec_harness::fuzzing::targets() {
                 let mode = format!("{:?}", t.mode).to_lowercase();
-                println!("{} {} {} {}", t.name, t.family, mode, if t.peers { "peers" } else { "kernels" });
+                println!(
+                    "{} {} {} {}",
+                    t.name,
+                    t.family,
+                    mode,
+                    if t.peers { "peers" } else { "kernels" }
+                );
             }
             ExitCode::SUCCESS
         }
         Command::Golden { file, update } => golden_command(&file, update),
-        Command::Corpus { family, out, cases, seed, mode } => corpus_command(&family, &out, cases, seed, &mode),
+        Command::Corpus {
+            family,
+            out,
+            cases,
+            seed,
+            mode,
+        } => corpus_command(&family, &out, cases, seed, &mode),
         Command::Replay { paths, target, family } => replay_command(&paths, target, family),
     }
 }
@@ -201,7 +231,10 @@ fn corpus_command(family: &str, out: &std::path::Path, cases: u64, seed: u64, mo
         }
         written += 1;
     }
-    println!("wrote {written} distinct {mode} inputs for {family} to {}", out.display());
+    println!(
+        "wrote {written} distinct {mode} inputs for {family} to {}",
+        out.display()
+    );
     ExitCode::SUCCESS
 }
 
@@ -228,7 +261,10 @@ fn replay_command(paths: &[PathBuf], target: Option<String>, family: Option<Stri
                 return ExitCode::from(2);
             }
         },
-        (None, Some(f)) => match fuzzing::targets().into_iter().find(|t| &t.family == f && t.mode == fuzzing::Mode::Raw && !t.peers) {
+        (None, Some(f)) => match fuzzing::targets()
+            .into_iter()
+            .find(|t| &t.family == f && t.mode == fuzzing::Mode::Raw && !t.peers)
+        {
             Some(t) => Some(t),
             None => {
                 eprintln!("no raw fuzz target for family {f}");
@@ -248,10 +284,15 @@ fn replay_command(paths: &[PathBuf], target: Option<String>, family: Option<Stri
     let mut fuzzers: std::collections::HashMap<String, fuzzing::Fuzzer> = std::collections::HashMap::new();
     for file in &files {
         let target = fixed.clone().or_else(|| {
-            file.ancestors().skip(1).find_map(|a| a.file_name().and_then(|n| n.to_str()).and_then(fuzzing::target))
+            file.ancestors()
+                .skip(1)
+                .find_map(|a| a.file_name().and_then(|n| n.to_str()).and_then(fuzzing::target))
         });
         let Some(target) = target else {
-            eprintln!("{}: no fuzz target (use --target or put it under a directory named after one)", file.display());
+            eprintln!(
+                "{}: no fuzz target (use --target or put it under a directory named after one)",
+                file.display()
+            );
             return ExitCode::from(2);
         };
         let bytes = match std::fs::read(file) {
@@ -281,7 +322,10 @@ fn replay_command(paths: &[PathBuf], target: Option<String>, family: Option<Stri
             }
         }
     }
-    println!("replayed {} files: {agreed} agreed, {ignored} not an input, {failed} disagreed", files.len());
+    println!(
+        "replayed {} files: {agreed} agreed, {ignored} not an input, {failed} disagreed",
+        files.len()
+    );
     if failed > 0 || files.is_empty() {
         ExitCode::FAILURE
     } else {
@@ -315,7 +359,8 @@ fn run(args: RunArgs) -> ExitCode {
         seed: args.seed,
         implementations: args.implementations,
         categories: args.category,
-        progress: (!args.no_progress && std::io::stderr().is_terminal()).then(|| std::sync::Arc::new(Bar::default()) as _),
+        progress: (!args.no_progress && std::io::stderr().is_terminal())
+            .then(|| std::sync::Arc::new(Bar::default()) as _),
         ..RunOptions::default()
     };
     println!(
@@ -360,7 +405,9 @@ fn gate_command(native: PathBuf, cross: Vec<String>, require_all_kernels: bool, 
     let mut exemptions = Vec::new();
     for e in &exempt {
         match e.split_once('=') {
-            Some((name, reason)) if name.contains('/') && !reason.is_empty() => exemptions.push((name.to_string(), reason.to_string())),
+            Some((name, reason)) if name.contains('/') && !reason.is_empty() => {
+                exemptions.push((name.to_string(), reason.to_string()))
+            }
             _ => {
                 eprintln!("gate: --exempt takes FAMILY/KERNEL=REASON, not {e}");
                 return ExitCode::from(2);
@@ -398,7 +445,13 @@ fn gate_command(native: PathBuf, cross: Vec<String>, require_all_kernels: bool, 
     }
     for m in &all {
         let cases: u64 = m.families.iter().flat_map(|f| f.cases_per_category.values()).sum();
-        println!("gate: {} ({}-endian): {} families, {} cases", m.target, m.target_endian, m.families.len(), cases);
+        println!(
+            "gate: {} ({}-endian): {} families, {} cases",
+            m.target,
+            m.target_endian,
+            m.families.len(),
+            cases
+        );
     }
     if problems.is_empty() {
         println!("gate: ok");
@@ -452,10 +505,19 @@ fn golden_command(file: &std::path::Path, update: bool) -> ExitCode {
             eprintln!("{}: {e}", file.display());
             return ExitCode::from(2);
         }
-        println!("wrote {} families' golden digests (seed {}, {} calls per category) to {}", computed.families.len(), computed.seed, computed.cases, file.display());
+        println!(
+            "wrote {} families' golden digests (seed {}, {} calls per category) to {}",
+            computed.families.len(),
+            computed.seed,
+            computed.cases,
+            file.display()
+        );
         return ExitCode::SUCCESS;
     }
-    let committed: golden::Golden = match std::fs::read_to_string(file).map_err(|e| e.to_string()).and_then(|t| serde_json::from_str(&t).map_err(|e| e.to_string())) {
+    let committed: golden::Golden = match std::fs::read_to_string(file)
+        .map_err(|e| e.to_string())
+        .and_then(|t| serde_json::from_str(&t).map_err(|e| e.to_string()))
+    {
         Ok(g) => g,
         Err(e) => {
             eprintln!("{}: {e}", file.display());
@@ -467,7 +529,11 @@ fn golden_command(file: &std::path::Path, update: bool) -> ExitCode {
         println!("golden: DIFFERS: {d}");
     }
     if differences.is_empty() {
-        println!("golden: every family's digests match {} on {}", file.display(), crossdec_harness::TARGET);
+        println!(
+            "golden: every family's digests match {} on {}",
+            file.display(),
+            crossdec_harness::TARGET
+        );
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE

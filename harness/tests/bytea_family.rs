@@ -11,14 +11,33 @@ use proptest::prelude::*;
 #[test]
 fn campaign_agrees_and_reaches_every_error_kind() {
     let family = PgBytea;
-    let report = bytea::campaign().run(&RunOptions { cases: 20, seed: 11, ..RunOptions::default() });
+    let report = bytea::campaign().run(&RunOptions {
+        cases: 20,
+        seed: 11,
+        ..RunOptions::default()
+    });
     for f in &report.failures {
-        eprintln!("{} {} {:?}: expected {} got {}", f.category, f.implementation, f.minimized_hex, f.minimized_expected, f.minimized_got);
+        eprintln!(
+            "{} {} {:?}: expected {} got {}",
+            f.category, f.implementation, f.minimized_hex, f.minimized_expected, f.minimized_got
+        );
     }
     assert_eq!(report.failure_count, 0);
     assert!(report.categories.iter().all(|c| c.cases > 0));
-    let ran: Vec<_> = report.implementations.iter().filter(|i| i.ran && i.role == Role::Kernel).map(|i| i.name.as_str()).collect();
-    for must in ["bytea/hex-swar", "bytea/hex-scalar", "bytea/escape-bulk", "bytea/escape-scalar", "bytea/dispatch", "bytea/dispatch-vec"] {
+    let ran: Vec<_> = report
+        .implementations
+        .iter()
+        .filter(|i| i.ran && i.role == Role::Kernel)
+        .map(|i| i.name.as_str())
+        .collect();
+    for must in [
+        "bytea/hex-swar",
+        "bytea/hex-scalar",
+        "bytea/escape-bulk",
+        "bytea/escape-scalar",
+        "bytea/dispatch",
+        "bytea/dispatch-vec",
+    ] {
         assert!(ran.contains(&must), "{must} did not run: {ran:?}");
     }
     // Every error kind the reference can produce is generated.
@@ -44,8 +63,16 @@ fn campaign_agrees_and_reaches_every_error_kind() {
 
 #[test]
 fn every_registered_kernel_is_listed_here() {
-    let names: Vec<_> = bytea::campaign().implementations().iter().map(|i| i.name.clone()).collect();
-    for k in kernel::HEX_IMPLEMENTATIONS.iter().map(|k| k.name).chain(kernel::ESCAPE_IMPLEMENTATIONS.iter().map(|k| k.name)) {
+    let names: Vec<_> = bytea::campaign()
+        .implementations()
+        .iter()
+        .map(|i| i.name.clone())
+        .collect();
+    for k in kernel::HEX_IMPLEMENTATIONS
+        .iter()
+        .map(|k| k.name)
+        .chain(kernel::ESCAPE_IMPLEMENTATIONS.iter().map(|k| k.name))
+    {
         assert!(names.iter().any(|n| n == k), "{k} missing from the family");
     }
 }
@@ -60,15 +87,23 @@ fn the_real_adapter_is_held_to_the_buffer_contract() {
         out[n] = !out[n];
         Ok(n)
     }
-    let campaign = Campaign::new(PgBytea).kernel("sloppy", true, || bytea::kernel_decoder(sloppy, kernel::best_escape()));
-    let input = ByteaInput { text: b"\\x0102".to_vec() };
+    let campaign =
+        Campaign::new(PgBytea).kernel("sloppy", true, || bytea::kernel_decoder(sloppy, kernel::best_escape()));
+    let input = ByteaInput {
+        text: b"\\x0102".to_vec(),
+    };
     let (outcome, faults) = campaign.implementations()[0].decode_once(&input);
     assert_eq!(outcome, PgBytea.reference(&input), "the values themselves are right");
     assert!(
         matches!(&faults[..], [BufferFault::Changed { buffer, index: 2, written: 2, .. }] if buffer == "out"),
         "{faults:?}"
     );
-    let report = campaign.run(&RunOptions { cases: 3, seed: 1, categories: vec!["hex-plain".into()], ..RunOptions::default() });
+    let report = campaign.run(&RunOptions {
+        cases: 3,
+        seed: 1,
+        categories: vec!["hex-plain".into()],
+        ..RunOptions::default()
+    });
     assert!(report.failure_count > 0);
     assert!(!report.failures[0].buffer_faults.is_empty(), "{:?}", report.failures[0]);
 }
@@ -78,7 +113,8 @@ fn all_kernels(text: &[u8]) -> Vec<(&'static str, Result<Vec<u8>, kernel::Decode
     for h in kernel::HEX_IMPLEMENTATIONS.iter().filter(|k| k.is_available()) {
         for e in kernel::ESCAPE_IMPLEMENTATIONS.iter() {
             let mut buf = vec![0u8; kernel::decoded_len_bound(text)];
-            let r = kernel::decode_into_with(h.get().expect("available"), e.get().expect("available"), text, &mut buf).map(|n| buf[..n].to_vec());
+            let r = kernel::decode_into_with(h.get().expect("available"), e.get().expect("available"), text, &mut buf)
+                .map(|n| buf[..n].to_vec());
             out.push((h.name, r));
         }
     }

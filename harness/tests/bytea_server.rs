@@ -19,8 +19,8 @@
 #![cfg(target_arch = "x86_64")]
 
 use crossdec_harness::engine::RunOptions;
-use crossdec_harness::families::bytea::server::{select_text_and_binary, PgServer};
 use crossdec_harness::families::bytea;
+use crossdec_harness::families::bytea::server::{select_text_and_binary, PgServer};
 use crossdec_kernels::bytea as kernel;
 use crossdec_reference::bytea as reference;
 use rand::{Rng, SeedableRng};
@@ -40,19 +40,30 @@ fn server_or_explain() -> Option<PgServer> {
 }
 
 fn decode_with_every_implementation(text: &[u8]) -> Vec<(String, Result<Vec<u8>, String>)> {
-    let mut out = vec![("reference".to_string(), reference::decode(text).map_err(|e| format!("{e:?}")))];
+    let mut out = vec![(
+        "reference".to_string(),
+        reference::decode(text).map_err(|e| format!("{e:?}")),
+    )];
     let run = |hex: kernel::HexFn, esc: kernel::EscapeFn| {
         let mut buf = vec![0u8; kernel::decoded_len_bound(text)];
-        kernel::decode_into_with(hex, esc, text, &mut buf).map(|n| buf[..n].to_vec()).map_err(|e| format!("{e:?}"))
+        kernel::decode_into_with(hex, esc, text, &mut buf)
+            .map(|n| buf[..n].to_vec())
+            .map_err(|e| format!("{e:?}"))
     };
     let scalar_hex = crossdec_kernels::by_name(kernel::HEX_IMPLEMENTATIONS, "bytea/hex-scalar").expect("portable");
     for k in kernel::HEX_IMPLEMENTATIONS.iter().filter(|k| k.is_available()) {
-        out.push((k.name.to_string(), run(k.get().expect("available"), kernel::best_escape())));
+        out.push((
+            k.name.to_string(),
+            run(k.get().expect("available"), kernel::best_escape()),
+        ));
     }
     for e in kernel::ESCAPE_IMPLEMENTATIONS.iter() {
         out.push((e.name.to_string(), run(scalar_hex, e.get().expect("available"))));
     }
-    out.push(("decode_to_vec".into(), kernel::decode_to_vec(text).map_err(|e| format!("{e:?}"))));
+    out.push((
+        "decode_to_vec".into(),
+        kernel::decode_to_vec(text).map_err(|e| format!("{e:?}")),
+    ));
     out
 }
 
@@ -77,10 +88,23 @@ fn server_output_in_both_formats_decodes_to_the_binary_value() {
             assert_eq!(rows.len(), batch.len());
             for ((text, binary), sent) in rows.iter().zip(batch) {
                 assert_eq!(binary, sent, "binary round trip");
-                let ours = if output == "hex" { reference::encode_hex(sent) } else { reference::encode_escape(sent) };
-                assert_eq!(text.as_bytes(), &ours[..], "bytea_output={output}: server text differs from our encoder");
+                let ours = if output == "hex" {
+                    reference::encode_hex(sent)
+                } else {
+                    reference::encode_escape(sent)
+                };
+                assert_eq!(
+                    text.as_bytes(),
+                    &ours[..],
+                    "bytea_output={output}: server text differs from our encoder"
+                );
                 for (name, got) in decode_with_every_implementation(text.as_bytes()) {
-                    assert_eq!(got.as_ref(), Ok(binary), "{name} on the server's {output} text of {} bytes", sent.len());
+                    assert_eq!(
+                        got.as_ref(),
+                        Ok(binary),
+                        "{name} on the server's {output} text of {} bytes",
+                        sent.len()
+                    );
                 }
                 checked += 1;
             }
@@ -96,30 +120,57 @@ fn server_rejects_exactly_what_we_reject() {
     // The peer talks to this test's server, without touching the process
     // environment (tests run in parallel threads).
     let campaign = bytea::campaign_with_server(&server.url);
-    let peer = campaign.implementations().iter().find(|i| i.name == "postgres-server").expect("peer registered");
+    let peer = campaign
+        .implementations()
+        .iter()
+        .find(|i| i.name == "postgres-server")
+        .expect("peer registered");
     assert!(peer.available);
     let options = RunOptions {
         cases: 12,
         seed: 7,
         implementations: vec!["postgres-server".into()],
-        categories: ["hex-whitespace", "hex-invalid-byte", "hex-odd-and-split", "hex-malformed", "escape", "escape-malformed", "escape-invalid-byte", "random-text"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect(),
+        categories: [
+            "hex-whitespace",
+            "hex-invalid-byte",
+            "hex-odd-and-split",
+            "hex-malformed",
+            "escape",
+            "escape-malformed",
+            "escape-invalid-byte",
+            "random-text",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect(),
         ..RunOptions::default()
     };
     let report = campaign.run(&options);
-    let imp = report.implementations.iter().find(|i| i.name == "postgres-server").expect("in report");
+    let imp = report
+        .implementations
+        .iter()
+        .find(|i| i.name == "postgres-server")
+        .expect("in report");
     for f in &report.failures {
-        eprintln!("{} {}: {:?} expected {} got {}", f.category, f.implementation, f.minimized_hex, f.minimized_expected, f.minimized_got);
+        eprintln!(
+            "{} {}: {:?} expected {} got {}",
+            f.category, f.implementation, f.minimized_hex, f.minimized_expected, f.minimized_got
+        );
     }
     assert_eq!(report.failure_count, 0, "the server disagrees with the reference");
-    assert!(imp.ran && imp.compared > 2000, "too few literals sent: {}", imp.compared);
+    assert!(
+        imp.ran && imp.compared > 2000,
+        "too few literals sent: {}",
+        imp.compared
+    );
     // The server really did reject things (not a vacuous agreement): the
     // no-offset rule was used, and so were both error classes.
     let no_offset = imp.tolerated.get("server-reports-no-offset").copied().unwrap_or(0);
     assert!(no_offset > 500, "server rejections compared: {no_offset}");
-    eprintln!("pg-bytea server: {} literals compared, tolerated {:?}", imp.compared, imp.tolerated);
+    eprintln!(
+        "pg-bytea server: {} literals compared, tolerated {:?}",
+        imp.compared, imp.tolerated
+    );
 }
 
 #[test]
@@ -141,12 +192,18 @@ fn server_error_classes_for_each_kind() {
         let got = server_decode(&mut client, text);
         assert_eq!(
             got,
-            Err(ByteaFault::Server { sqlstate: state.into(), character: character.map(|c| c.to_vec()) }),
+            Err(ByteaFault::Server {
+                sqlstate: state.into(),
+                character: character.map(|c| c.to_vec())
+            }),
             "{}",
             String::from_utf8_lossy(text)
         );
         assert!(reference::decode(text).is_err());
     }
-    assert_eq!(server_decode(&mut client, b"\\x de\nAD ").map(|v| v.bytes), Ok(vec![0xde, 0xad]));
+    assert_eq!(
+        server_decode(&mut client, b"\\x de\nAD ").map(|v| v.bytes),
+        Ok(vec![0xde, 0xad])
+    );
     assert_eq!(server_decode(&mut client, b"a\0b"), Err(ByteaFault::Unsendable));
 }

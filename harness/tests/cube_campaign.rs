@@ -34,7 +34,11 @@ fn generators_reach_every_outcome_kind() {
         // Only the structure category is mostly errors; the damaged ones
         // must still have some successes (e.g. truncation at the end).
         if !["structure", "unmappable", "malformed-bitflip", "malformed-truncation"].contains(&category.name) {
-            assert!(ok_in_category > 10, "{}: only {ok_in_category} non-empty successes", category.name);
+            assert!(
+                ok_in_category > 10,
+                "{}: only {ok_in_category} non-empty successes",
+                category.name
+            );
         }
     }
     for want in [
@@ -58,7 +62,11 @@ fn generators_reach_every_outcome_kind() {
 
 #[test]
 fn small_campaign_agrees() {
-    let report = cube::campaign().run(&RunOptions { cases: 40, seed: 11, ..Default::default() });
+    let report = cube::campaign().run(&RunOptions {
+        cases: 40,
+        seed: 11,
+        ..Default::default()
+    });
     assert_eq!(report.failure_count, 0, "{:#?}", report.failures);
     assert!(report.implementations.iter().all(|i| i.ran && i.compared > 0));
 }

@@ -29,18 +29,29 @@ fn campaign_of(name: &'static str, func: kernel::DecodeFn, mutate: Mutation) -> 
                 outcome
             }
         })
-        .run(&RunOptions { cases: 10, seed: 3, ..RunOptions::default() })
+        .run(&RunOptions {
+            cases: 10,
+            seed: 3,
+            ..RunOptions::default()
+        })
 }
 
 fn is_gorilla(input: &QwpInput) -> bool {
-    let encoding_at = if input.column.first() == Some(&1) { 1 + (input.row_count as usize).div_ceil(8) } else { 1 };
+    let encoding_at = if input.column.first() == Some(&1) {
+        1 + (input.row_count as usize).div_ceil(8)
+    } else {
+        1
+    };
     input.gorilla_flag && input.column.get(encoding_at) == Some(&1)
 }
 
 fn assert_caught(report: &FamilyReport, what: &str) {
     assert!(report.failure_count > 0, "{what}: the campaign did not catch it");
     let f = &report.failures[0];
-    assert!(!f.minimized_hex.is_empty() && !f.minimized_got.is_empty(), "{what}: no minimized reproducer: {f:?}");
+    assert!(
+        !f.minimized_hex.is_empty() && !f.minimized_got.is_empty(),
+        "{what}: no minimized reproducer: {f:?}"
+    );
     let original: usize = f.input_hex.iter().map(String::len).sum();
     let minimized: usize = f.minimized_hex.iter().map(String::len).sum();
     assert!(minimized <= original, "{what}: minimizing grew the input");
@@ -173,5 +184,8 @@ fn catches_saturating_instead_of_wrapping_arithmetic() {
         }
     });
     assert_caught(&report, "saturating arithmetic");
-    assert!(report.failures.iter().any(|f| f.category == "int64-edges"), "int64-edges should be among the catchers");
+    assert!(
+        report.failures.iter().any(|f| f.category == "int64-edges"),
+        "int64-edges should be among the catchers"
+    );
 }

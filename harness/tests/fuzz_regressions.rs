@@ -14,7 +14,9 @@ fn fuzz_dir() -> PathBuf {
 fn replay(dir: &Path, limit: usize) -> (usize, Vec<String>) {
     let mut checked = 0;
     let mut failures = Vec::new();
-    let Ok(targets) = std::fs::read_dir(dir) else { return (0, failures) };
+    let Ok(targets) = std::fs::read_dir(dir) else {
+        return (0, failures);
+    };
     let mut targets: Vec<_> = targets.flatten().map(|e| e.path()).collect();
     targets.sort();
     let only = only();
@@ -25,7 +27,11 @@ fn replay(dir: &Path, limit: usize) -> (usize, Vec<String>) {
             continue;
         }
         let fuzzer = fuzzing::Fuzzer::new(target).expect("the target's family is registered");
-        let mut files: Vec<_> = std::fs::read_dir(&target_dir).unwrap().flatten().map(|e| e.path()).collect();
+        let mut files: Vec<_> = std::fs::read_dir(&target_dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .collect();
         files.sort();
         for file in files.into_iter().take(limit) {
             let data = std::fs::read(&file).unwrap();
@@ -49,14 +55,22 @@ fn only() -> Vec<String> {
 
 /// Under Miri or QEMU a smaller slice of each corpus keeps the run short.
 fn limit() -> usize {
-    std::env::var("CROSSDEC_REPLAY_LIMIT").ok().and_then(|v| v.parse().ok()).unwrap_or(if cfg!(miri) { 5 } else { usize::MAX })
+    std::env::var("CROSSDEC_REPLAY_LIMIT")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(if cfg!(miri) { 5 } else { usize::MAX })
 }
 
 #[test]
 fn committed_corpora_agree() {
     let (checked, failures) = replay(&fuzz_dir().join("corpus"), limit());
     assert!(checked > 0, "no corpus files under fuzz/corpus");
-    assert!(failures.is_empty(), "{} of {checked} corpus files disagree:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {checked} corpus files disagree:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]
@@ -64,7 +78,12 @@ fn every_target_has_a_corpus() {
     for t in fuzzing::targets() {
         let dir = fuzz_dir().join("corpus").join(&t.name);
         let n = std::fs::read_dir(&dir).map(|d| d.count()).unwrap_or(0);
-        assert!(n > 0, "fuzz target {} has no committed corpus in {}", t.name, dir.display());
+        assert!(
+            n > 0,
+            "fuzz target {} has no committed corpus in {}",
+            t.name,
+            dir.display()
+        );
     }
 }
 
@@ -90,6 +109,14 @@ macro_rules! regression {
 }
 
 // ci/fuzz appends `regression!(name, "target", "file");` lines here.
-regression!(cube_columnar_structured_bc38177ddbaf, "cube_columnar_structured", "bc38177ddbaf");
-regression!(cube_columnar_structured_5f51c00c68ae, "cube_columnar_structured", "5f51c00c68ae");
+regression!(
+    cube_columnar_structured_bc38177ddbaf,
+    "cube_columnar_structured",
+    "bc38177ddbaf"
+);
+regression!(
+    cube_columnar_structured_5f51c00c68ae,
+    "cube_columnar_structured",
+    "5f51c00c68ae"
+);
 regression!(qwp_ts_questdb_9ff56c4bd841, "qwp_ts_questdb", "9ff56c4bd841");

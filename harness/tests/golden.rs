@@ -30,7 +30,9 @@ fn differences_name_the_family_and_category() {
     let (family, categories) = a.families.iter_mut().next().unwrap();
     let family = family.clone();
     let (category, entry) = categories.iter_mut().next().unwrap();
-    entry.digest.replace_range(..1, if entry.digest.starts_with('0') { "1" } else { "0" });
+    entry
+        .digest
+        .replace_range(..1, if entry.digest.starts_with('0') { "1" } else { "0" });
     let category = category.clone();
     assert_eq!(golden::differences(&a, &b).len(), 1);
     assert!(golden::differences(&a, &b)[0].starts_with(&format!("{family}/{category}: ")));

@@ -10,7 +10,11 @@ use proptest::prelude::*;
 
 fn kernel_outcome(input: &QwpInput) -> Outcome<QwpTimestamps> {
     kernel::decode_column(&input.column, input.row_count as usize, input.gorilla_flag)
-        .map(|c| QwpValue { values: c.values, validity: c.validity, consumed: c.consumed })
+        .map(|c| QwpValue {
+            values: c.values,
+            validity: c.validity,
+            consumed: c.consumed,
+        })
         .map_err(QwpFault::from)
 }
 
@@ -20,7 +24,11 @@ fn reusable_outcome(decoder: &mut kernel::TimestampDecoder, input: &QwpInput) ->
     let mut validity = vec![false; rows.min(kernel::MAX_ROWS)];
     decoder
         .decode_into(&input.column, rows, input.gorilla_flag, &mut values, &mut validity)
-        .map(|consumed| QwpValue { values, validity, consumed })
+        .map(|consumed| QwpValue {
+            values,
+            validity,
+            consumed,
+        })
         .map_err(QwpFault::from)
 }
 
@@ -35,8 +43,12 @@ fn rows_strategy() -> impl Strategy<Value = Vec<Option<i64>>> {
         1 => (i32::MIN as i64)..=(i32::MAX as i64),
         1 => any::<i64>(),
     ];
-    (any::<i64>(), any::<i64>(), prop::collection::vec((dod, prop::bool::weighted(0.1)), 0..300)).prop_map(
-        |(t0, d1, steps)| {
+    (
+        any::<i64>(),
+        any::<i64>(),
+        prop::collection::vec((dod, prop::bool::weighted(0.1)), 0..300),
+    )
+        .prop_map(|(t0, d1, steps)| {
             let mut t = t0;
             let mut d = d1;
             let mut rows = Vec::new();
@@ -50,8 +62,7 @@ fn rows_strategy() -> impl Strategy<Value = Vec<Option<i64>>> {
                 t = t.wrapping_add(d);
             }
             rows
-        },
-    )
+        })
 }
 
 proptest! {
@@ -124,11 +135,20 @@ proptest! {
 
 #[test]
 fn known_answer_vectors_snapshot() {
-    let gorilla = |t1: u8, stream: &str| hex::decode(format!("0001{}{t1:02x}00000000000000{stream}", "00".repeat(8))).unwrap();
-    let vectors = [("[0, 10, 25]", gorilla(10, "1500"), 3), ("DoD 1", gorilla(0, "0500"), 3), ("DoD -64", gorilla(0, "0101"), 3)];
+    let gorilla =
+        |t1: u8, stream: &str| hex::decode(format!("0001{}{t1:02x}00000000000000{stream}", "00".repeat(8))).unwrap();
+    let vectors = [
+        ("[0, 10, 25]", gorilla(10, "1500"), 3),
+        ("DoD 1", gorilla(0, "0500"), 3),
+        ("DoD -64", gorilla(0, "0101"), 3),
+    ];
     let mut text = String::new();
     for (name, column, rows) in vectors {
-        let input = QwpInput { column, row_count: rows, gorilla_flag: true };
+        let input = QwpInput {
+            column,
+            row_count: rows,
+            gorilla_flag: true,
+        };
         let expected = QwpTimestamps.reference(&input);
         assert_eq!(kernel_outcome(&input), expected, "{name}");
         text.push_str(&format!("{name}: {expected:?}\n"));
@@ -145,7 +165,11 @@ fn known_answer_vectors_snapshot() {
 /// target, by `golden.rs`.)
 #[test]
 fn campaign_digest_depends_only_on_the_seed() {
-    let options = RunOptions { cases: 4, seed: 7, ..RunOptions::default() };
+    let options = RunOptions {
+        cases: 4,
+        seed: 7,
+        ..RunOptions::default()
+    };
     let report = qwp::campaign().run(&options);
     assert_eq!(report.failure_count, 0, "{:#?}", report.failures);
     assert!(report.categories.iter().all(|c| c.cases > 0));

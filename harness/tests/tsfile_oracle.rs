@@ -20,8 +20,7 @@ type PageDecoder = Box<dyn Fn(&TsInput) -> Result<TsValue, TsFault>>;
 
 /// Every decoder the walk runs with: the reference, then each available kernel.
 fn decoders() -> Vec<(String, PageDecoder)> {
-    let mut list: Vec<(String, PageDecoder)> =
-        vec![("reference".into(), Box::new(tsfile::reference_decode))];
+    let mut list: Vec<(String, PageDecoder)> = vec![("reference".into(), Box::new(tsfile::reference_decode))];
     // Kernel k of every encoding's registry (the last one for shorter registries).
     let most = Encoding::ALL
         .iter()
@@ -34,16 +33,10 @@ fn decoders() -> Vec<(String, PageDecoder)> {
             let avail: Vec<_> = names.into_iter().filter(|(_, a)| *a).collect();
             avail[k.min(avail.len() - 1)].0
         };
-        let label = Encoding::ALL
-            .iter()
-            .map(|e| pick(*e))
-            .collect::<Vec<_>>()
-            .join("+");
+        let label = Encoding::ALL.iter().map(|e| pick(*e)).collect::<Vec<_>>().join("+");
         list.push((
             label,
-            Box::new(move |input: &TsInput| {
-                tsfile::decode_with(input.encoding, pick(input.encoding), input)
-            }),
+            Box::new(move |input: &TsInput| tsfile::decode_with(input.encoding, pick(input.encoding), input)),
         ));
     }
     list
@@ -189,17 +182,29 @@ fn damaged_files_walk_the_same_with_every_decoder() {
         for (what, v) in &damaged {
             let expected = walker::walk(v, reference.1.as_ref());
             if v.len() < bytes.len() {
-                assert!(expected.is_err(), "{} {what}: a truncated file was accepted", file.display());
+                assert!(
+                    expected.is_err(),
+                    "{} {what}: a truncated file was accepted",
+                    file.display()
+                );
                 truncations += 1;
             } else {
                 flipped += 1;
                 decoded += usize::from(expected.is_ok());
             }
             for (name, decode) in kernels {
-                assert_eq!(walker::walk(v, decode.as_ref()), expected, "{} {what}: {name} and the reference differ", file.display());
+                assert_eq!(
+                    walker::walk(v, decode.as_ref()),
+                    expected,
+                    "{} {what}: {name} and the reference differ",
+                    file.display()
+                );
             }
         }
     }
     eprintln!("damaged tsfiles: {truncations} truncations rejected, {flipped} flipped ({decoded} still decode), every kernel agreeing");
-    assert!(truncations >= 100 * files.len() / 2 && flipped == 60 * files.len(), "{truncations} {flipped}");
+    assert!(
+        truncations >= 100 * files.len() / 2 && flipped == 60 * files.len(),
+        "{truncations} {flipped}"
+    );
 }

@@ -3,9 +3,7 @@
 //! plus one known input per error kind, checked on both sides.
 
 use crossdec_harness::engine::{case_rng, Canonical, Spec};
-use crossdec_harness::families::tsfile::{
-    self, generate, DataType, Encoding, StopMode, TsFamily, TsFault, TsInput,
-};
+use crossdec_harness::families::tsfile::{self, generate, DataType, Encoding, StopMode, TsFamily, TsFault, TsInput};
 use proptest::prelude::*;
 
 /// Every available kernel of the encoding agrees with the reference.
@@ -122,26 +120,14 @@ fn every_error_kind_on_both_sides() {
     let cases: Vec<(TsInput, &str)> = vec![
         (input(Ts2Diff, Int64, t, 9, &[0, 0]), "Truncated"),
         (
-            input(
-                Ts2Diff,
-                Int32,
-                t,
-                9,
-                &[0, 0, 0, 1, 0, 0, 0, 40, 0, 0, 0, 0, 0, 0, 0, 0],
-            ),
+            input(Ts2Diff, Int32, t, 9, &[0, 0, 0, 1, 0, 0, 0, 40, 0, 0, 0, 0, 0, 0, 0, 0]),
             "BadBitWidth",
         ),
         (input(Ts2Diff, Int64, t, 9, &[0xff; 8]), "BadCount"),
         (input(Ts2Diff, Int32, t, 0, &[0; 16]), "TooManyValues"),
         (input(Gorilla, Int32, t, 9, &[0, 0, 0, 1, 0x40]), "NoWindow"),
-        (
-            input(Gorilla, Int32, t, 9, &[0, 0, 0, 1, 0x7f, 0x08, 0]),
-            "BadWindow",
-        ),
-        (
-            input(Gorilla, Double, StopMode::Count(2), 9, &[0; 8]),
-            "Truncated",
-        ),
+        (input(Gorilla, Int32, t, 9, &[0, 0, 0, 1, 0x7f, 0x08, 0]), "BadWindow"),
+        (input(Gorilla, Double, StopMode::Count(2), 9, &[0; 8]), "Truncated"),
         (
             input(Plain, Int32, t, 9, &[0xff, 0xff, 0xff, 0xff, 0xff, 0xff]),
             "BadVarint",
@@ -186,7 +172,11 @@ fn the_real_adapter_is_held_to_the_buffer_contract() {
                 let done = kernel(out)?;
                 if past {
                     let next = &mut out[done.values];
-                    *next = if *next == T::canary(0) { T::canary(0xFF) } else { T::canary(0) };
+                    *next = if *next == T::canary(0) {
+                        T::canary(0xFF)
+                    } else {
+                        T::canary(0)
+                    };
                 }
                 Ok(done)
             });
@@ -208,9 +198,17 @@ fn the_real_adapter_is_held_to_the_buffer_contract() {
     let i32s = r::ts2diff::encode_i32(&[5, -7, 9], 128, false);
     check::<i32>("ts2diff i32", |out| kt::decode_i32_into(&i32s, out), 3);
     let u32s = r::gorilla::encode32(&[1, 2, 2, 9], Some(kg::TERMINATOR_I32));
-    check::<u32>("gorilla u32", |out| kg::decode32_into(&u32s, kg::TERMINATOR_I32, kg::Stop::AtTerminator, out), 4);
+    check::<u32>(
+        "gorilla u32",
+        |out| kg::decode32_into(&u32s, kg::TERMINATOR_I32, kg::Stop::AtTerminator, out),
+        4,
+    );
     let u64s = r::plain::encode_i64(&[3, -3]);
-    check::<u64>("plain u64", |out| crossdec_kernels::best(kp::IMPLEMENTATIONS_BE64)(&u64s, out), 2);
+    check::<u64>(
+        "plain u64",
+        |out| crossdec_kernels::best(kp::IMPLEMENTATIONS_BE64)(&u64s, out),
+        2,
+    );
     let bools = r::plain::encode_bool(&[true, false, true]);
     check::<bool>("plain bool", |out| kp::decode_bool_into(&bools, out), 3);
 }

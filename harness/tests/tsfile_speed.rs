@@ -13,18 +13,8 @@ const N: usize = 1_000_000;
 fn cpu_seconds() -> f64 {
     // /proc/self/stat fields 14 and 15: user and system time in clock ticks.
     let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    let fields: Vec<&str> = stat
-        .rsplit(')')
-        .next()
-        .unwrap_or("")
-        .split_whitespace()
-        .collect();
-    let ticks = |i: usize| {
-        fields
-            .get(i)
-            .and_then(|f| f.parse::<f64>().ok())
-            .unwrap_or(0.0)
-    };
+    let fields: Vec<&str> = stat.rsplit(')').next().unwrap_or("").split_whitespace().collect();
+    let ticks = |i: usize| fields.get(i).and_then(|f| f.parse::<f64>().ok()).unwrap_or(0.0);
     (ticks(11) + ticks(12)) / 100.0
 }
 
@@ -86,17 +76,13 @@ fn cpu_time_figures() {
     let mut out = vec![0u64; N];
     let k = per_second(
         || {
-            std::hint::black_box(
-                kg::decode64_into(&page, rg::TERMINATOR_F64, kg::Stop::Count(N), &mut out).unwrap(),
-            );
+            std::hint::black_box(kg::decode64_into(&page, rg::TERMINATOR_F64, kg::Stop::Count(N), &mut out).unwrap());
         },
         50,
     );
     let r = per_second(
         || {
-            std::hint::black_box(
-                rg::decode64(&page, rg::TERMINATOR_F64, rg::Stop::Count(N), N).unwrap(),
-            );
+            std::hint::black_box(rg::decode64(&page, rg::TERMINATOR_F64, rg::Stop::Count(N), N).unwrap());
         },
         5,
     );

@@ -22,8 +22,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use arrow_array::types::{
-    Decimal128Type, Float64Type, Int64Type, TimestampMicrosecondType, TimestampMillisecondType,
-    TimestampNanosecondType,
+    Decimal128Type, Float64Type, Int64Type, TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType,
 };
 use arrow_array::{ArrayRef, BooleanArray, PrimitiveArray, RecordBatch, RecordBatchOptions, StringArray};
 use arrow_buffer::{Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
@@ -50,18 +49,52 @@ pub enum Shape {
 /// Every way decoding can fail (see `docs/cube.md`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CubeError {
-    UnsupportedType { field: usize },
-    BadLiteral { field: usize },
-    BadLimit { limit: i64 },
-    InvalidJson { offset: u64, message: String },
-    BadShape { path: String },
-    DuplicateMember { member: String },
-    ColumnCount { members: u64, columns: u64 },
-    Ragged { index: u64, expected: u64, found: u64 },
-    UnknownMember { member: String },
-    Unmappable { member: String, row: u64, ty: String, value: String },
-    Overflow { member: String, row: u64, ty: String, value: String },
-    TooLarge { field: usize },
+    UnsupportedType {
+        field: usize,
+    },
+    BadLiteral {
+        field: usize,
+    },
+    BadLimit {
+        limit: i64,
+    },
+    InvalidJson {
+        offset: u64,
+        message: String,
+    },
+    BadShape {
+        path: String,
+    },
+    DuplicateMember {
+        member: String,
+    },
+    ColumnCount {
+        members: u64,
+        columns: u64,
+    },
+    Ragged {
+        index: u64,
+        expected: u64,
+        found: u64,
+    },
+    UnknownMember {
+        member: String,
+    },
+    Unmappable {
+        member: String,
+        row: u64,
+        ty: String,
+        value: String,
+    },
+    Overflow {
+        member: String,
+        row: u64,
+        ty: String,
+        value: String,
+    },
+    TooLarge {
+        field: usize,
+    },
 }
 
 impl fmt::Display for CubeError {
@@ -106,8 +139,7 @@ fn literal_bytes(text_len: usize, rows: u64) -> u128 {
 pub type DecodeFn = fn(&mut CubeDecoder, &[u8], Shape, &SchemaRef, Option<i64>) -> Result<RecordBatch, CubeError>;
 
 /// Every implementation, best first; the last is portable.
-pub static IMPLEMENTATIONS: &[Implementation<DecodeFn>] =
-    &[Implementation::portable("cube/serde-stream", decode_with)];
+pub static IMPLEMENTATIONS: &[Implementation<DecodeFn>] = &[Implementation::portable("cube/serde-stream", decode_with)];
 
 /// Decode with the best available implementation and a fresh decoder.
 pub fn decode(json: &[u8], shape: Shape, schema: &SchemaRef, limit: Option<i64>) -> Result<RecordBatch, CubeError> {
@@ -186,7 +218,9 @@ impl Cell<'_> {
 
 /// serde_json's text of an f64 number.
 fn number_text(f: f64) -> String {
-    serde_json::Number::from_f64(f).map(|n| n.to_string()).unwrap_or_default()
+    serde_json::Number::from_f64(f)
+        .map(|n| n.to_string())
+        .unwrap_or_default()
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -203,7 +237,10 @@ enum Conv {
     Boolean,
     /// Timestamp; the unit's ticks per second's digit count (3, 6, 9).
     Timestamp(u32),
-    Decimal { precision: u8, scale: u8 },
+    Decimal {
+        precision: u8,
+        scale: u8,
+    },
 }
 
 fn conv_of(ty: &DataType) -> Option<Conv> {
@@ -215,9 +252,10 @@ fn conv_of(ty: &DataType) -> Option<Conv> {
         DataType::Timestamp(TimeUnit::Millisecond, None) => Conv::Timestamp(3),
         DataType::Timestamp(TimeUnit::Microsecond, None) => Conv::Timestamp(6),
         DataType::Timestamp(TimeUnit::Nanosecond, None) => Conv::Timestamp(9),
-        DataType::Decimal128(p, s) if (1..=38).contains(p) && *s >= 0 && (*s as u8) <= *p => {
-            Conv::Decimal { precision: *p, scale: *s as u8 }
-        }
+        DataType::Decimal128(p, s) if (1..=38).contains(p) && *s >= 0 && (*s as u8) <= *p => Conv::Decimal {
+            precision: *p,
+            scale: *s as u8,
+        },
         _ => return None,
     })
 }
@@ -357,12 +395,17 @@ fn parse_decimal(s: &[u8], precision: u8, scale: u8) -> Result<i128, MapError> {
     if !int_part.iter().all(u8::is_ascii_digit) || !frac_part.iter().all(u8::is_ascii_digit) {
         return Err(MapError::Unmappable);
     }
-    if frac_part.get(scale..).is_some_and(|excess| excess.iter().any(|&c| c != b'0')) {
+    if frac_part
+        .get(scale..)
+        .is_some_and(|excess| excess.iter().any(|&c| c != b'0'))
+    {
         return Err(MapError::Unmappable);
     }
     let mut v: Option<i128> = Some(0);
     for &c in int_part.iter().chain(frac_part.iter().take(scale)) {
-        v = v.and_then(|v| v.checked_mul(10)).and_then(|v| v.checked_add(i128::from(c - b'0')));
+        v = v
+            .and_then(|v| v.checked_mul(10))
+            .and_then(|v| v.checked_add(i128::from(c - b'0')));
     }
     for _ in frac_part.len().min(scale)..scale {
         v = v.and_then(|v| v.checked_mul(10));
@@ -407,13 +450,22 @@ struct Col {
 impl Col {
     fn new(conv: Conv, member: Arc<str>) -> Self {
         let data = match conv {
-            Conv::Utf8 => Data::Str { offsets: vec![0], bytes: Vec::new() },
+            Conv::Utf8 => Data::Str {
+                offsets: vec![0],
+                bytes: Vec::new(),
+            },
             Conv::Int64 | Conv::Timestamp(_) => Data::I64(Vec::new()),
             Conv::Float64 => Data::F64(Vec::new()),
             Conv::Boolean => Data::Bool(Vec::new()),
             Conv::Decimal { .. } => Data::I128(Vec::new()),
         };
-        Col { conv, member, data, valid: Vec::new(), err: None }
+        Col {
+            conv,
+            member,
+            data,
+            valid: Vec::new(),
+            err: None,
+        }
     }
 
     fn len(&self) -> usize {
@@ -446,7 +498,9 @@ impl Col {
     }
 
     fn push_str(&mut self, s: &str) -> Result<(), ()> {
-        let Data::Str { offsets, bytes } = &mut self.data else { unreachable!("Utf8 column") };
+        let Data::Str { offsets, bytes } = &mut self.data else {
+            unreachable!("Utf8 column")
+        };
         let end = bytes.len() + s.len();
         if !fits_i32_offsets(end as u128) {
             return Err(());
@@ -551,7 +605,11 @@ impl Col {
         while col.len() < rows {
             col.push_null();
         }
-        let nulls = if col.valid.iter().all(|v| *v) { None } else { Some(NullBuffer::from(col.valid)) };
+        let nulls = if col.valid.iter().all(|v| *v) {
+            None
+        } else {
+            Some(NullBuffer::from(col.valid))
+        };
         match col.data {
             Data::Str { offsets, bytes } => {
                 let offsets = OffsetBuffer::new(ScalarBuffer::from(offsets));
@@ -575,7 +633,9 @@ impl Col {
             Data::F64(v) => Arc::new(PrimitiveArray::<Float64Type>::new(v.into(), nulls)),
             Data::Bool(v) => Arc::new(BooleanArray::new(v.into(), nulls)),
             Data::I128(v) => {
-                let Conv::Decimal { precision, scale } = col.conv else { unreachable!("decimal column") };
+                let Conv::Decimal { precision, scale } = col.conv else {
+                    unreachable!("decimal column")
+                };
                 Arc::new(
                     PrimitiveArray::<Decimal128Type>::new(v.into(), nulls)
                         .with_precision_and_scale(precision, scale as i8)
@@ -684,7 +744,11 @@ enum MembersState {
     #[default]
     Missing,
     /// Names, first non-string index, first repeated name.
-    List { names: Vec<Arc<str>>, non_string: Option<usize>, duplicate: Option<String> },
+    List {
+        names: Vec<Arc<str>>,
+        non_string: Option<usize>,
+        duplicate: Option<String>,
+    },
 }
 
 #[derive(Default)]
@@ -776,7 +840,8 @@ impl State<'_> {
     fn bind_slots(&mut self) {
         while self.targets.len() < self.names.len() {
             let name = &self.names[self.targets.len()];
-            self.targets.push(self.by_name.get(&**name).cloned().unwrap_or_default());
+            self.targets
+                .push(self.by_name.get(&**name).cloned().unwrap_or_default());
         }
     }
 }
@@ -1010,7 +1075,13 @@ impl<'de> Visitor<'de> for RowSeed<'_, '_> {
         let mut current: Vec<usize> = Vec::with_capacity(previous.len());
         loop {
             let predicted = previous.get(current.len()).copied();
-            let Some(slot) = map.next_key_seed(KeySeed { st: &mut *st, predicted })? else { break };
+            let Some(slot) = map.next_key_seed(KeySeed {
+                st: &mut *st,
+                predicted,
+            })?
+            else {
+                break;
+            };
             st.bind_slots();
             if st.targets[slot].is_empty() {
                 let name = &st.names[slot];
@@ -1022,7 +1093,11 @@ impl<'de> Visitor<'de> for RowSeed<'_, '_> {
                 };
                 st.unknown_row_key = Some(first);
             }
-            map.next_value_seed(CellSeed { st: &mut *st, slot, row })?;
+            map.next_value_seed(CellSeed {
+                st: &mut *st,
+                slot,
+                row,
+            })?;
             current.push(slot);
         }
         st.order = current;
@@ -1102,7 +1177,11 @@ impl<'de> Visitor<'de> for ObjectTop<'_, '_> {
     wrong_seq!();
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         let st = self.0;
-        let data_key = if st.shape == Shape::Compact { "dataset" } else { "columns" };
+        let data_key = if st.shape == Shape::Compact {
+            "dataset"
+        } else {
+            "columns"
+        };
         while let Some(key) = map.next_key_seed(TopKeySeed(data_key))? {
             match key {
                 TopKey::Members if !st.second_pass => {
@@ -1179,7 +1258,11 @@ impl<'de> Visitor<'de> for MembersSeed<'_, '_> {
             }
             index += 1;
         }
-        self.0.members = MembersState::List { names, non_string, duplicate };
+        self.0.members = MembersState::List {
+            names,
+            non_string,
+            duplicate,
+        };
         Ok(())
     }
 }
@@ -1257,7 +1340,14 @@ impl<'de> Visitor<'de> for EntrySeed<'_, '_> {
         let mut n = 0u64;
         if st.shape == Shape::Columnar {
             let slot = self.index as usize;
-            while seq.next_element_seed(CellSeed { st: &mut *st, slot, row: n })?.is_some() {
+            while seq
+                .next_element_seed(CellSeed {
+                    st: &mut *st,
+                    slot,
+                    row: n,
+                })?
+                .is_some()
+            {
                 n += 1;
             }
             st.lengths.push(n);
@@ -1265,7 +1355,14 @@ impl<'de> Visitor<'de> for EntrySeed<'_, '_> {
             let row = self.index;
             loop {
                 let slot = n as usize;
-                if seq.next_element_seed(CellSeed { st: &mut *st, slot, row })?.is_none() {
+                if seq
+                    .next_element_seed(CellSeed {
+                        st: &mut *st,
+                        slot,
+                        row,
+                    })?
+                    .is_none()
+                {
                     break;
                 }
                 n += 1;
@@ -1394,10 +1491,13 @@ pub fn decode_with(
             let key = if shape == Shape::Compact { "dataset" } else { "columns" };
             let names = match &st.members {
                 MembersState::Missing => return bad("/members".into()),
-                MembersState::List { non_string: Some(i), .. } => return bad(format!("/members/{i}")),
-                MembersState::List { duplicate: Some(member), .. } => {
-                    return Err(CubeError::DuplicateMember { member: member.clone() })
-                }
+                MembersState::List {
+                    non_string: Some(i), ..
+                } => return bad(format!("/members/{i}")),
+                MembersState::List {
+                    duplicate: Some(member),
+                    ..
+                } => return Err(CubeError::DuplicateMember { member: member.clone() }),
                 MembersState::List { names, .. } => names.clone(),
             };
             match st.data {
@@ -1410,22 +1510,35 @@ pub fn decode_with(
             if shape == Shape::Columnar {
                 let columns = st.lengths.len() as u64;
                 if columns != names.len() as u64 {
-                    return Err(CubeError::ColumnCount { members: names.len() as u64, columns });
+                    return Err(CubeError::ColumnCount {
+                        members: names.len() as u64,
+                        columns,
+                    });
                 }
                 if let Some(&first) = st.lengths.first() {
                     if let Some(j) = st.lengths.iter().position(|&l| l != first) {
-                        return Err(CubeError::Ragged { index: j as u64, expected: first, found: st.lengths[j] });
+                        return Err(CubeError::Ragged {
+                            index: j as u64,
+                            expected: first,
+                            found: st.lengths[j],
+                        });
                     }
                 }
                 rows_in_data = st.lengths.first().copied().unwrap_or(0);
             } else {
                 if let Some((index, found)) = st.first_ragged {
-                    return Err(CubeError::Ragged { index, expected: names.len() as u64, found });
+                    return Err(CubeError::Ragged {
+                        index,
+                        expected: names.len() as u64,
+                        found,
+                    });
                 }
                 rows_in_data = st.rows;
             }
             if let Some(j) = st.targets.iter().position(Vec::is_empty) {
-                return Err(CubeError::UnknownMember { member: names[j].to_string() });
+                return Err(CubeError::UnknownMember {
+                    member: names[j].to_string(),
+                });
             }
         }
     }
@@ -1492,9 +1605,15 @@ mod tests {
         assert_eq!(parse_timestamp(b"2024-01-01T00:00:00.000", 3), Ok(1_704_067_200_000));
         assert_eq!(parse_timestamp(b"1969-12-31T23:59:59.999999999Z", 9), Ok(-1));
         assert_eq!(parse_timestamp(b"2262-04-11T23:47:16.854775807", 9), Ok(i64::MAX));
-        assert_eq!(parse_timestamp(b"2262-04-11T23:47:16.854775808", 9), Err(MapError::Overflow));
+        assert_eq!(
+            parse_timestamp(b"2262-04-11T23:47:16.854775808", 9),
+            Err(MapError::Overflow)
+        );
         assert_eq!(parse_timestamp(b"1677-09-21T00:12:43.145224192", 9), Ok(i64::MIN));
-        assert_eq!(parse_timestamp(b"1677-09-21T00:12:43.145224191", 9), Err(MapError::Overflow));
+        assert_eq!(
+            parse_timestamp(b"1677-09-21T00:12:43.145224191", 9),
+            Err(MapError::Overflow)
+        );
         assert_eq!(parse_timestamp(b"2023-02-29T00:00:00", 3), Err(MapError::Unmappable));
         // Leap years: every fourth, but not centuries unless divisible by 400.
         assert_eq!(parse_timestamp(b"2024-02-29T00:00:00", 3), Ok(1_709_164_800_000));
@@ -1502,7 +1621,10 @@ mod tests {
         assert_eq!(parse_timestamp(b"1600-02-29T00:00:00", 3), Ok(-11_670_998_400_000));
         assert_eq!(parse_timestamp(b"1900-02-29T00:00:00", 3), Err(MapError::Unmappable));
         assert_eq!(parse_timestamp(b"2100-02-29T00:00:00", 3), Err(MapError::Unmappable));
-        assert_eq!(parse_timestamp(b"2024-01-01T00:00:00.0001", 3), Err(MapError::Unmappable));
+        assert_eq!(
+            parse_timestamp(b"2024-01-01T00:00:00.0001", 3),
+            Err(MapError::Unmappable)
+        );
         assert_eq!(parse_timestamp(b"2024-01-01T00:00:00.0000", 3), Ok(1_704_067_200_000));
     }
 
@@ -1513,26 +1635,61 @@ mod tests {
         let (member, row, ty, value) = cell("m");
         let cases = [
             (CubeError::UnsupportedType { field: 2 }, "field 2: unsupported type"),
-            (CubeError::BadLiteral { field: 1 }, "field 1: literal does not map to its type"),
+            (
+                CubeError::BadLiteral { field: 1 },
+                "field 1: literal does not map to its type",
+            ),
             (CubeError::BadLimit { limit: -1 }, "limit -1 is outside 0..=1000000"),
             (
-                CubeError::InvalidJson { offset: 9, message: "EOF".into() },
+                CubeError::InvalidJson {
+                    offset: 9,
+                    message: "EOF".into(),
+                },
                 "invalid JSON at byte 9: EOF",
             ),
-            (CubeError::BadShape { path: "/members/0".into() }, "unexpected JSON shape at '/members/0'"),
-            (CubeError::DuplicateMember { member: "a".into() }, "member 'a' listed twice"),
-            (CubeError::ColumnCount { members: 2, columns: 3 }, "2 members but 3 columns"),
             (
-                CubeError::Ragged { index: 4, expected: 2, found: 1 },
+                CubeError::BadShape {
+                    path: "/members/0".into(),
+                },
+                "unexpected JSON shape at '/members/0'",
+            ),
+            (
+                CubeError::DuplicateMember { member: "a".into() },
+                "member 'a' listed twice",
+            ),
+            (
+                CubeError::ColumnCount { members: 2, columns: 3 },
+                "2 members but 3 columns",
+            ),
+            (
+                CubeError::Ragged {
+                    index: 4,
+                    expected: 2,
+                    found: 1,
+                },
                 "ragged data: entry 4 has 1 values, expected 2",
             ),
-            (CubeError::UnknownMember { member: "z".into() }, "member 'z' is not in the schema"),
             (
-                CubeError::Unmappable { member: member.clone(), row, ty: ty.clone(), value: value.clone() },
+                CubeError::UnknownMember { member: "z".into() },
+                "member 'z' is not in the schema",
+            ),
+            (
+                CubeError::Unmappable {
+                    member: member.clone(),
+                    row,
+                    ty: ty.clone(),
+                    value: value.clone(),
+                },
                 "Unable to map value \"x\" to Int64 (member 'm', row 7)",
             ),
-            (CubeError::Overflow { member, row, ty, value }, "value \"x\" overflows Int64 (member 'm', row 7)"),
-            (CubeError::TooLarge { field: 3 }, "field 3: string column exceeds i32 offsets"),
+            (
+                CubeError::Overflow { member, row, ty, value },
+                "value \"x\" overflows Int64 (member 'm', row 7)",
+            ),
+            (
+                CubeError::TooLarge { field: 3 },
+                "field 3: string column exceeds i32 offsets",
+            ),
         ];
         for (error, text) in cases {
             assert_eq!(error.to_string(), text);
@@ -1540,8 +1697,10 @@ mod tests {
     }
 
     fn int_schema(names: impl IntoIterator<Item = String>) -> SchemaRef {
-        let fields: Vec<_> =
-            names.into_iter().map(|n| arrow_schema::Field::new(n, DataType::Int64, true)).collect();
+        let fields: Vec<_> = names
+            .into_iter()
+            .map(|n| arrow_schema::Field::new(n, DataType::Int64, true))
+            .collect();
         Arc::new(arrow_schema::Schema::new(fields))
     }
 
@@ -1558,7 +1717,10 @@ mod tests {
         assert!(fits_i32_offsets(0));
         assert_eq!(literal_bytes(4096, 1_000_000), 4_096_000_000);
         assert_eq!(literal_bytes(3, 7), 21);
-        assert_eq!(literal_bytes(usize::MAX, u64::MAX), usize::MAX as u128 * u64::MAX as u128);
+        assert_eq!(
+            literal_bytes(usize::MAX, u64::MAX),
+            usize::MAX as u128 * u64::MAX as u128
+        );
     }
 
     /// A repeated key replaces its earlier value (even an unmappable one),
@@ -1569,7 +1731,10 @@ mod tests {
         let schema = int_schema(names.clone());
         let row = |order: &mut dyn Iterator<Item = usize>| {
             let cells: Vec<String> = order.map(|k| format!("\"k{k}\":{k}")).collect();
-            format!("{{{},\"k65\":650,\"k3\":\"x\",\"k3\":30,\"k64\":null}}", cells.join(","))
+            format!(
+                "{{{},\"k65\":650,\"k3\":\"x\",\"k3\":30,\"k64\":null}}",
+                cells.join(",")
+            )
         };
         let json = format!("[{},{}]", row(&mut (0..70)), row(&mut (0..70).rev()));
         let batch = decode(json.as_bytes(), Shape::Rows, &schema, None).unwrap();
@@ -1590,7 +1755,10 @@ mod tests {
         let run = |d: &mut CubeDecoder, json: &str| decode_with(d, json.as_bytes(), Shape::Rows, &schema, None);
         assert_eq!(ints(&run(&mut decoder, "[{\"a\":1}]").unwrap(), "a"), [Some(1)]);
         assert_eq!(decoder.known_keys(), 1);
-        assert_eq!(ints(&run(&mut decoder, "[{\"b\":2},{\"a\":3}]").unwrap(), "a"), [None, Some(3)]);
+        assert_eq!(
+            ints(&run(&mut decoder, "[{\"b\":2},{\"a\":3}]").unwrap(), "a"),
+            [None, Some(3)]
+        );
         assert_eq!(decoder.known_keys(), 2);
 
         // Exactly MAX_KEPT_KEYS keys are kept; one more and the next call starts afresh.
@@ -1599,7 +1767,10 @@ mod tests {
             format!("[{{{}}}]", cells.join(","))
         };
         let mut decoder = CubeDecoder::new();
-        assert!(matches!(run(&mut decoder, &wide(MAX_KEPT_KEYS)), Err(CubeError::UnknownMember { .. })));
+        assert!(matches!(
+            run(&mut decoder, &wide(MAX_KEPT_KEYS)),
+            Err(CubeError::UnknownMember { .. })
+        ));
         assert_eq!(decoder.known_keys(), MAX_KEPT_KEYS);
         run(&mut decoder, "[{\"a\":1}]").unwrap();
         assert_eq!(decoder.known_keys(), MAX_KEPT_KEYS + 1);
@@ -1625,7 +1796,8 @@ mod tests {
             let json = format!("[{{\"a\":null}},{{\"a\":{cell}}}]");
             let got = decode(json.as_bytes(), Shape::Rows, &schema(ty.clone()), None);
             match got {
-                Err(CubeError::Unmappable { member, row, value, .. }) | Err(CubeError::Overflow { member, row, value, .. }) => {
+                Err(CubeError::Unmappable { member, row, value, .. })
+                | Err(CubeError::Overflow { member, row, value, .. }) => {
                     assert_eq!((member.as_str(), row, value.as_str()), ("a", 1, text), "{cell} as {ty}")
                 }
                 other => panic!("{cell} as {ty}: {other:?}"),

@@ -39,7 +39,11 @@ impl<F: Copy + 'static> Implementation<F> {
     /// A kernel compiled for this target that runs where `detect()` says this
     /// CPU has its ISA extensions.
     pub const fn new(name: &'static str, detect: fn() -> bool, func: F) -> Self {
-        Implementation { name, detect, func: Some(func) }
+        Implementation {
+            name,
+            detect,
+            func: Some(func),
+        }
     }
 
     /// A portable kernel: available on every CPU.
@@ -49,7 +53,11 @@ impl<F: Copy + 'static> Implementation<F> {
 
     /// A kernel for another architecture, not compiled for this target.
     pub const fn absent(name: &'static str) -> Self {
-        Implementation { name, detect: never, func: None }
+        Implementation {
+            name,
+            detect: never,
+            func: None,
+        }
     }
 
     /// Whether this target and CPU can run it (decided once per call of
@@ -69,7 +77,10 @@ impl<F: Copy + 'static> Implementation<F> {
 
 impl<F: Copy + 'static> std::fmt::Debug for Implementation<F> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Implementation").field("name", &self.name).field("available", &self.is_available()).finish()
+        f.debug_struct("Implementation")
+            .field("name", &self.name)
+            .field("available", &self.is_available())
+            .finish()
     }
 }
 
@@ -112,7 +123,10 @@ pub struct Best<F: Copy + 'static> {
 impl<F: Copy + Send + Sync + 'static> Best<F> {
     /// The dispatch of `registry` (nothing is chosen until the first call).
     pub const fn new(registry: &'static [Implementation<F>]) -> Self {
-        Best { registry, chosen: std::sync::OnceLock::new() }
+        Best {
+            registry,
+            chosen: std::sync::OnceLock::new(),
+        }
     }
 
     /// [`best`] of the registry, chosen once.
@@ -123,7 +137,11 @@ impl<F: Copy + Send + Sync + 'static> Best<F> {
 
 /// Force the implementation called `name`: its function, or why not.
 pub fn by_name<F: Copy>(registry: &'static [Implementation<F>], name: &str) -> Result<F, ForceError> {
-    registry.iter().find(|i| i.name == name).ok_or_else(|| ForceError::Unknown { name: name.to_string() })?.get()
+    registry
+        .iter()
+        .find(|i| i.name == name)
+        .ok_or_else(|| ForceError::Unknown { name: name.to_string() })?
+        .get()
 }
 
 /// Always true: the detection of portable implementations.
@@ -193,11 +211,28 @@ mod tests {
     #[test]
     fn forcing_an_unavailable_or_unknown_entry_is_a_typed_error() {
         assert_eq!(by_name(REGISTRY, "f/portable"), Ok(2));
-        assert_eq!(by_name(REGISTRY, "f/fast"), Err(ForceError::Unavailable { name: "f/fast" }));
-        assert_eq!(by_name(REGISTRY, "f/other-isa"), Err(ForceError::Unavailable { name: "f/other-isa" }));
-        assert_eq!(by_name(REGISTRY, "f/missing"), Err(ForceError::Unknown { name: "f/missing".into() }));
-        assert_eq!(ForceError::Unavailable { name: "f/fast" }.to_string(), "f/fast cannot run on this target or CPU");
-        assert_eq!(ForceError::Unknown { name: "x".into() }.to_string(), "no implementation named x");
+        assert_eq!(
+            by_name(REGISTRY, "f/fast"),
+            Err(ForceError::Unavailable { name: "f/fast" })
+        );
+        assert_eq!(
+            by_name(REGISTRY, "f/other-isa"),
+            Err(ForceError::Unavailable { name: "f/other-isa" })
+        );
+        assert_eq!(
+            by_name(REGISTRY, "f/missing"),
+            Err(ForceError::Unknown {
+                name: "f/missing".into()
+            })
+        );
+        assert_eq!(
+            ForceError::Unavailable { name: "f/fast" }.to_string(),
+            "f/fast cannot run on this target or CPU"
+        );
+        assert_eq!(
+            ForceError::Unknown { name: "x".into() }.to_string(),
+            "no implementation named x"
+        );
     }
 
     #[test]
@@ -210,7 +245,13 @@ mod tests {
 
     #[test]
     fn debug_names_the_entry_and_its_availability() {
-        assert_eq!(format!("{:?}", REGISTRY[0]), r#"Implementation { name: "f/fast", available: false }"#);
-        assert_eq!(format!("{:?}", REGISTRY[2]), r#"Implementation { name: "f/portable", available: true }"#);
+        assert_eq!(
+            format!("{:?}", REGISTRY[0]),
+            r#"Implementation { name: "f/fast", available: false }"#
+        );
+        assert_eq!(
+            format!("{:?}", REGISTRY[2]),
+            r#"Implementation { name: "f/portable", available: true }"#
+        );
     }
 }

@@ -74,7 +74,10 @@ fn decode_hex(text: &[u8]) -> Result<Vec<u8>, ByteaError> {
             continue;
         }
         let Some(high) = hex_value(c) else {
-            return Err(ByteaError::InvalidHexDigit { offset: pos, character: c });
+            return Err(ByteaError::InvalidHexDigit {
+                offset: pos,
+                character: c,
+            });
         };
         pos += 1;
         if pos >= text.len() {
@@ -82,7 +85,10 @@ fn decode_hex(text: &[u8]) -> Result<Vec<u8>, ByteaError> {
         }
         let c = text[pos];
         let Some(low) = hex_value(c) else {
-            return Err(ByteaError::InvalidHexDigit { offset: pos, character: c });
+            return Err(ByteaError::InvalidHexDigit {
+                offset: pos,
+                character: c,
+            });
         };
         pos += 1;
         out.push(high * 16 + low);
@@ -161,14 +167,35 @@ mod tests {
         assert_eq!(decode(b"abc\\\\\\000\\377"), Ok(b"abc\\\x00\xff".to_vec()));
         assert_eq!(decode(b"\xe9t\xe9"), Ok(b"\xe9t\xe9".to_vec()));
         assert_eq!(encode_hex(&[0xde, 0xad, 0x00]), b"\\xdead00".to_vec());
-        assert_eq!(encode_escape(b"a\\\x00\x1f \x7e\x7f\xff"), b"a\\\\\\000\\037 ~\\177\\377".to_vec());
+        assert_eq!(
+            encode_escape(b"a\\\x00\x1f \x7e\x7f\xff"),
+            b"a\\\\\\000\\037 ~\\177\\377".to_vec()
+        );
     }
 
     #[test]
     fn every_error_variant_with_its_position() {
-        assert_eq!(decode(b"\\x0g"), Err(ByteaError::InvalidHexDigit { offset: 3, character: b'g' }));
-        assert_eq!(decode(b"\\x 0 1"), Err(ByteaError::InvalidHexDigit { offset: 4, character: b' ' }));
-        assert_eq!(decode(b"\\x\\x"), Err(ByteaError::InvalidHexDigit { offset: 2, character: b'\\' }));
+        assert_eq!(
+            decode(b"\\x0g"),
+            Err(ByteaError::InvalidHexDigit {
+                offset: 3,
+                character: b'g'
+            })
+        );
+        assert_eq!(
+            decode(b"\\x 0 1"),
+            Err(ByteaError::InvalidHexDigit {
+                offset: 4,
+                character: b' '
+            })
+        );
+        assert_eq!(
+            decode(b"\\x\\x"),
+            Err(ByteaError::InvalidHexDigit {
+                offset: 2,
+                character: b'\\'
+            })
+        );
         assert_eq!(decode(b"\\x012"), Err(ByteaError::OddNumberOfDigits { offset: 5 }));
         assert_eq!(decode(b"\\x0"), Err(ByteaError::OddNumberOfDigits { offset: 3 }));
         assert_eq!(decode(b"\\X00"), Err(ByteaError::InvalidEscape { offset: 0 }));
@@ -177,7 +204,14 @@ mod tests {
         assert_eq!(decode(b"ab\\07"), Err(ByteaError::InvalidEscape { offset: 2 }));
         assert_eq!(decode(b"\\"), Err(ByteaError::InvalidEscape { offset: 0 }));
         assert_eq!(decode(b"\\\\\\"), Err(ByteaError::InvalidEscape { offset: 2 }));
-        assert_eq!(ByteaError::InvalidHexDigit { offset: 0, character: 0 }.sqlstate(), "22023");
+        assert_eq!(
+            ByteaError::InvalidHexDigit {
+                offset: 0,
+                character: 0
+            }
+            .sqlstate(),
+            "22023"
+        );
         assert_eq!(ByteaError::OddNumberOfDigits { offset: 0 }.sqlstate(), "22023");
         assert_eq!(ByteaError::InvalidEscape { offset: 0 }.sqlstate(), "22P02");
     }

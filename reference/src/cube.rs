@@ -10,9 +10,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use arrow_array::builder::{BooleanBuilder, Float64Builder, Int64Builder, StringBuilder};
-use arrow_array::types::{
-    Decimal128Type, TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType,
-};
+use arrow_array::types::{Decimal128Type, TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType};
 use arrow_array::{ArrayRef, PrimitiveArray, RecordBatch, RecordBatchOptions};
 use arrow_schema::{DataType, Field, SchemaRef, TimeUnit};
 use serde_json::{Map, Value};
@@ -33,18 +31,52 @@ pub enum Shape {
 /// Every way decoding can fail (see `docs/cube.md`, "Errors and their order").
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CubeError {
-    UnsupportedType { field: usize },
-    BadLiteral { field: usize },
-    BadLimit { limit: i64 },
-    InvalidJson { offset: u64, message: String },
-    BadShape { path: String },
-    DuplicateMember { member: String },
-    ColumnCount { members: u64, columns: u64 },
-    Ragged { index: u64, expected: u64, found: u64 },
-    UnknownMember { member: String },
-    Unmappable { member: String, row: u64, ty: String, value: String },
-    Overflow { member: String, row: u64, ty: String, value: String },
-    TooLarge { field: usize },
+    UnsupportedType {
+        field: usize,
+    },
+    BadLiteral {
+        field: usize,
+    },
+    BadLimit {
+        limit: i64,
+    },
+    InvalidJson {
+        offset: u64,
+        message: String,
+    },
+    BadShape {
+        path: String,
+    },
+    DuplicateMember {
+        member: String,
+    },
+    ColumnCount {
+        members: u64,
+        columns: u64,
+    },
+    Ragged {
+        index: u64,
+        expected: u64,
+        found: u64,
+    },
+    UnknownMember {
+        member: String,
+    },
+    Unmappable {
+        member: String,
+        row: u64,
+        ty: String,
+        value: String,
+    },
+    Overflow {
+        member: String,
+        row: u64,
+        ty: String,
+        value: String,
+    },
+    TooLarge {
+        field: usize,
+    },
 }
 
 impl fmt::Display for CubeError {
@@ -236,7 +268,10 @@ impl<'a> Table<'a> {
                 let object = document.as_object().ok_or_else(|| bad(String::new()))?;
                 let members = member_list(object)?;
                 let key = if shape == Shape::Compact { "dataset" } else { "columns" };
-                let data = object.get(key).and_then(Value::as_array).ok_or_else(|| bad(format!("/{key}")))?;
+                let data = object
+                    .get(key)
+                    .and_then(Value::as_array)
+                    .ok_or_else(|| bad(format!("/{key}")))?;
                 for (i, entry) in data.iter().enumerate() {
                     if !entry.is_array() {
                         return Err(bad(format!("/{key}/{i}")));
@@ -245,12 +280,19 @@ impl<'a> Table<'a> {
                 let len = |v: &Value| v.as_array().map_or(0, Vec::len) as u64;
                 if shape == Shape::Columnar {
                     if data.len() != members.len() {
-                        return Err(CubeError::ColumnCount { members: members.len() as u64, columns: data.len() as u64 });
+                        return Err(CubeError::ColumnCount {
+                            members: members.len() as u64,
+                            columns: data.len() as u64,
+                        });
                     }
                     if let Some(first) = data.first() {
                         for (j, column) in data.iter().enumerate() {
                             if len(column) != len(first) {
-                                return Err(CubeError::Ragged { index: j as u64, expected: len(first), found: len(column) });
+                                return Err(CubeError::Ragged {
+                                    index: j as u64,
+                                    expected: len(first),
+                                    found: len(column),
+                                });
                             }
                         }
                     }
@@ -320,10 +362,14 @@ fn member_list(object: &Map<String, Value>) -> Result<Vec<String>, CubeError> {
     let list = object
         .get("members")
         .and_then(Value::as_array)
-        .ok_or_else(|| CubeError::BadShape { path: "/members".into() })?;
+        .ok_or_else(|| CubeError::BadShape {
+            path: "/members".into(),
+        })?;
     let mut members: Vec<String> = Vec::new();
     for (i, m) in list.iter().enumerate() {
-        let name = m.as_str().ok_or_else(|| CubeError::BadShape { path: format!("/members/{i}") })?;
+        let name = m.as_str().ok_or_else(|| CubeError::BadShape {
+            path: format!("/members/{i}"),
+        })?;
         members.push(name.to_string());
     }
     for (i, name) in members.iter().enumerate() {
@@ -421,14 +467,18 @@ impl ColumnBuilder {
             Kind::I64(v) => match value {
                 Value::Null => v.push(None),
                 _ => {
-                    let DataType::Timestamp(unit, _) = ty else { unreachable!("I64 kind is for timestamps") };
+                    let DataType::Timestamp(unit, _) = ty else {
+                        unreachable!("I64 kind is for timestamps")
+                    };
                     v.push(Some(to_timestamp(value, *unit)?))
                 }
             },
             Kind::I128(v) => match value {
                 Value::Null => v.push(None),
                 _ => {
-                    let DataType::Decimal128(p, s) = ty else { unreachable!("I128 kind is for decimals") };
+                    let DataType::Decimal128(p, s) = ty else {
+                        unreachable!("I128 kind is for decimals")
+                    };
                     v.push(Some(to_decimal(value, *p, *s as u8)?))
                 }
             },
@@ -452,7 +502,9 @@ impl ColumnBuilder {
                 _ => Arc::new(PrimitiveArray::<TimestampNanosecondType>::from(v)),
             },
             Kind::I128(v) => {
-                let DataType::Decimal128(p, s) = ty else { unreachable!("I128 kind is for decimals") };
+                let DataType::Decimal128(p, s) = ty else {
+                    unreachable!("I128 kind is for decimals")
+                };
                 Arc::new(
                     PrimitiveArray::<Decimal128Type>::from(v)
                         .with_precision_and_scale(*p, *s)
@@ -585,7 +637,11 @@ fn parse_timestamp(s: &str, unit: TimeUnit) -> Result<i64, MapError> {
     let cycles = (year - 1970).div_euclid(400);
     let mut days: i64 = cycles * 146_097;
     for y in 1970 + cycles * 400..year {
-        days += if (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 { 366 } else { 365 };
+        days += if (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 {
+            366
+        } else {
+            365
+        };
     }
     days += month_days[..month as usize - 1].iter().sum::<i64>();
     days += day - 1;
@@ -655,7 +711,9 @@ fn parse_decimal(s: &str, precision: u8, scale: u8) -> Result<i128, MapError> {
                 continue;
             }
         }
-        unscaled = unscaled.and_then(|v| v.checked_mul(10)).and_then(|v| v.checked_add(i128::from(d)));
+        unscaled = unscaled
+            .and_then(|v| v.checked_mul(10))
+            .and_then(|v| v.checked_add(i128::from(d)));
     }
     if digits == 0 {
         return Err(MapError::Unmappable);
@@ -677,8 +735,7 @@ pub fn member_field(name: &str, ty: DataType) -> Field {
 
 /// A literal field whose value is the JSON scalar `literal`.
 pub fn literal_field(name: &str, ty: DataType, literal: &str) -> Field {
-    Field::new(name, ty, true)
-        .with_metadata([(LITERAL_KEY.to_string(), literal.to_string())].into_iter().collect())
+    Field::new(name, ty, true).with_metadata([(LITERAL_KEY.to_string(), literal.to_string())].into_iter().collect())
 }
 
 #[cfg(test)]

@@ -40,7 +40,11 @@ pub enum QwpError {
     TruncatedBitstream { value_index: usize, offset: usize, bit: u8 },
     /// The bitstream at `offset` has `available` bytes, fewer than one bit per
     /// remaining value (`needed_bits`). Checked before any output is sized.
-    StreamTooShort { needed_bits: usize, available: usize, offset: usize },
+    StreamTooShort {
+        needed_bits: usize,
+        available: usize,
+        offset: usize,
+    },
     /// A fixed-size field is cut short; `offset` is where it starts.
     Truncated { section: Section, offset: usize },
 }
@@ -66,11 +70,19 @@ impl fmt::Display for QwpError {
                 "truncated QWP payload while reading {} Gorilla timestamp at byte {offset}",
                 if *index == 0 { "first" } else { "second" }
             ),
-            QwpError::TruncatedBitstream { value_index, offset, bit } => write!(
+            QwpError::TruncatedBitstream {
+                value_index,
+                offset,
+                bit,
+            } => write!(
                 f,
                 "truncated QWP Gorilla bitstream: value {value_index} starts at byte {offset} bit {bit}"
             ),
-            QwpError::StreamTooShort { needed_bits, available, offset } => write!(
+            QwpError::StreamTooShort {
+                needed_bits,
+                available,
+                offset,
+            } => write!(
                 f,
                 "Gorilla bitstream at byte {offset} has {available} bytes, too short for {needed_bits} values"
             ),
@@ -105,7 +117,10 @@ impl Reader<'_> {
                 self.pos += 1;
                 Ok(*b)
             }
-            None => Err(QwpError::Truncated { section, offset: self.pos }),
+            None => Err(QwpError::Truncated {
+                section,
+                offset: self.pos,
+            }),
         }
     }
 
@@ -144,7 +159,10 @@ pub fn decode_column(bytes: &[u8], row_count: usize, gorilla_flag: bool) -> Resu
         1 => {
             let bitmap_len = row_count.div_ceil(8);
             if bytes.len() - r.pos < bitmap_len {
-                return Err(QwpError::Truncated { section: Section::Bitmap, offset: r.pos });
+                return Err(QwpError::Truncated {
+                    section: Section::Bitmap,
+                    offset: r.pos,
+                });
             }
             r.pos += bitmap_len;
             &bytes[r.pos - bitmap_len..r.pos]
@@ -160,7 +178,12 @@ pub fn decode_column(bytes: &[u8], row_count: usize, gorilla_flag: bool) -> Resu
         match r.byte(Section::Encoding)? {
             0 => {}
             1 => gorilla = true,
-            other => return Err(QwpError::UnknownEncoding { encoding: other, offset: encoding_offset }),
+            other => {
+                return Err(QwpError::UnknownEncoding {
+                    encoding: other,
+                    offset: encoding_offset,
+                })
+            }
         }
     }
 
@@ -172,7 +195,12 @@ pub fn decode_column(bytes: &[u8], row_count: usize, gorilla_flag: bool) -> Resu
             let offset = r.pos;
             match r.int64_le() {
                 Some(v) => dense.push(v),
-                None => return Err(QwpError::Truncated { section: Section::RawValue, offset }),
+                None => {
+                    return Err(QwpError::Truncated {
+                        section: Section::RawValue,
+                        offset,
+                    })
+                }
             }
         }
         dense
@@ -183,15 +211,26 @@ pub fn decode_column(bytes: &[u8], row_count: usize, gorilla_flag: bool) -> Resu
     let mut next = dense.into_iter();
     for row in 0..row_count {
         let null = is_null(row);
-        values.push(if null { 0 } else { next.next().expect("one dense value per non-null row") });
+        values.push(if null {
+            0
+        } else {
+            next.next().expect("one dense value per non-null row")
+        });
         validity.push(!null);
     }
-    Ok(Column { values, validity, consumed: r.pos })
+    Ok(Column {
+        values,
+        validity,
+        consumed: r.pos,
+    })
 }
 
 fn decode_gorilla(r: &mut Reader<'_>, n: usize, encoding_offset: usize) -> Result<Vec<i64>, QwpError> {
     if n < 3 {
-        return Err(QwpError::TooFewGorillaValues { count: n, offset: encoding_offset });
+        return Err(QwpError::TooFewGorillaValues {
+            count: n,
+            offset: encoding_offset,
+        });
     }
     let offset = r.pos;
     let t0 = r.int64_le().ok_or(QwpError::TruncatedSeed { index: 0, offset })?;
@@ -202,7 +241,11 @@ fn decode_gorilla(r: &mut Reader<'_>, n: usize, encoding_offset: usize) -> Resul
     let stream = &r.bytes[start..];
     let needed_bits = n - 2;
     if stream.len().saturating_mul(8) < needed_bits {
-        return Err(QwpError::StreamTooShort { needed_bits, available: stream.len(), offset: start });
+        return Err(QwpError::StreamTooShort {
+            needed_bits,
+            available: stream.len(),
+            offset: start,
+        });
     }
 
     let mut out = vec![t0, t1];
@@ -434,7 +477,25 @@ mod tests {
 
     #[test]
     fn every_bucket_boundary_round_trips() {
-        for dod in [0i64, 1, -1, 63, -64, 64, -65, 255, -256, 256, -257, 2047, -2048, 2048, -2049, i32::MAX as i64, i32::MIN as i64] {
+        for dod in [
+            0i64,
+            1,
+            -1,
+            63,
+            -64,
+            64,
+            -65,
+            255,
+            -256,
+            256,
+            -257,
+            2047,
+            -2048,
+            2048,
+            -2049,
+            i32::MAX as i64,
+            i32::MIN as i64,
+        ] {
             let values = [1000, 2000, 3000 + dod, 4000 + 2 * dod];
             let body = gorilla_body(&values).unwrap();
             let mut col = vec![0, 1];
@@ -449,24 +510,79 @@ mod tests {
 
     #[test]
     fn errors_carry_positions() {
-        assert_eq!(decode_column(&[], 0, false), Err(QwpError::Truncated { section: Section::NullFlag, offset: 0 }));
-        assert_eq!(decode_column(&[7], 0, false), Err(QwpError::InvalidNullFlag { flag: 7, offset: 0 }));
-        assert_eq!(decode_column(&[1], 9, false), Err(QwpError::Truncated { section: Section::Bitmap, offset: 1 }));
-        assert_eq!(decode_column(&[0], 0, true), Err(QwpError::Truncated { section: Section::Encoding, offset: 1 }));
-        assert_eq!(decode_column(&[0, 2], 0, true), Err(QwpError::UnknownEncoding { encoding: 2, offset: 1 }));
-        assert_eq!(decode_column(&[0, 1], 2, true), Err(QwpError::TooFewGorillaValues { count: 2, offset: 1 }));
-        assert_eq!(decode_column(&[0, 1, 0, 0], 3, true), Err(QwpError::TruncatedSeed { index: 0, offset: 2 }));
-        assert_eq!(decode_column(&[0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 5], 3, true), Err(QwpError::TruncatedSeed { index: 1, offset: 10 }));
-        assert_eq!(decode_column(&[0; 9], 2, false), Err(QwpError::Truncated { section: Section::RawValue, offset: 9 }));
-        assert_eq!(decode_column(&[0], MAX_ROWS + 1, false), Err(QwpError::RowCountOverCap { row_count: MAX_ROWS + 1 }));
+        assert_eq!(
+            decode_column(&[], 0, false),
+            Err(QwpError::Truncated {
+                section: Section::NullFlag,
+                offset: 0
+            })
+        );
+        assert_eq!(
+            decode_column(&[7], 0, false),
+            Err(QwpError::InvalidNullFlag { flag: 7, offset: 0 })
+        );
+        assert_eq!(
+            decode_column(&[1], 9, false),
+            Err(QwpError::Truncated {
+                section: Section::Bitmap,
+                offset: 1
+            })
+        );
+        assert_eq!(
+            decode_column(&[0], 0, true),
+            Err(QwpError::Truncated {
+                section: Section::Encoding,
+                offset: 1
+            })
+        );
+        assert_eq!(
+            decode_column(&[0, 2], 0, true),
+            Err(QwpError::UnknownEncoding { encoding: 2, offset: 1 })
+        );
+        assert_eq!(
+            decode_column(&[0, 1], 2, true),
+            Err(QwpError::TooFewGorillaValues { count: 2, offset: 1 })
+        );
+        assert_eq!(
+            decode_column(&[0, 1, 0, 0], 3, true),
+            Err(QwpError::TruncatedSeed { index: 0, offset: 2 })
+        );
+        assert_eq!(
+            decode_column(&[0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 5], 3, true),
+            Err(QwpError::TruncatedSeed { index: 1, offset: 10 })
+        );
+        assert_eq!(
+            decode_column(&[0; 9], 2, false),
+            Err(QwpError::Truncated {
+                section: Section::RawValue,
+                offset: 9
+            })
+        );
+        assert_eq!(
+            decode_column(&[0], MAX_ROWS + 1, false),
+            Err(QwpError::RowCountOverCap {
+                row_count: MAX_ROWS + 1
+            })
+        );
         let mut col = vec![0, 1];
         col.extend_from_slice(&[0; 16]);
-        assert_eq!(decode_column(&col, 3, true), Err(QwpError::StreamTooShort { needed_bits: 1, available: 0, offset: 18 }));
+        assert_eq!(
+            decode_column(&col, 3, true),
+            Err(QwpError::StreamTooShort {
+                needed_bits: 1,
+                available: 0,
+                offset: 18
+            })
+        );
         // One byte holds the 9-bit DoD's first 8 bits only.
         col.push(0x15);
         assert_eq!(
             decode_column(&col, 3, true),
-            Err(QwpError::TruncatedBitstream { value_index: 2, offset: 18, bit: 0 })
+            Err(QwpError::TruncatedBitstream {
+                value_index: 2,
+                offset: 18,
+                bit: 0
+            })
         );
     }
 }

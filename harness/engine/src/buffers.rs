@@ -117,12 +117,28 @@ pub enum BufferFault {
 impl fmt::Display for BufferFault {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            BufferFault::Changed { buffer, index, written, expected, found } => {
-                let place = if *index < 0 { "before the range" } else { "outside the written range" };
-                write!(f, "{buffer}[{index}] changed from {expected:#x} to {found:#x} {place} 0..{written}")
+            BufferFault::Changed {
+                buffer,
+                index,
+                written,
+                expected,
+                found,
+            } => {
+                let place = if *index < 0 {
+                    "before the range"
+                } else {
+                    "outside the written range"
+                };
+                write!(
+                    f,
+                    "{buffer}[{index}] changed from {expected:#x} to {found:#x} {place} 0..{written}"
+                )
             }
             BufferFault::WrittenPastRange { buffer, written, len } => {
-                write!(f, "{buffer}: {written} elements said written, but its range holds {len}")
+                write!(
+                    f,
+                    "{buffer}: {written} elements said written, but its range holds {len}"
+                )
             }
             BufferFault::NotFinished { buffer } => write!(f, "{buffer}: taken but never checked"),
         }
@@ -179,7 +195,12 @@ pub struct Buffers {
 impl Buffers {
     /// Buffers filled with `canary` on every [`take`](Buffers::take).
     pub fn new(canary: u8) -> Self {
-        Buffers { canary, pool: HashMap::new(), taken: Vec::new(), faults: Vec::new() }
+        Buffers {
+            canary,
+            pool: HashMap::new(),
+            taken: Vec::new(),
+            faults: Vec::new(),
+        }
     }
 
     /// This call's canary byte.
@@ -191,7 +212,12 @@ impl Buffers {
     /// (guards included) set to the canary.
     pub fn take<T: Element>(&mut self, name: &'static str, len: usize) -> Out<T> {
         // The storage of the last buffer of this name, when its type matches.
-        let mut data = self.pool.remove(name).and_then(|b| b.downcast::<Vec<T>>().ok()).map(|v| *v).unwrap_or_default();
+        let mut data = self
+            .pool
+            .remove(name)
+            .and_then(|b| b.downcast::<Vec<T>>().ok())
+            .map(|v| *v)
+            .unwrap_or_default();
         data.clear();
         data.resize(len + 2 * GUARD, T::canary(self.canary));
         self.taken.push(name);
@@ -206,7 +232,11 @@ impl Buffers {
             self.taken.swap_remove(k);
         }
         if written > len {
-            self.faults.push(BufferFault::WrittenPastRange { buffer: name.into(), written: written as u64, len: len as u64 });
+            self.faults.push(BufferFault::WrittenPastRange {
+                buffer: name.into(),
+                written: written as u64,
+                len: len as u64,
+            });
         }
         let written = written.min(len);
         let canary = T::canary(self.canary);
@@ -275,7 +305,13 @@ mod tests {
         b.finish(out, 3);
         assert_eq!(
             b.end_call(),
-            vec![BufferFault::Changed { buffer: "values".into(), index: 3, written: 3, expected: 0x5A5A_5A5A_5A5A_5A5A, found: 7 }]
+            vec![BufferFault::Changed {
+                buffer: "values".into(),
+                index: 3,
+                written: 3,
+                expected: 0x5A5A_5A5A_5A5A_5A5A,
+                found: 7
+            }]
         );
         // Inside the range but past what the result says it wrote.
         let mut out = b.take::<i64>("values", 3);
@@ -283,7 +319,10 @@ mod tests {
         b.finish(out, 1);
         let faults = b.end_call();
         assert_eq!(faults.len(), 1);
-        assert_eq!(faults[0].to_string(), "values[2] changed from 0x5a5a5a5a5a5a5a5a to 0x7 outside the written range 0..1");
+        assert_eq!(
+            faults[0].to_string(),
+            "values[2] changed from 0x5a5a5a5a5a5a5a5a to 0x7 outside the written range 0..1"
+        );
     }
 
     #[test]
@@ -294,7 +333,16 @@ mod tests {
         whole[start - 1] = false;
         b.finish(out, 2);
         let faults = b.end_call();
-        assert_eq!(faults, vec![BufferFault::Changed { buffer: "validity".into(), index: -1, written: 2, expected: 1, found: 0 }]);
+        assert_eq!(
+            faults,
+            vec![BufferFault::Changed {
+                buffer: "validity".into(),
+                index: -1,
+                written: 2,
+                expected: 1,
+                found: 0
+            }]
+        );
         assert!(faults[0].to_string().contains("before the range"), "{}", faults[0]);
     }
 
@@ -302,22 +350,59 @@ mod tests {
     fn forgetting_to_finish_or_overclaiming_is_a_fault() {
         let mut b = Buffers::new(0xA5);
         let _forgotten = b.take::<u32>("scratch", 1);
-        assert_eq!(b.end_call(), vec![BufferFault::NotFinished { buffer: "scratch".into() }]);
+        assert_eq!(
+            b.end_call(),
+            vec![BufferFault::NotFinished {
+                buffer: "scratch".into()
+            }]
+        );
         let out = b.take::<u32>("scratch", 1);
         b.finish(out, 2);
-        assert_eq!(b.end_call(), vec![BufferFault::WrittenPastRange { buffer: "scratch".into(), written: 2, len: 1 }]);
+        assert_eq!(
+            b.end_call(),
+            vec![BufferFault::WrittenPastRange {
+                buffer: "scratch".into(),
+                written: 2,
+                len: 1
+            }]
+        );
         assert_eq!(b.end_call(), vec![], "faults are per call");
     }
 
     #[test]
     fn faults_say_what_happened() {
-        let past = BufferFault::WrittenPastRange { buffer: "out".into(), written: 5, len: 4 };
+        let past = BufferFault::WrittenPastRange {
+            buffer: "out".into(),
+            written: 5,
+            len: 4,
+        };
         assert_eq!(past.to_string(), "out: 5 elements said written, but its range holds 4");
-        assert_eq!(BufferFault::NotFinished { buffer: "v".into() }.to_string(), "v: taken but never checked");
-        let before = BufferFault::Changed { buffer: "v".into(), index: -2, written: 0, expected: 0xa5, found: 1 };
-        assert_eq!(before.to_string(), "v[-2] changed from 0xa5 to 0x1 before the range 0..0");
-        let first = BufferFault::Changed { buffer: "v".into(), index: 0, written: 0, expected: 0xa5, found: 1 };
-        assert_eq!(first.to_string(), "v[0] changed from 0xa5 to 0x1 outside the written range 0..0");
+        assert_eq!(
+            BufferFault::NotFinished { buffer: "v".into() }.to_string(),
+            "v: taken but never checked"
+        );
+        let before = BufferFault::Changed {
+            buffer: "v".into(),
+            index: -2,
+            written: 0,
+            expected: 0xa5,
+            found: 1,
+        };
+        assert_eq!(
+            before.to_string(),
+            "v[-2] changed from 0xa5 to 0x1 before the range 0..0"
+        );
+        let first = BufferFault::Changed {
+            buffer: "v".into(),
+            index: 0,
+            written: 0,
+            expected: 0xa5,
+            found: 1,
+        };
+        assert_eq!(
+            first.to_string(),
+            "v[0] changed from 0xa5 to 0x1 outside the written range 0..0"
+        );
     }
 
     #[test]

@@ -42,7 +42,9 @@ pub fn shrink<I: BytePayload>(input: &I) -> Vec<I> {
 /// Every strict prefix of the payload, shortest first, one case each.
 pub fn truncations<I: BytePayload>(input: &I) -> Vec<Case<I>> {
     let bytes = input.payload();
-    (0..bytes.len()).map(|keep| Case::one(input.with_payload(bytes[..keep].to_vec()))).collect()
+    (0..bytes.len())
+        .map(|keep| Case::one(input.with_payload(bytes[..keep].to_vec())))
+        .collect()
 }
 
 /// The payload with 1 to `max_flips` random bits flipped (an empty payload is
@@ -138,7 +140,12 @@ mod tests {
             let mut rng = case_rng(2, "f", "c", index);
             // Ones: a flip must clear a bit (an OR would leave them all set).
             let flipped = flip_bits(&Payload(vec![0xFF; 9]), &mut rng, 1).0;
-            let cleared: Vec<(usize, u8)> = flipped.iter().enumerate().filter(|(_, b)| **b != 0xFF).map(|(k, b)| (k, !b)).collect();
+            let cleared: Vec<(usize, u8)> = flipped
+                .iter()
+                .enumerate()
+                .filter(|(_, b)| **b != 0xFF)
+                .map(|(k, b)| (k, !b))
+                .collect();
             assert_eq!(cleared.len(), 1, "one flip, one byte: {flipped:?}");
             assert_eq!(cleared[0].1.count_ones(), 1, "{flipped:?}");
             reached[cleared[0].0] |= cleared[0].1;

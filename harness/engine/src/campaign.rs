@@ -49,7 +49,12 @@ pub struct Implementation<S: Spec + ?Sized> {
 
 impl<S: Spec + ?Sized> Clone for Implementation<S> {
     fn clone(&self) -> Self {
-        Implementation { name: self.name.clone(), role: self.role, available: self.available, factory: self.factory.clone() }
+        Implementation {
+            name: self.name.clone(),
+            role: self.role,
+            available: self.available,
+            factory: self.factory.clone(),
+        }
     }
 }
 
@@ -61,7 +66,12 @@ impl<S: Spec + ?Sized> Implementation<S> {
         available: bool,
         make: impl Fn() -> D + Send + Sync + 'static,
     ) -> Self {
-        Implementation { name: name.into(), role, available, factory: Arc::new(move || Box::new(make()) as Box<dyn Decoder<S>>) }
+        Implementation {
+            name: name.into(),
+            role,
+            available,
+            factory: Arc::new(move || Box::new(make()) as Box<dyn Decoder<S>>),
+        }
     }
 
     /// A fresh decoder instance.
@@ -95,7 +105,12 @@ pub struct AllowedDifference<S: Spec + ?Sized> {
 
 impl<S: Spec + ?Sized> Clone for AllowedDifference<S> {
     fn clone(&self) -> Self {
-        AllowedDifference { id: self.id, implementation: self.implementation, reason: self.reason, applies: self.applies }
+        AllowedDifference {
+            id: self.id,
+            implementation: self.implementation,
+            reason: self.reason,
+            applies: self.applies,
+        }
     }
 }
 
@@ -153,7 +168,11 @@ pub struct Campaign<S: Spec> {
 impl<S: Spec> Campaign<S> {
     /// A campaign with no implementations yet.
     pub fn new(spec: S) -> Self {
-        Campaign { spec, implementations: Vec::new(), allowed: Vec::new() }
+        Campaign {
+            spec,
+            implementations: Vec::new(),
+            allowed: Vec::new(),
+        }
     }
 
     /// The spec.
@@ -169,12 +188,21 @@ impl<S: Spec> Campaign<S> {
 
     /// Add a kernel whose decoder instances `make` builds (one per case and
     /// pass; it may keep state and take caller buffers).
-    pub fn kernel<D: Decoder<S> + 'static>(self, name: impl Into<String>, available: bool, make: impl Fn() -> D + Send + Sync + 'static) -> Self {
+    pub fn kernel<D: Decoder<S> + 'static>(
+        self,
+        name: impl Into<String>,
+        available: bool,
+        make: impl Fn() -> D + Send + Sync + 'static,
+    ) -> Self {
         self.with(Implementation::new(name, Role::Kernel, available, make))
     }
 
     /// Add a stateless kernel that returns fresh values.
-    pub fn kernel_fn(self, name: impl Into<String>, decode: impl Fn(&S::Input) -> Outcome<S> + Clone + Send + Sync + 'static) -> Self {
+    pub fn kernel_fn(
+        self,
+        name: impl Into<String>,
+        decode: impl Fn(&S::Input) -> Outcome<S> + Clone + Send + Sync + 'static,
+    ) -> Self {
         self.kernel(name, true, move || {
             let decode = decode.clone();
             move |input: &S::Input, _: &mut Buffers| decode(input)
@@ -182,7 +210,12 @@ impl<S: Spec> Campaign<S> {
     }
 
     /// Add a third-party peer (compared under the allowed differences).
-    pub fn peer<D: Decoder<S> + 'static>(self, name: impl Into<String>, available: bool, make: impl Fn() -> D + Send + Sync + 'static) -> Self {
+    pub fn peer<D: Decoder<S> + 'static>(
+        self,
+        name: impl Into<String>,
+        available: bool,
+        make: impl Fn() -> D + Send + Sync + 'static,
+    ) -> Self {
         self.with(Implementation::new(name, Role::Peer, available, make))
     }
 

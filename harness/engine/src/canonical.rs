@@ -260,7 +260,10 @@ mod tests {
         assert_eq!(Canonical::to_canonical(&&7u16), [7, 0]);
         assert_eq!(vec![&1u8, &2].to_canonical(), vec![1u8, 2].to_canonical());
         // Framing keeps concatenations apart.
-        assert_ne!((vec![1u8], vec![2u8, 3]).to_canonical(), (vec![1u8, 2], vec![3u8]).to_canonical());
+        assert_ne!(
+            (vec![1u8], vec![2u8, 3]).to_canonical(),
+            (vec![1u8, 2], vec![3u8]).to_canonical()
+        );
     }
 
     #[derive(Debug)]
@@ -282,10 +285,21 @@ mod tests {
         let mut expected = vec![7];
         expected.extend(5u64.to_le_bytes());
         expected.push(3);
-        assert_eq!(Fault::Truncated { offset: 5, bit: 3 }.to_canonical(), expected, "{:?}", Fault::TooSmall);
-        assert_eq!(Fault::Peer("x".into()).to_canonical(), [8, 1, 0, 0, 0, 0, 0, 0, 0, b'x']);
+        assert_eq!(
+            Fault::Truncated { offset: 5, bit: 3 }.to_canonical(),
+            expected,
+            "{:?}",
+            Fault::TooSmall
+        );
+        assert_eq!(
+            Fault::Peer("x".into()).to_canonical(),
+            [8, 1, 0, 0, 0, 0, 0, 0, 0, b'x']
+        );
         assert_eq!(Fault::TooSmall.to_canonical(), [9]);
-        let v = Value { values: vec![-1], consumed: 2 };
+        let v = Value {
+            values: vec![-1],
+            consumed: 2,
+        };
         let mut expected = 1u64.to_le_bytes().to_vec();
         expected.extend((-1i64).to_le_bytes());
         expected.extend(2u64.to_le_bytes());

@@ -48,7 +48,10 @@ impl FamilyDigest {
     pub fn new(family: &str) -> Self {
         let mut h = Sha256::new();
         h.update(family.as_bytes());
-        FamilyDigest { family: h, category: None }
+        FamilyDigest {
+            family: h,
+            category: None,
+        }
     }
 
     pub fn start_category(&mut self, name: &str) {

@@ -50,8 +50,15 @@ impl<S: Spec> Campaign<S> {
             .iter()
             .filter(|i| i.available && (peers || i.role == Role::Kernel))
             .filter_map(|imp| {
-                first_mismatch(&self.spec, case, imp, &self.allowed)
-                    .map(|m| format!("{}: step {}: expected {} got {}", imp.name, m.step, m.expected, m.got_with_faults()))
+                first_mismatch(&self.spec, case, imp, &self.allowed).map(|m| {
+                    format!(
+                        "{}: step {}: expected {} got {}",
+                        imp.name,
+                        m.step,
+                        m.expected,
+                        m.got_with_faults()
+                    )
+                })
             })
             .collect()
     }
@@ -67,7 +74,14 @@ impl<S: Spec> Family for Campaign<S> {
     }
 
     fn implementation_list(&self) -> Vec<ImplementationInfo> {
-        self.implementations.iter().map(|i| ImplementationInfo { name: i.name.clone(), role: i.role, available: i.available }).collect()
+        self.implementations
+            .iter()
+            .map(|i| ImplementationInfo {
+                name: i.name.clone(),
+                role: i.role,
+                available: i.available,
+            })
+            .collect()
     }
 
     fn run(&self, options: &RunOptions) -> FamilyReport {

@@ -6,7 +6,10 @@ use crate::spec::{case_rng, Case, Spec};
 /// The default [`Spec::arbitrary_case`]: the bytes pick a category, a call
 /// index and a seed for the spec's generators, then up to three byte-level
 /// mutations of one step's canonical bytes.
-pub fn generated_case<S: Spec + ?Sized>(spec: &S, u: &mut arbitrary::Unstructured<'_>) -> arbitrary::Result<Case<S::Input>> {
+pub fn generated_case<S: Spec + ?Sized>(
+    spec: &S,
+    u: &mut arbitrary::Unstructured<'_>,
+) -> arbitrary::Result<Case<S::Input>> {
     let categories = spec.categories();
     let category = u.choose(&categories)?;
     let index = u.int_in_range(0..=10_000u64)?;

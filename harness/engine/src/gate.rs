@@ -15,7 +15,10 @@ pub fn compare(native: &Manifest, cross: &Manifest, endian: &str) -> Vec<String>
     let mut problems = Vec::new();
     let who = format!("{} manifest", cross.target);
     if cross.target_endian != endian {
-        problems.push(format!("{who} says {}-endian where {endian}-endian was expected", cross.target_endian));
+        problems.push(format!(
+            "{who} says {}-endian where {endian}-endian was expected",
+            cross.target_endian
+        ));
     }
     for m in [native, cross] {
         problems.extend(sanity(m));
@@ -52,7 +55,11 @@ pub fn compare(native: &Manifest, cross: &Manifest, endian: &str) -> Vec<String>
                 cf.digest,
                 cross.target,
                 cross.target_endian,
-                if categories.is_empty() { "none named".to_string() } else { categories.join(", ") }
+                if categories.is_empty() {
+                    "none named".to_string()
+                } else {
+                    categories.join(", ")
+                }
             ));
         }
     }
@@ -77,7 +84,10 @@ pub fn sanity(m: &Manifest) -> Vec<String> {
         }
         for (category, cases) in &f.cases_per_category {
             if *cases == 0 {
-                problems.push(format!("{} on {}: category {category} ran zero cases", f.family, m.target));
+                problems.push(format!(
+                    "{} on {}: category {category} ran zero cases",
+                    f.family, m.target
+                ));
             }
         }
     }
@@ -112,7 +122,10 @@ pub fn kernels_never_ran_except(manifests: &[Manifest], exempt: &[(String, Strin
         } else if available.contains(&(family.clone(), kernel.clone())) {
             problems.push(format!("{missing}, although a run could have run it"));
         } else {
-            notices.push(format!("{missing} (exempt: no run could, none of {} has its CPU features)", targets.join(", ")));
+            notices.push(format!(
+                "{missing} (exempt: no run could, none of {} has its CPU features)",
+                targets.join(", ")
+            ));
         }
     }
     (problems, notices)
@@ -128,7 +141,10 @@ pub fn kernels_never_ran(manifests: &[Manifest]) -> Vec<String> {
             ran.extend(f.kernels_ran.iter().map(|k| (f.family.clone(), k.clone())));
         }
     }
-    registered.difference(&ran).map(|(f, k)| format!("{f}: kernel {k} ran on no target")).collect()
+    registered
+        .difference(&ran)
+        .map(|(f, k)| format!("{f}: kernel {k} ran on no target"))
+        .collect()
 }
 
 #[cfg(test)]
@@ -182,8 +198,16 @@ mod tests {
         let cross = manifest("s390x", "big", "e", 0);
         let problems = compare(&native, &cross, "big");
         assert!(problems.iter().any(|p| p.contains("ran zero cases")), "{problems:?}");
-        assert!(problems.iter().any(|p| p.contains("digest differs") && p.ends_with("categories that differ: c")), "{problems:?}");
-        assert!(problems.iter().any(|p| p.contains("cases per category differ")), "{problems:?}");
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.contains("digest differs") && p.ends_with("categories that differ: c")),
+            "{problems:?}"
+        );
+        assert!(
+            problems.iter().any(|p| p.contains("cases per category differ")),
+            "{problems:?}"
+        );
     }
 
     #[test]
@@ -192,7 +216,10 @@ mod tests {
         assert_eq!(sanity(&m), Vec::<String>::new());
         m.families[0].kernels_ran.clear();
         m.families[0].cases_per_category.clear();
-        assert_eq!(sanity(&m), ["f on x86_64: no kernel ran", "f on x86_64: no categories ran"]);
+        assert_eq!(
+            sanity(&m),
+            ["f on x86_64: no kernel ran", "f on x86_64: no categories ran"]
+        );
         m.families.clear();
         assert_eq!(sanity(&m), ["x86_64 manifest lists no families"]);
     }
@@ -209,7 +236,10 @@ mod tests {
         cross.seed = 1;
         cross.families.clear();
         let problems = compare(&native, &cross, "big");
-        assert!(problems.contains(&"s390x manifest has no results for family f".to_string()), "{problems:?}");
+        assert!(
+            problems.contains(&"s390x manifest has no results for family f".to_string()),
+            "{problems:?}"
+        );
     }
 
     #[test]
@@ -217,20 +247,35 @@ mod tests {
         let mut m = manifest("x86_64", "little", "d", 5);
         m.failures = 2;
         assert!(sanity(&m).iter().any(|p| p.contains("2 failures")));
-        assert_eq!(kernels_never_ran(&[m.clone()]), vec!["f: kernel simd ran on no target".to_string()]);
+        assert_eq!(
+            kernels_never_ran(&[m.clone()]),
+            vec!["f: kernel simd ran on no target".to_string()]
+        );
         let exempt = vec![("f/simd".to_string(), "no such CPU".to_string())];
         let (problems, notices) = kernels_never_ran_except(&[m.clone()], &exempt);
         assert!(problems.is_empty());
-        assert_eq!(notices, vec!["f: kernel simd ran on no target (exempt: no such CPU)".to_string()]);
+        assert_eq!(
+            notices,
+            vec!["f: kernel simd ran on no target (exempt: no such CPU)".to_string()]
+        );
         // Not available anywhere: exempt without being named, and said so.
         let (problems, notices) = kernels_never_ran_except(&[m.clone()], &[]);
         assert!(problems.is_empty(), "{problems:?}");
-        assert_eq!(notices, vec!["f: kernel simd ran on no target (exempt: no run could, none of x86_64 has its CPU features)".to_string()]);
+        assert_eq!(
+            notices,
+            vec![
+                "f: kernel simd ran on no target (exempt: no run could, none of x86_64 has its CPU features)"
+                    .to_string()
+            ]
+        );
         // Available somewhere but never run (filtered out, say): a problem.
         let mut could = m.clone();
         could.families[0].kernels_available.push("simd".into());
         let (problems, _) = kernels_never_ran_except(&[could], &[]);
-        assert_eq!(problems, vec!["f: kernel simd ran on no target, although a run could have run it".to_string()]);
+        assert_eq!(
+            problems,
+            vec!["f: kernel simd ran on no target, although a run could have run it".to_string()]
+        );
         let mut other = manifest("aarch64", "little", "d", 5);
         other.families[0].kernels_ran.push("simd".into());
         assert!(kernels_never_ran(&[m, other]).is_empty());

@@ -70,8 +70,16 @@ pub(crate) fn judge<S: Spec>(
     imp: &Implementation<S>,
     allowed: &[AllowedDifference<S>],
 ) -> Verdict {
-    let mut verdict = Verdict { compared: 0, tolerated: Vec::new(), mismatch: None };
-    let passes: &[u8] = if imp.role == Role::Kernel { &CANARIES } else { &CANARIES[..1] };
+    let mut verdict = Verdict {
+        compared: 0,
+        tolerated: Vec::new(),
+        mismatch: None,
+    };
+    let passes: &[u8] = if imp.role == Role::Kernel {
+        &CANARIES
+    } else {
+        &CANARIES[..1]
+    };
     for &canary in passes {
         let mut decoder = imp.decoder();
         let mut buffers = Buffers::new(canary);
@@ -80,7 +88,12 @@ pub(crate) fn judge<S: Spec>(
             let got = guarded(|| decoder.decode(input, &mut buffers));
             let faults = buffers.end_call();
             let exp = &expected[step];
-            let mismatch = |got: String, buffer_faults: Vec<BufferFault>| Mismatch { step, expected: describe(exp), got, buffer_faults };
+            let mismatch = |got: String, buffer_faults: Vec<BufferFault>| Mismatch {
+                step,
+                expected: describe(exp),
+                got,
+                buffer_faults,
+            };
             let failed = match (exp, got) {
                 (Err(panic), _) => Some(mismatch(format!("(reference failed: {panic})"), faults)),
                 (_, Err(panic)) => Some(mismatch(panic, faults)),
@@ -114,11 +127,19 @@ fn tolerating_rule<S: Spec>(
     if imp.role != Role::Peer {
         return None;
     }
-    allowed.iter().find(|rule| rule.implementation == imp.name && (rule.applies)(input, expected, got)).map(|rule| rule.id)
+    allowed
+        .iter()
+        .find(|rule| rule.implementation == imp.name && (rule.applies)(input, expected, got))
+        .map(|rule| rule.id)
 }
 
 /// The first mismatch of `imp` on `case`, if any.
-pub(crate) fn first_mismatch<S: Spec>(spec: &S, case: &Case<S::Input>, imp: &Implementation<S>, allowed: &[AllowedDifference<S>]) -> Option<Mismatch> {
+pub(crate) fn first_mismatch<S: Spec>(
+    spec: &S,
+    case: &Case<S::Input>,
+    imp: &Implementation<S>,
+    allowed: &[AllowedDifference<S>],
+) -> Option<Mismatch> {
     let expected = expected_outcomes(spec, case);
     judge(case, &expected, imp, allowed).mismatch
 }

@@ -44,8 +44,14 @@ mod tests {
     #[test]
     fn panics_become_messages() {
         assert_eq!(guarded(|| 3), Ok(3));
-        assert_eq!(guarded(|| -> u8 { panic!("boom {}", 1) }), Err("PANIC: boom 1".to_string()));
-        assert_eq!(guarded(|| -> u8 { std::panic::panic_any(5u8) }), Err("PANIC: non-string panic payload".to_string()));
+        assert_eq!(
+            guarded(|| -> u8 { panic!("boom {}", 1) }),
+            Err("PANIC: boom 1".to_string())
+        );
+        assert_eq!(
+            guarded(|| -> u8 { std::panic::panic_any(5u8) }),
+            Err("PANIC: non-string panic payload".to_string())
+        );
         assert!(!GUARDED.with(|g| g.get()), "the guard is cleared after a panic");
     }
 }

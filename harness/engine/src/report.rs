@@ -198,7 +198,11 @@ pub fn manifest(reports: &[FamilyReport], seed: u64, cases: u64) -> Manifest {
 
 fn family_manifest(r: &FamilyReport) -> FamilyManifest {
     let kernels = |keep: fn(&crate::report::ImplementationReport) -> bool| {
-        r.implementations.iter().filter(|i| i.role == Role::Kernel && keep(i)).map(|i| i.name.clone()).collect()
+        r.implementations
+            .iter()
+            .filter(|i| i.role == Role::Kernel && keep(i))
+            .map(|i| i.name.clone())
+            .collect()
     };
     FamilyManifest {
         family: r.family.clone(),
@@ -207,9 +211,18 @@ fn family_manifest(r: &FamilyReport) -> FamilyManifest {
         kernels_available: kernels(|i| i.available),
         kernels_ran: kernels(|i| i.ran),
         cases_per_category: r.categories.iter().map(|c| (c.name.clone(), c.cases)).collect(),
-        category_digests: r.categories.iter().map(|c| (c.name.clone(), c.digest.clone())).collect(),
+        category_digests: r
+            .categories
+            .iter()
+            .map(|c| (c.name.clone(), c.digest.clone()))
+            .collect(),
         digest: r.digest.clone(),
-        tolerated: r.implementations.iter().filter(|i| !i.tolerated.is_empty()).map(|i| (i.name.clone(), i.tolerated.clone())).collect(),
+        tolerated: r
+            .implementations
+            .iter()
+            .filter(|i| !i.tolerated.is_empty())
+            .map(|i| (i.name.clone(), i.tolerated.clone()))
+            .collect(),
         failures: r.failure_count,
     }
 }
@@ -229,27 +242,58 @@ pub fn summary(reports: &[FamilyReport]) -> String {
     let mut s = String::new();
     for r in reports {
         let digest = r.digest.get(..16).unwrap_or(&r.digest);
-        let _ = writeln!(s, "== {} (seed {}, {} cases, {:.2}s, digest {digest}) ==", r.family, r.seed, r.total_cases(), r.seconds);
-        let _ = writeln!(s, "  {:<24} {:>9} {:>9} {:>9}", "category", "cases", "steps", "failures");
+        let _ = writeln!(
+            s,
+            "== {} (seed {}, {} cases, {:.2}s, digest {digest}) ==",
+            r.family,
+            r.seed,
+            r.total_cases(),
+            r.seconds
+        );
+        let _ = writeln!(
+            s,
+            "  {:<24} {:>9} {:>9} {:>9}",
+            "category", "cases", "steps", "failures"
+        );
         for c in &r.categories {
             let _ = writeln!(s, "  {:<24} {:>9} {:>9} {:>9}", c.name, c.cases, c.steps, c.failures);
         }
-        let _ = writeln!(s, "  {:<24} {:>6} {:>10} {:>9}  tolerated", "implementation", "role", "compared", "failures");
+        let _ = writeln!(
+            s,
+            "  {:<24} {:>6} {:>10} {:>9}  tolerated",
+            "implementation", "role", "compared", "failures"
+        );
         for i in &r.implementations {
             let role = match i.role {
                 Role::Kernel => "kernel",
                 Role::Peer => "peer",
             };
             if !i.ran {
-                let why = if i.available { "not selected" } else { "not available on this host" };
+                let why = if i.available {
+                    "not selected"
+                } else {
+                    "not available on this host"
+                };
                 let _ = writeln!(s, "  {:<24} {:>6} {:>10} {:>9}  ({why})", i.name, role, "-", "-");
                 continue;
             }
             let tolerated: Vec<String> = i.tolerated.iter().map(|(k, v)| format!("{k}={v}")).collect();
-            let _ = writeln!(s, "  {:<24} {:>6} {:>10} {:>9}  {}", i.name, role, i.compared, i.failures, tolerated.join(" "));
+            let _ = writeln!(
+                s,
+                "  {:<24} {:>6} {:>10} {:>9}  {}",
+                i.name,
+                role,
+                i.compared,
+                i.failures,
+                tolerated.join(" ")
+            );
         }
         for f in &r.failures {
-            let _ = writeln!(s, "  FAILURE {} in {} (seed {}, call {}, case {}, step {})", f.implementation, f.category, f.seed, f.index, f.sub_index, f.step);
+            let _ = writeln!(
+                s,
+                "  FAILURE {} in {} (seed {}, call {}, case {}, step {})",
+                f.implementation, f.category, f.seed, f.index, f.sub_index, f.step
+            );
             let _ = writeln!(s, "    expected: {}", clip(&f.expected));
             let _ = writeln!(s, "    got:      {}", clip(&f.got));
             for fault in &f.buffer_faults {
@@ -295,7 +339,13 @@ mod tests {
             family: "f".into(),
             seed: 3,
             cases_per_category_call: 2,
-            categories: vec![CategoryReport { name: "c".into(), cases: 4, steps: 5, failures: 1, digest: "ab".repeat(32) }],
+            categories: vec![CategoryReport {
+                name: "c".into(),
+                cases: 4,
+                steps: 5,
+                failures: 1,
+                digest: "ab".repeat(32),
+            }],
             implementations: vec![
                 ImplementationReport {
                     name: "k".into(),
@@ -343,15 +393,24 @@ mod tests {
     fn the_manifest_carries_what_the_gate_reads() {
         let m = manifest(&[report()], 3, 2);
         assert_eq!((m.seed, m.cases, m.failures, m.target.as_str()), (3, 2, 3, TARGET));
-        assert_eq!(m.target_endian, if cfg!(target_endian = "big") { "big" } else { "little" });
+        assert_eq!(
+            m.target_endian,
+            if cfg!(target_endian = "big") { "big" } else { "little" }
+        );
         let f = &m.families[0];
         assert_eq!(f.kernels, ["k"]);
         assert_eq!(f.kernels_available, ["k"]);
         assert_eq!(f.kernels_ran, ["k"]);
-        assert_eq!(f.implementations, BTreeMap::from([("k".into(), true), ("p".into(), true)]));
+        assert_eq!(
+            f.implementations,
+            BTreeMap::from([("k".into(), true), ("p".into(), true)])
+        );
         assert_eq!(f.cases_per_category, BTreeMap::from([("c".into(), 4)]));
         assert_eq!(f.category_digests, BTreeMap::from([("c".into(), "ab".repeat(32))]));
-        assert_eq!(f.tolerated, BTreeMap::from([("p".into(), BTreeMap::from([("rule".into(), 2)]))]));
+        assert_eq!(
+            f.tolerated,
+            BTreeMap::from([("p".into(), BTreeMap::from([("rule".into(), 2)]))])
+        );
         assert_eq!((f.digest.as_str(), f.failures), ("cd".repeat(32).as_str(), 3));
     }
 
@@ -360,14 +419,29 @@ mod tests {
         let text = summary(&[report()]);
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines[0], "== f (seed 3, 4 cases, 0.50s, digest cdcdcdcdcdcdcdcd) ==");
-        assert!(text.contains("  c                                4         5         1\n"), "{text}");
-        assert!(text.contains("  p                          peer          4         0  rule=2\n"), "{text}");
-        assert!(text.contains("  FAILURE k in c (seed 3, call 1, case 0, step 0)\n"), "{text}");
+        assert!(
+            text.contains("  c                                4         5         1\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("  p                          peer          4         0  rule=2\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("  FAILURE k in c (seed 3, call 1, case 0, step 0)\n"),
+            "{text}"
+        );
         assert!(text.contains("    buffer:   out: taken but never checked\n"), "{text}");
-        assert!(text.contains("`crossdec check --family f --hex HEX`):\n      01\n"), "{text}");
+        assert!(
+            text.contains("`crossdec check --family f --hex HEX`):\n      01\n"),
+            "{text}"
+        );
         assert!(text.ends_with("  ... 3 failures in all\n"), "{text}");
         // Every failure listed: no count line.
-        let all_listed = FamilyReport { failure_count: 1, ..report() };
+        let all_listed = FamilyReport {
+            failure_count: 1,
+            ..report()
+        };
         assert!(!summary(&[all_listed]).contains("failures in all"));
     }
 

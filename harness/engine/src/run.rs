@@ -130,7 +130,11 @@ impl<S: Spec> Campaign<S> {
         let started = Instant::now();
         let name = self.spec.name();
         let selected = |n: &str| options.implementations.is_empty() || options.implementations.iter().any(|s| s == n);
-        let impls: Vec<&Implementation<S>> = self.implementations.iter().filter(|i| i.available && selected(&i.name)).collect();
+        let impls: Vec<&Implementation<S>> = self
+            .implementations
+            .iter()
+            .filter(|i| i.available && selected(&i.name))
+            .collect();
         let categories: Vec<_> = self
             .spec
             .categories()
@@ -155,14 +159,21 @@ impl<S: Spec> Campaign<S> {
                 let mut rng = case_rng(options.seed, name, category.name, index);
                 let cases = category.generate(index, &mut rng);
                 let results: Vec<_> = cases.iter().map(|case| evaluate(self, case, &impls)).collect();
-                let keep = if results.iter().any(|r| !r.failures.is_empty()) { cases } else { Vec::new() };
+                let keep = if results.iter().any(|r| !r.failures.is_empty()) {
+                    cases
+                } else {
+                    Vec::new()
+                };
                 if let Some(p) = &options.progress {
                     p.advance();
                 }
                 (index, results, keep)
             });
 
-            let mut report = CategoryReport { name: category.name.to_string(), ..Default::default() };
+            let mut report = CategoryReport {
+                name: category.name.to_string(),
+                ..Default::default()
+            };
             digest.start_category(category.name);
             for (index, results, kept) in results {
                 for (sub_index, r) in results.iter().enumerate() {
@@ -183,7 +194,8 @@ impl<S: Spec> Campaign<S> {
                             continue;
                         }
                         let case = &kept[sub_index];
-                        let (small, small_mismatch) = minimise(&self.spec, case, impls[*k], &self.allowed, options.shrink_budget);
+                        let (small, small_mismatch) =
+                            minimise(&self.spec, case, impls[*k], &self.allowed, options.shrink_budget);
                         failures.push(Failure {
                             family: name.to_string(),
                             category: category.name.to_string(),
@@ -216,7 +228,15 @@ impl<S: Spec> Campaign<S> {
             .map(|i| {
                 let position = impls.iter().position(|r| r.name == i.name);
                 let (compared, failures, tolerated) = position.map(|k| stats[k].clone()).unwrap_or_default();
-                ImplementationReport { name: i.name.clone(), role: i.role, available: i.available, ran: position.is_some(), compared, failures, tolerated }
+                ImplementationReport {
+                    name: i.name.clone(),
+                    role: i.role,
+                    available: i.available,
+                    ran: position.is_some(),
+                    compared,
+                    failures,
+                    tolerated,
+                }
             })
             .collect();
 
@@ -229,7 +249,11 @@ impl<S: Spec> Campaign<S> {
             allowed_differences: self
                 .allowed
                 .iter()
-                .map(|a| AllowedDifferenceReport { id: a.id.into(), implementation: a.implementation.into(), reason: a.reason.into() })
+                .map(|a| AllowedDifferenceReport {
+                    id: a.id.into(),
+                    implementation: a.implementation.into(),
+                    reason: a.reason.into(),
+                })
                 .collect(),
             failures,
             failure_count,

@@ -67,8 +67,16 @@ pub struct Category<I> {
 
 impl<I> Category<I> {
     /// A category whose call `index` returns `generate(index, rng)`.
-    pub fn new(name: &'static str, scale: f64, generate: impl Fn(u64, &mut CaseRng) -> Vec<Case<I>> + Send + Sync + 'static) -> Self {
-        Category { name, scale, generate: Arc::new(generate) }
+    pub fn new(
+        name: &'static str,
+        scale: f64,
+        generate: impl Fn(u64, &mut CaseRng) -> Vec<Case<I>> + Send + Sync + 'static,
+    ) -> Self {
+        Category {
+            name,
+            scale,
+            generate: Arc::new(generate),
+        }
     }
 
     /// The cases of generator call `index`.
@@ -84,13 +92,20 @@ impl<I> Category<I> {
 
 impl<I> Clone for Category<I> {
     fn clone(&self) -> Self {
-        Category { name: self.name, scale: self.scale, generate: self.generate.clone() }
+        Category {
+            name: self.name,
+            scale: self.scale,
+            generate: self.generate.clone(),
+        }
     }
 }
 
 impl<I> Debug for Category<I> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Category").field("name", &self.name).field("scale", &self.scale).finish()
+        f.debug_struct("Category")
+            .field("name", &self.name)
+            .field("scale", &self.scale)
+            .finish()
     }
 }
 

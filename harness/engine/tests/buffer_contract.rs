@@ -5,7 +5,9 @@
 //! typed fault naming the buffer and the index; an honest one passes.
 
 use crossdec_engine::bytes::Payload;
-use crossdec_engine::{BufferFault, Buffers, Campaign, Case, Category, Element, FamilyReport, Outcome, RunOptions, Spec};
+use crossdec_engine::{
+    BufferFault, Buffers, Campaign, Case, Category, Element, FamilyReport, Outcome, RunOptions, Spec,
+};
 
 /// Bytes to elements, one per byte: the reference and every decoder below.
 struct Widen<T>(std::marker::PhantomData<T>);
@@ -36,7 +38,11 @@ impl<T: FromByte + Send + Sync + 'static> Spec for Widen<T> {
     }
     fn categories(&self) -> Vec<Category<Payload>> {
         // Lengths 0..=20, every byte value 0..=255 at some position.
-        vec![Category::new("bytes", 1.0, |index, _| vec![Case::one(Payload((0..index % 21).map(|k| (index * 7 + k) as u8).collect()))])]
+        vec![Category::new("bytes", 1.0, |index, _| {
+            vec![Case::one(Payload(
+                (0..index % 21).map(|k| (index * 7 + k) as u8).collect(),
+            ))]
+        })]
     }
     fn reference(&self, input: &Payload) -> Outcome<Self> {
         Ok(input.0.iter().map(|b| T::from_byte(*b)).collect())
@@ -66,7 +72,13 @@ fn decoder<T: FromByte>(bug: Bug) -> impl FnMut(&Payload, &mut Buffers) -> Outco
         }
         // Something that is surely not the canary: the canary's own bits
         // inverted (the engine uses two canaries, so pick per call).
-        let other = |v: T| if v == T::from_byte(0) { T::from_byte(1) } else { T::from_byte(0) };
+        let other = |v: T| {
+            if v == T::from_byte(0) {
+                T::from_byte(1)
+            } else {
+                T::from_byte(0)
+            }
+        };
         if n > 3 {
             match bug {
                 Bug::None | Bug::NeverFinishes => {}
@@ -91,21 +103,41 @@ fn decoder<T: FromByte>(bug: Bug) -> impl FnMut(&Payload, &mut Buffers) -> Outco
 fn run<T: FromByte + Send + Sync + 'static>(bug: Bug) -> FamilyReport {
     Campaign::new(Widen::<T>(std::marker::PhantomData))
         .kernel(format!("{bug:?}"), true, move || decoder::<T>(bug))
-        .run(&RunOptions { cases: 300, seed: 1, ..RunOptions::default() })
+        .run(&RunOptions {
+            cases: 300,
+            seed: 1,
+            ..RunOptions::default()
+        })
 }
 
 fn check<T: FromByte + Send + Sync + 'static>() {
     let what = std::any::type_name::<T>();
     let honest = run::<T>(Bug::None);
     assert_eq!(honest.failure_count, 0, "{what}: {:?}", honest.failures.first());
-    for (bug, index) in [(Bug::WritesPastWritten, Some(0)), (Bug::WritesPastRange, Some(2)), (Bug::WritesBeforeRange, Some(-1)), (Bug::NeverFinishes, None)] {
+    for (bug, index) in [
+        (Bug::WritesPastWritten, Some(0)),
+        (Bug::WritesPastRange, Some(2)),
+        (Bug::WritesBeforeRange, Some(-1)),
+        (Bug::NeverFinishes, None),
+    ] {
         let report = run::<T>(bug);
         assert!(report.failure_count > 0, "{what} {bug:?}: not caught");
         let failure = &report.failures[0];
-        assert_eq!(failure.expected, failure.got, "{what} {bug:?}: the values are right, only the buffer is wrong");
+        assert_eq!(
+            failure.expected, failure.got,
+            "{what} {bug:?}: the values are right, only the buffer is wrong"
+        );
         let len = (failure.minimized_hex[0].len() / 2) as i64;
         match (&failure.buffer_faults[..], index) {
-            ([BufferFault::Changed { buffer, index: at, written, .. }], Some(offset)) => {
+            (
+                [BufferFault::Changed {
+                    buffer,
+                    index: at,
+                    written,
+                    ..
+                }],
+                Some(offset),
+            ) => {
                 assert_eq!(buffer, "values");
                 assert_eq!(*written, failure.input_hex[0].len() as u64 / 2, "{what} {bug:?}");
                 let expected = if offset < 0 { offset } else { *written as i64 + offset };
@@ -116,7 +148,11 @@ fn check<T: FromByte + Send + Sync + 'static>() {
         }
         // The reproducer is minimized to the shortest input that shows it.
         assert_eq!(len, 4, "{what} {bug:?}: {:?}", failure.minimized_hex);
-        assert!(failure.minimized_got.contains("buffer faults"), "{}", failure.minimized_got);
+        assert!(
+            failure.minimized_got.contains("buffer faults"),
+            "{}",
+            failure.minimized_got
+        );
     }
 }
 

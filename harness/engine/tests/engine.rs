@@ -8,7 +8,8 @@ use std::sync::Arc;
 
 use crossdec_engine::bytes::{self, Payload};
 use crossdec_engine::{
-    canonical_enum, case_rng, AllowedDifference, Buffers, Campaign, Case, Category, Family, Outcome, Progress, Role, RunOptions, Spec,
+    canonical_enum, case_rng, AllowedDifference, Buffers, Campaign, Case, Category, Family, Outcome, Progress, Role,
+    RunOptions, Spec,
 };
 
 /// Sums of byte pairs; an odd length is an error at the last byte.
@@ -22,7 +23,9 @@ canonical_enum!(Odd { At { offset } = 0 });
 
 fn pairs(input: &Payload) -> Outcome<Pairs> {
     if input.0.len() % 2 == 1 {
-        return Err(Odd::At { offset: input.0.len() - 1 });
+        return Err(Odd::At {
+            offset: input.0.len() - 1,
+        });
     }
     Ok(input.0.chunks(2).map(|p| u16::from(p[0]) + u16::from(p[1])).collect())
 }
@@ -37,10 +40,14 @@ impl Spec for Pairs {
     fn categories(&self) -> Vec<Category<Payload>> {
         vec![
             // Call i: i bytes of value i (so call 3 is odd).
-            Category::new("counted", 1.0, |i, _| vec![Case::one(Payload(vec![i as u8; i as usize]))]),
+            Category::new("counted", 1.0, |i, _| {
+                vec![Case::one(Payload(vec![i as u8; i as usize]))]
+            }),
             // Two cases per call, two steps each.
             Category::new("steps", 0.5, |i, _| {
-                let two = Case { steps: vec![Payload(vec![1, 2]), Payload(vec![i as u8; 4])] };
+                let two = Case {
+                    steps: vec![Payload(vec![1, 2]), Payload(vec![i as u8; 4])],
+                };
                 vec![two.clone(), two]
             }),
         ]
@@ -54,7 +61,11 @@ impl Spec for Pairs {
 }
 
 fn options(cases: u64) -> RunOptions {
-    RunOptions { cases, seed: 9, ..RunOptions::default() }
+    RunOptions {
+        cases,
+        seed: 9,
+        ..RunOptions::default()
+    }
 }
 
 #[test]
@@ -62,13 +73,20 @@ fn a_clean_run_counts_every_case_step_and_call() {
     let report = Campaign::new(Pairs).kernel_fn("k", pairs).run(&options(6));
     assert_eq!(report.family, "pairs");
     assert_eq!((report.seed, report.cases_per_category_call), (9, 6));
-    let c: Vec<_> = report.categories.iter().map(|c| (c.name.as_str(), c.cases, c.steps, c.failures)).collect();
+    let c: Vec<_> = report
+        .categories
+        .iter()
+        .map(|c| (c.name.as_str(), c.cases, c.steps, c.failures))
+        .collect();
     // 6 calls of "counted"; ceil(6 * 0.5) = 3 calls of "steps", 2 cases of 2 steps each.
     assert_eq!(c, [("counted", 6, 6, 0), ("steps", 6, 12, 0)]);
     assert_eq!(report.total_cases(), 12);
     let k = &report.implementations[0];
     // A kernel decodes every step twice (two canaries).
-    assert_eq!((k.name.as_str(), k.role, k.available, k.ran, k.compared, k.failures), ("k", Role::Kernel, true, true, 36, 0));
+    assert_eq!(
+        (k.name.as_str(), k.role, k.available, k.ran, k.compared, k.failures),
+        ("k", Role::Kernel, true, true, 36, 0)
+    );
     assert_eq!(report.failure_count, 0);
     assert!(report.failures.is_empty());
     assert_eq!(report.digest.len(), 64);
@@ -86,13 +104,26 @@ fn a_wrong_kernel_is_reported_minimized_and_counted() {
             v
         })
     };
-    let report = Campaign::new(Pairs).kernel_fn("wrong", wrong).run(&RunOptions { max_failures: 2, ..options(10) });
+    let report = Campaign::new(Pairs).kernel_fn("wrong", wrong).run(&RunOptions {
+        max_failures: 2,
+        ..options(10)
+    });
     // Calls 6..=9 of "counted" (lengths 6, 8 fail; 7, 9 are odd: errors agree).
     assert_eq!(report.categories[0].failures, 2);
     assert_eq!(report.failure_count, 2);
     assert_eq!(report.implementations[0].failures, 2);
     let f = &report.failures[0];
-    assert_eq!((f.family.as_str(), f.category.as_str(), f.seed, f.index, f.sub_index, f.step), ("pairs", "counted", 9, 6, 0, 0));
+    assert_eq!(
+        (
+            f.family.as_str(),
+            f.category.as_str(),
+            f.seed,
+            f.index,
+            f.sub_index,
+            f.step
+        ),
+        ("pairs", "counted", 9, 6, 0, 0)
+    );
     assert_eq!(f.implementation, "wrong");
     assert_eq!(f.input_hex, ["060606060606"]);
     // Minimized to the shortest failing input: 6 bytes, then bytes removed
@@ -105,14 +136,21 @@ fn a_wrong_kernel_is_reported_minimized_and_counted() {
     assert_eq!(f.minimized_got, "Ok([12, 12, 13])");
     assert!(f.buffer_faults.is_empty());
     // max_failures keeps the report short but counts everything.
-    let capped = Campaign::new(Pairs).kernel_fn("wrong", wrong).run(&RunOptions { max_failures: 1, ..options(10) });
+    let capped = Campaign::new(Pairs).kernel_fn("wrong", wrong).run(&RunOptions {
+        max_failures: 1,
+        ..options(10)
+    });
     assert_eq!((capped.failures.len(), capped.failure_count), (1, 2));
 }
 
 #[test]
 fn a_failure_in_a_later_step_names_that_step_and_stops_the_case() {
-    let second_step_wrong = |input: &Payload| pairs(input).map(|v| if input.0.len() == 4 { vec![9; v.len()] } else { v });
-    let report = Campaign::new(Pairs).kernel_fn("k", second_step_wrong).run(&RunOptions { categories: vec!["steps".into()], ..options(2) });
+    let second_step_wrong =
+        |input: &Payload| pairs(input).map(|v| if input.0.len() == 4 { vec![9; v.len()] } else { v });
+    let report = Campaign::new(Pairs).kernel_fn("k", second_step_wrong).run(&RunOptions {
+        categories: vec!["steps".into()],
+        ..options(2)
+    });
     assert_eq!(report.categories.len(), 1);
     assert_eq!(report.failure_count, 2);
     assert_eq!(report.failures[0].step, 1);
@@ -122,7 +160,13 @@ fn a_failure_in_a_later_step_names_that_step_and_stops_the_case() {
 
 #[test]
 fn peers_run_once_and_only_their_allowed_differences_tolerate() {
-    let lax = |input: &Payload| if input.0.len() % 2 == 1 { Ok(vec![]) } else { pairs(input) };
+    let lax = |input: &Payload| {
+        if input.0.len() % 2 == 1 {
+            Ok(vec![])
+        } else {
+            pairs(input)
+        }
+    };
     let rule = AllowedDifference::<Pairs> {
         id: "lax-accepts-odd",
         implementation: "lax",
@@ -130,7 +174,10 @@ fn peers_run_once_and_only_their_allowed_differences_tolerate() {
         applies: |input, expected, got| input.0.len() % 2 == 1 && expected.is_err() && got == &Ok(vec![]),
     };
     let with_rule = Campaign::new(Pairs).allow(rule.clone());
-    assert_eq!(with_rule.allowed_differences().iter().map(|r| r.id).collect::<Vec<_>>(), ["lax-accepts-odd"]);
+    assert_eq!(
+        with_rule.allowed_differences().iter().map(|r| r.id).collect::<Vec<_>>(),
+        ["lax-accepts-odd"]
+    );
     assert_eq!(with_rule.spec().name(), "pairs");
     let run = |campaign: Campaign<Pairs>| campaign.allow(rule.clone()).run(&options(8));
     let as_peer = run(Campaign::new(Pairs).peer("lax", true, move || move |i: &Payload, _: &mut Buffers| lax(i)));
@@ -148,7 +195,10 @@ fn peers_run_once_and_only_their_allowed_differences_tolerate() {
     // A rule for another peer does not apply.
     let other = Campaign::new(Pairs)
         .peer("lax", true, move || move |i: &Payload, _: &mut Buffers| lax(i))
-        .allow(AllowedDifference { implementation: "other", ..rule.clone() })
+        .allow(AllowedDifference {
+            implementation: "other",
+            ..rule.clone()
+        })
         .run(&options(8));
     assert_eq!(other.failure_count, 4);
 }
@@ -159,21 +209,58 @@ fn selection_and_availability_decide_what_runs() {
         .kernel_fn("a", pairs)
         .kernel("absent", false, || |i: &Payload, _: &mut Buffers| pairs(i))
         .kernel_fn("b", pairs);
-    let names: Vec<_> = campaign.implementations().iter().map(|i| (i.name.as_str(), i.role, i.available)).collect();
-    assert_eq!(names, [("a", Role::Kernel, true), ("absent", Role::Kernel, false), ("b", Role::Kernel, true)]);
-    assert_eq!(campaign.implementations()[0].decode_once(&Payload(vec![1, 2])), (Ok(vec![3]), vec![]));
-    let report = campaign.run(&RunOptions { implementations: vec!["b".into(), "absent".into()], ..options(2) });
-    let ran: Vec<_> = report.implementations.iter().map(|i| (i.name.as_str(), i.available, i.ran, i.compared)).collect();
+    let names: Vec<_> = campaign
+        .implementations()
+        .iter()
+        .map(|i| (i.name.as_str(), i.role, i.available))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("a", Role::Kernel, true),
+            ("absent", Role::Kernel, false),
+            ("b", Role::Kernel, true)
+        ]
+    );
+    assert_eq!(
+        campaign.implementations()[0].decode_once(&Payload(vec![1, 2])),
+        (Ok(vec![3]), vec![])
+    );
+    let report = campaign.run(&RunOptions {
+        implementations: vec!["b".into(), "absent".into()],
+        ..options(2)
+    });
+    let ran: Vec<_> = report
+        .implementations
+        .iter()
+        .map(|i| (i.name.as_str(), i.available, i.ran, i.compared))
+        .collect();
     // b: 2 one-step cases, then 2 two-step cases, each step with both canaries.
-    assert_eq!(ran, [("a", true, false, 0), ("absent", false, false, 0), ("b", true, true, 2 * 2 + 2 * 2 * 2)]);
+    assert_eq!(
+        ran,
+        [
+            ("a", true, false, 0),
+            ("absent", false, false, 0),
+            ("b", true, true, 2 * 2 + 2 * 2 * 2)
+        ]
+    );
     let summary = crossdec_engine::report::summary(std::slice::from_ref(&report));
-    assert!(summary.contains("(not selected)") && summary.contains("(not available on this host)"), "{summary}");
+    assert!(
+        summary.contains("(not selected)") && summary.contains("(not available on this host)"),
+        "{summary}"
+    );
 }
 
 #[test]
 fn panics_are_failures_with_their_message() {
     let report = Campaign::new(Pairs)
-        .kernel_fn("panics", |i: &Payload| if i.0.len() == 5 { panic!("boom at {}", i.0.len()) } else { pairs(i) })
+        .kernel_fn("panics", |i: &Payload| {
+            if i.0.len() == 5 {
+                panic!("boom at {}", i.0.len())
+            } else {
+                pairs(i)
+            }
+        })
         .run(&options(6));
     assert_eq!(report.failure_count, 1);
     assert_eq!(report.failures[0].got, "PANIC: boom at 5");
@@ -185,19 +272,35 @@ fn panics_are_failures_with_their_message() {
 #[test]
 fn digests_are_pinned() {
     let report = Campaign::new(Pairs).run(&options(3));
-    assert_eq!(report.digest, "0fc5b3b4c1c179ad8b8ba3e4e7b9f2a1bba6c01999303ba09848acd9be8aadbf");
-    assert_eq!(report.categories[0].digest, "6074e18a23fef31fe1647f3201c306ba1435f3050b1f7279d0e7af1268379933");
-    assert_eq!(report.categories[1].digest, "5558d96806975e347b66589721c0ca3e8b258a404f7c09248df8937db83b95ad");
+    assert_eq!(
+        report.digest,
+        "0fc5b3b4c1c179ad8b8ba3e4e7b9f2a1bba6c01999303ba09848acd9be8aadbf"
+    );
+    assert_eq!(
+        report.categories[0].digest,
+        "6074e18a23fef31fe1647f3201c306ba1435f3050b1f7279d0e7af1268379933"
+    );
+    assert_eq!(
+        report.categories[1].digest,
+        "5558d96806975e347b66589721c0ca3e8b258a404f7c09248df8937db83b95ad"
+    );
 }
 
 #[test]
 fn digests_depend_on_inputs_outcomes_and_categories_in_order() {
     let digest = |campaign: Campaign<Pairs>, categories: &[&str]| {
-        let r = campaign.run(&RunOptions { categories: categories.iter().map(|s| s.to_string()).collect(), ..options(4) });
+        let r = campaign.run(&RunOptions {
+            categories: categories.iter().map(|s| s.to_string()).collect(),
+            ..options(4)
+        });
         (r.digest, r.categories.into_iter().map(|c| c.digest).collect::<Vec<_>>())
     };
     let (all, per) = digest(Campaign::new(Pairs), &[]);
-    assert_eq!(digest(Campaign::new(Pairs).kernel_fn("k", pairs), &[]).0, all, "kernels do not enter the digest");
+    assert_eq!(
+        digest(Campaign::new(Pairs).kernel_fn("k", pairs), &[]).0,
+        all,
+        "kernels do not enter the digest"
+    );
     let (counted_only, per_counted) = digest(Campaign::new(Pairs), &["counted"]);
     assert_ne!(counted_only, all);
     assert_eq!(per_counted[0], per[0], "a category's digest is its own");
@@ -211,19 +314,39 @@ fn digests_depend_on_inputs_outcomes_and_categories_in_order() {
 
 #[test]
 fn the_family_trait_checks_bytes_lists_and_writes_corpora() {
-    let family: Box<dyn Family> = Box::new(Campaign::new(Pairs).kernel_fn("k", pairs).kernel_fn("off", |i: &Payload| {
-        pairs(i).map(|v| v.into_iter().map(|x| x ^ 1).collect())
-    }));
+    let family: Box<dyn Family> = Box::new(
+        Campaign::new(Pairs)
+            .kernel_fn("k", pairs)
+            .kernel_fn("off", |i: &Payload| {
+                pairs(i).map(|v| v.into_iter().map(|x| x ^ 1).collect())
+            }),
+    );
     assert_eq!(family.name(), "pairs");
     assert_eq!(family.category_names(), ["counted", "steps"]);
     let list = family.implementation_list();
     assert_eq!(list.len(), 2);
-    assert_eq!((list[1].name.as_str(), list[1].role, list[1].available), ("off", Role::Kernel, true));
-    assert_eq!(family.check_bytes(&[1, 2], false), Some(vec!["off: step 0: expected Ok([3]) got Ok([2])".to_string()]));
+    assert_eq!(
+        (list[1].name.as_str(), list[1].role, list[1].available),
+        ("off", Role::Kernel, true)
+    );
+    assert_eq!(
+        family.check_bytes(&[1, 2], false),
+        Some(vec!["off: step 0: expected Ok([3]) got Ok([2])".to_string()])
+    );
     assert_eq!(family.check_bytes(&[1], false), Some(vec![]), "errors agree");
     let corpus = family.corpus(2, 1);
     let names: Vec<_> = corpus.iter().map(|(n, _)| n.as_str()).collect();
-    assert_eq!(names, ["counted-0-0-0", "counted-1-0-0", "steps-0-0-0", "steps-0-0-1", "steps-0-1-0", "steps-0-1-1"]);
+    assert_eq!(
+        names,
+        [
+            "counted-0-0-0",
+            "counted-1-0-0",
+            "steps-0-0-0",
+            "steps-0-0-1",
+            "steps-0-1-0",
+            "steps-0-1-1"
+        ]
+    );
     assert_eq!(corpus[1].1, [1]);
     assert_eq!(corpus[5].1, [0, 0, 0, 0]);
     // The empty input of counted call 0 agrees; both cases of steps call 0 fail.
@@ -250,10 +373,19 @@ fn progress_sees_every_family_category_and_call() {
         }
     }
     let count = Arc::new(Count::default());
-    Campaign::new(Pairs).run(&RunOptions { progress: Some(count.clone()), ..options(4) });
+    Campaign::new(Pairs).run(&RunOptions {
+        progress: Some(count.clone()),
+        ..options(4)
+    });
     let seen = [&count.0, &count.1, &count.2, &count.3].map(|a| a.load(Ordering::Relaxed));
     assert_eq!(seen, [4 + 2, 2, 4 + 2, 1]);
-    let debug = format!("{:?}", RunOptions { progress: Some(count), ..options(4) });
+    let debug = format!(
+        "{:?}",
+        RunOptions {
+            progress: Some(count),
+            ..options(4)
+        }
+    );
     assert_eq!(
         debug,
         "RunOptions { cases: 4, seed: 9, implementations: [], categories: [], shrink_budget: 2000, max_failures: 20, progress: true }"
@@ -267,11 +399,25 @@ fn case_seeds_are_fixed_and_distinct() {
     let a = first(1, "f", "c", 0);
     // Pinned: the same on every architecture and word size.
     assert_eq!(a, 0x536e_48cd_e8e3_6d99, "{a:#x}");
-    for other in [first(2, "f", "c", 0), first(1, "g", "c", 0), first(1, "f", "d", 0), first(1, "f", "c", 1), first(1, "fc", "", 0)] {
+    for other in [
+        first(2, "f", "c", 0),
+        first(1, "g", "c", 0),
+        first(1, "f", "d", 0),
+        first(1, "f", "c", 1),
+        first(1, "fc", "", 0),
+    ] {
         assert_ne!(other, a);
     }
     let category = Category::<Payload>::new("c", 0.25, |_, _| vec![]);
-    assert_eq!([category.calls(0), category.calls(1), category.calls(4), category.calls(5)], [1, 1, 1, 2]);
+    assert_eq!(
+        [
+            category.calls(0),
+            category.calls(1),
+            category.calls(4),
+            category.calls(5)
+        ],
+        [1, 1, 1, 2]
+    );
     assert_eq!(format!("{category:?}"), r#"Category { name: "c", scale: 0.25 }"#);
     assert_eq!(category.clone().name, "c");
 }
@@ -335,14 +481,22 @@ fn every_byte_mutation_does_what_it_says() {
         }
     }
     // About a quarter each: flip, set, truncate, insert.
-    assert!(one_bit_cleared > 300 && above_bit_zero > 200, "{one_bit_cleared} {above_bit_zero}");
-    assert!(many_bits > 300 && shorter > 300 && longer > 300, "{many_bits} {shorter} {longer}");
+    assert!(
+        one_bit_cleared > 300 && above_bit_zero > 200,
+        "{one_bit_cleared} {above_bit_zero}"
+    );
+    assert!(
+        many_bits > 300 && shorter > 300 && longer > 300,
+        "{many_bits} {shorter} {longer}"
+    );
 }
 
 #[cfg(feature = "fuzz")]
 #[test]
 fn structured_checks_run_the_family_on_generated_cases() {
-    let wrong = Campaign::new(Pairs).kernel_fn("wrong", |i: &Payload| pairs(i).map(|v| v.into_iter().map(|x| x + 1).collect()));
+    let wrong = Campaign::new(Pairs).kernel_fn("wrong", |i: &Payload| {
+        pairs(i).map(|v| v.into_iter().map(|x| x + 1).collect())
+    });
     let right = Campaign::new(Pairs).kernel_fn("right", pairs);
     let (mut failing, mut agreeing) = (0, 0);
     for seed in 0u8..64 {
@@ -363,10 +517,16 @@ fn checks_run_available_kernels_and_peers_only_when_asked() {
         .kernel("unavailable", false, move || move |i: &Payload, _: &mut Buffers| off(i))
         .peer("peer", true, move || move |i: &Payload, _: &mut Buffers| off(i))
         .kernel_fn("kernel", off);
-    assert_eq!(family.check_bytes(&[1, 2], false), Some(vec!["kernel: step 0: expected Ok([3]) got Ok([2])".to_string()]));
+    assert_eq!(
+        family.check_bytes(&[1, 2], false),
+        Some(vec!["kernel: step 0: expected Ok([3]) got Ok([2])".to_string()])
+    );
     assert_eq!(
         family.check_bytes(&[1, 2], true),
-        Some(vec!["peer: step 0: expected Ok([3]) got Ok([2])".to_string(), "kernel: step 0: expected Ok([3]) got Ok([2])".to_string()])
+        Some(vec![
+            "peer: step 0: expected Ok([3]) got Ok([2])".to_string(),
+            "kernel: step 0: expected Ok([3]) got Ok([2])".to_string()
+        ])
     );
 }
 
@@ -380,7 +540,11 @@ fn failures_shrink_within_the_budget() {
     let run = |budget| {
         Campaign::new(Pairs)
             .kernel_fn("wrong", wrong)
-            .run(&RunOptions { categories: vec!["counted".into()], shrink_budget: budget, ..options(9) })
+            .run(&RunOptions {
+                categories: vec!["counted".into()],
+                shrink_budget: budget,
+                ..options(9)
+            })
             .failures
             .remove(0)
     };
@@ -389,13 +553,23 @@ fn failures_shrink_within_the_budget() {
     // Halves while they fail (4, then 2 bytes); one byte is odd, an error
     // both sides agree on.
     assert_eq!(f.minimized_hex, ["0808"]);
-    assert_eq!((f.minimized_expected.as_str(), f.minimized_got.as_str()), ("Ok([16])", "Ok([0])"));
+    assert_eq!(
+        (f.minimized_expected.as_str(), f.minimized_got.as_str()),
+        ("Ok([16])", "Ok([0])")
+    );
     // A budget of one re-run takes the first smaller variant only.
     assert_eq!(run(1).minimized_hex, ["08080808"]);
     assert_eq!(run(0).minimized_hex, ["0808080808080808"]);
     // Two steps, only the second wrong: the first is dropped.
     let second = |i: &Payload| pairs(i).map(|v| if i.0.len() == 4 { vec![9; v.len()] } else { v });
-    let report = Campaign::new(Pairs).kernel_fn("k", second).run(&RunOptions { categories: vec!["steps".into()], ..options(2) });
+    let report = Campaign::new(Pairs).kernel_fn("k", second).run(&RunOptions {
+        categories: vec!["steps".into()],
+        ..options(2)
+    });
     assert_eq!(report.failures[0].input_hex, ["0102", "00000000"]);
-    assert_eq!(report.failures[0].minimized_hex, ["00000000"], "wrong only at 4 bytes: the step stays whole");
+    assert_eq!(
+        report.failures[0].minimized_hex,
+        ["00000000"],
+        "wrong only at 4 bytes: the step stays whole"
+    );
 }

@@ -27,7 +27,8 @@ pub fn by_name(name: &str) -> Option<Box<dyn Family>> {
 /// an unavailable one here is an engine bug, reported as that kernel's
 /// failure).
 pub(crate) fn runnable<F: Copy>(imp: &crossdec_kernels::Implementation<F>) -> F {
-    imp.get().unwrap_or_else(|e| panic!("{e}: the engine only runs available kernels"))
+    imp.get()
+        .unwrap_or_else(|e| panic!("{e}: the engine only runs available kernels"))
 }
 
 /// Categories from a table of (name, scale) whose generator dispatches on the

@@ -59,16 +59,32 @@ pub struct DecodeError {
 
 impl DecodeError {
     pub(crate) fn invalid_digit(offset: usize, byte: u8) -> Self {
-        DecodeError { kind: ErrorKind::InvalidHexDigit, offset, byte: Some(byte) }
+        DecodeError {
+            kind: ErrorKind::InvalidHexDigit,
+            offset,
+            byte: Some(byte),
+        }
     }
     pub(crate) fn odd(offset: usize) -> Self {
-        DecodeError { kind: ErrorKind::OddNumberOfDigits, offset, byte: None }
+        DecodeError {
+            kind: ErrorKind::OddNumberOfDigits,
+            offset,
+            byte: None,
+        }
     }
     pub(crate) fn escape(offset: usize) -> Self {
-        DecodeError { kind: ErrorKind::InvalidEscape, offset, byte: Some(b'\\') }
+        DecodeError {
+            kind: ErrorKind::InvalidEscape,
+            offset,
+            byte: Some(b'\\'),
+        }
     }
     pub(crate) fn too_small() -> Self {
-        DecodeError { kind: ErrorKind::OutputTooSmall, offset: 0, byte: None }
+        DecodeError {
+            kind: ErrorKind::OutputTooSmall,
+            offset: 0,
+            byte: None,
+        }
     }
     fn shifted(mut self, by: usize) -> Self {
         if self.kind != ErrorKind::OutputTooSmall {

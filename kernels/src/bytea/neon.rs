@@ -20,7 +20,10 @@ fn nibbles(c: uint8x16_t) -> (uint8x16_t, uint8x16_t) {
     let is_digit = vcleq_u8(d, vdupq_n_u8(9));
     let l = vsubq_u8(vorrq_u8(c, vdupq_n_u8(0x20)), vdupq_n_u8(b'a'));
     let is_alpha = vcleq_u8(l, vdupq_n_u8(5));
-    (vbslq_u8(is_digit, d, vaddq_u8(l, vdupq_n_u8(10))), vorrq_u8(is_digit, is_alpha))
+    (
+        vbslq_u8(is_digit, d, vaddq_u8(l, vdupq_n_u8(10))),
+        vorrq_u8(is_digit, is_alpha),
+    )
 }
 
 /// Decodes the 32 digits at `src`: all hex digits -> 16 bytes at `dst`,

@@ -40,7 +40,13 @@ const fn build_table() -> [u8; 256] {
 /// byte or one digit pair; so it stops at a pair boundary at or past `stop`.
 /// Returns the new positions. Offsets in errors are relative to `digits`.
 #[inline]
-pub fn run(digits: &[u8], mut i: usize, out: &mut [u8], mut o: usize, stop: usize) -> Result<(usize, usize), DecodeError> {
+pub fn run(
+    digits: &[u8],
+    mut i: usize,
+    out: &mut [u8],
+    mut o: usize,
+    stop: usize,
+) -> Result<(usize, usize), DecodeError> {
     let stop = stop.min(digits.len());
     while i < stop {
         let c = digits[i];

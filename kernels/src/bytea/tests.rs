@@ -30,7 +30,17 @@ fn table_matches_char_to_digit_for_every_byte() {
 #[test]
 fn registry_lists_every_kernel_on_every_target() {
     let names: Vec<_> = HEX_IMPLEMENTATIONS.iter().map(|k| k.name).collect();
-    assert_eq!(names, ["bytea/hex-avx512", "bytea/hex-avx2", "bytea/hex-ssse3", "bytea/hex-neon", "bytea/hex-swar", "bytea/hex-scalar"]);
+    assert_eq!(
+        names,
+        [
+            "bytea/hex-avx512",
+            "bytea/hex-avx2",
+            "bytea/hex-ssse3",
+            "bytea/hex-neon",
+            "bytea/hex-swar",
+            "bytea/hex-scalar"
+        ]
+    );
     assert!(HEX_IMPLEMENTATIONS[4].is_available() && HEX_IMPLEMENTATIONS[5].is_available());
     if cfg!(not(target_arch = "x86_64")) {
         assert!(!HEX_IMPLEMENTATIONS[0].is_available() && !HEX_IMPLEMENTATIONS[1].is_available());
@@ -56,7 +66,11 @@ fn bytes(seed: u64, n: usize) -> Vec<u8> {
 }
 
 fn hex_text(data: &[u8], upper: bool) -> Vec<u8> {
-    let digits: &[u8; 16] = if upper { b"0123456789ABCDEF" } else { b"0123456789abcdef" };
+    let digits: &[u8; 16] = if upper {
+        b"0123456789ABCDEF"
+    } else {
+        b"0123456789abcdef"
+    };
     let mut t = b"\\x".to_vec();
     for &b in data {
         t.push(digits[(b >> 4) as usize]);
@@ -73,7 +87,12 @@ fn every_kernel_decodes_plain_hex_of_many_lengths() {
         for upper in [false, true] {
             let text = hex_text(&data, upper);
             for k in available_hex() {
-                assert_eq!(hex_with(k.get().expect("available"), &text).as_deref(), Ok(&data[..]), "{} n={n}", k.name);
+                assert_eq!(
+                    hex_with(k.get().expect("available"), &text).as_deref(),
+                    Ok(&data[..]),
+                    "{} n={n}",
+                    k.name
+                );
             }
         }
     }
@@ -93,11 +112,21 @@ fn whitespace_between_pairs_is_skipped_inside_a_pair_rejected() {
     }
     text.push(b' ');
     for k in available_hex() {
-        assert_eq!(hex_with(k.get().expect("available"), &text).as_deref(), Ok(&data[..]), "{}", k.name);
+        assert_eq!(
+            hex_with(k.get().expect("available"), &text).as_deref(),
+            Ok(&data[..]),
+            "{}",
+            k.name
+        );
         // Whitespace inside the pair that starts at digit 80 (offset 82).
         let mut bad = plain.clone();
         bad.insert(83, b' ');
-        assert_eq!(hex_with(k.get().expect("available"), &bad), Err(DecodeError::invalid_digit(83, b' ')), "{}", k.name);
+        assert_eq!(
+            hex_with(k.get().expect("available"), &bad),
+            Err(DecodeError::invalid_digit(83, b' ')),
+            "{}",
+            k.name
+        );
     }
 }
 
@@ -108,12 +137,27 @@ fn every_error_kind_at_its_offset() {
         for pos in [0usize, 1, 15, 16, 31, 32, 63, 64, 127, 128, 140] {
             let mut text = hex_text(&bytes(pos as u64, 75), false);
             text[2 + pos] = b'g';
-            assert_eq!(hex_with(f, &text), Err(DecodeError::invalid_digit(2 + pos, b'g')), "{} pos {pos}", k.name);
+            assert_eq!(
+                hex_with(f, &text),
+                Err(DecodeError::invalid_digit(2 + pos, b'g')),
+                "{} pos {pos}",
+                k.name
+            );
             text[2 + pos] = 0xC3;
-            assert_eq!(hex_with(f, &text), Err(DecodeError::invalid_digit(2 + pos, 0xC3)), "{} pos {pos}", k.name);
+            assert_eq!(
+                hex_with(f, &text),
+                Err(DecodeError::invalid_digit(2 + pos, 0xC3)),
+                "{} pos {pos}",
+                k.name
+            );
         }
         assert_eq!(hex_with(f, b"\\x123"), Err(DecodeError::odd(5)), "{}", k.name);
-        assert_eq!(hex_with(f, b"\\x12 3 "), Err(DecodeError::invalid_digit(6, b' ')), "{}", k.name);
+        assert_eq!(
+            hex_with(f, b"\\x12 3 "),
+            Err(DecodeError::invalid_digit(6, b' ')),
+            "{}",
+            k.name
+        );
         assert_eq!(hex_with(f, b"\\x"), Ok(vec![]));
         assert_eq!(hex_with(f, b"\\x \n"), Ok(vec![]));
     }
@@ -134,7 +178,12 @@ fn every_error_kind_at_its_offset() {
     assert_eq!(decode_into(b"\\x1234", &mut small), Err(DecodeError::too_small()));
     assert_eq!(decode_into(b"ab", &mut small), Err(DecodeError::too_small()));
     for k in available_hex() {
-        assert_eq!((k.get().expect("available"))(b"1234", &mut small), Err(DecodeError::too_small()), "{}", k.name);
+        assert_eq!(
+            (k.get().expect("available"))(b"1234", &mut small),
+            Err(DecodeError::too_small()),
+            "{}",
+            k.name
+        );
     }
 }
 
@@ -156,7 +205,10 @@ fn to_vec_and_dispatch() {
     assert_eq!(decode_to_vec(b"\\xDEADbeef"), Ok(vec![0xDE, 0xAD, 0xBE, 0xEF]));
     assert_eq!(decode_to_vec(b"\\\\x"), Ok(b"\\x".to_vec()));
     let first_available = available_hex()[0].get().expect("available");
-    assert!(std::ptr::fn_addr_eq(best_hex(), first_available), "dispatch takes the first available kernel");
+    assert!(
+        std::ptr::fn_addr_eq(best_hex(), first_available),
+        "dispatch takes the first available kernel"
+    );
 }
 
 /// The bound is exact for hex without whitespace (a caller sizing a buffer
@@ -169,9 +221,15 @@ fn decoded_len_bound_is_exact_for_plain_hex() {
     assert_eq!(decoded_len_bound(b"\\x0 0"), 1);
     assert_eq!(decoded_len_bound(b"ab\\\\c"), 5);
     let mut out = [0u8; 4];
-    assert_eq!(decode_into_with(best_hex(), best_escape(), b"\\xDEADbeef", &mut out), Ok(4));
+    assert_eq!(
+        decode_into_with(best_hex(), best_escape(), b"\\xDEADbeef", &mut out),
+        Ok(4)
+    );
     assert_eq!(out, [0xDE, 0xAD, 0xBE, 0xEF]);
-    assert_eq!(decode_into_with(best_hex(), best_escape(), b"\\xDEADbeef", &mut out[..3]), Err(DecodeError::too_small()));
+    assert_eq!(
+        decode_into_with(best_hex(), best_escape(), b"\\xDEADbeef", &mut out[..3]),
+        Err(DecodeError::too_small())
+    );
 }
 
 /// A registry entry whose kernel is not compiled for this target is a typed
@@ -198,8 +256,16 @@ fn forcing_a_kernel_not_compiled_here_is_a_typed_error() {
 fn long_inputs_at_every_alignment_match_the_scalar_kernel() {
     let data = bytes(11, 1100);
     let digits = hex_text(&data, false).split_off(2);
-    let shifts: Vec<usize> = if cfg!(miri) { vec![0, 1, 2, 31] } else { (0..64).collect() };
-    let marks: &[usize] = if cfg!(miri) { &[3, 40] } else { &[0, 1, 2, 3, 29, 30, 31, 32, 33, 62, 63, 64, 65, 66, 200, 2199] };
+    let shifts: Vec<usize> = if cfg!(miri) {
+        vec![0, 1, 2, 31]
+    } else {
+        (0..64).collect()
+    };
+    let marks: &[usize] = if cfg!(miri) {
+        &[3, 40]
+    } else {
+        &[0, 1, 2, 3, 29, 30, 31, 32, 33, 62, 63, 64, 65, 66, 200, 2199]
+    };
     let mut cases: Vec<(String, Vec<u8>)> = vec![("plain".into(), digits.clone())];
     for &m in marks {
         let mut bad = digits.clone();
@@ -225,7 +291,8 @@ fn long_inputs_at_every_alignment_match_the_scalar_kernel() {
                 let mut src = vec![b'0'; shift];
                 src.extend_from_slice(input);
                 let mut out = vec![0u8; input.len() / 2 + shift];
-                let got = (k.get().expect("available"))(&src[shift..], &mut out[shift % 32..]).map(|n| out[shift % 32..][..n].to_vec());
+                let got = (k.get().expect("available"))(&src[shift..], &mut out[shift % 32..])
+                    .map(|n| out[shift % 32..][..n].to_vec());
                 assert_eq!(got, want, "{} {what}, input shifted {shift}", k.name);
             }
         }
@@ -237,7 +304,11 @@ fn tails_at_every_length_with_errors_and_whitespace_match_the_scalar_kernel() {
     // The x86 kernels finish with one block that overlaps digits already
     // decoded: every tail length, with an error or whitespace in the tail
     // or in the overlap, against the scalar kernel.
-    let (lengths, step) = if cfg!(miri) { (250usize..262, 29) } else { (0usize..420, 3) };
+    let (lengths, step) = if cfg!(miri) {
+        (250usize..262, 29)
+    } else {
+        (0usize..420, 3)
+    };
     let scalar = |d: &[u8]| {
         let mut out = vec![0u8; d.len() / 2];
         scalar::decode(d, &mut out).map(|n| out[..n].to_vec())
@@ -262,7 +333,13 @@ fn tails_at_every_length_with_errors_and_whitespace_match_the_scalar_kernel() {
             for k in available_hex() {
                 let mut out = vec![0u8; input.len() / 2];
                 let got = (k.get().expect("available"))(input, &mut out).map(|n| out[..n].to_vec());
-                assert_eq!(got, want, "{} length {len}, input {:?}", k.name, String::from_utf8_lossy(input));
+                assert_eq!(
+                    got,
+                    want,
+                    "{} length {len}, input {:?}",
+                    k.name,
+                    String::from_utf8_lossy(input)
+                );
             }
         }
     }
@@ -273,7 +350,13 @@ fn tails_at_every_length_with_errors_and_whitespace_match_the_scalar_kernel() {
 fn x86_kernels_offered_exactly_where_the_cpu_has_their_features() {
     // Every kernel test skips what is not available, so a detection that
     // said "no" would pass them all: hold it to the CPU's own answer.
-    let has = |f: &str| HEX_IMPLEMENTATIONS.iter().find(|k| k.name == f).map(|k| k.is_available()).expect("registered");
+    let has = |f: &str| {
+        HEX_IMPLEMENTATIONS
+            .iter()
+            .find(|k| k.name == f)
+            .map(|k| k.is_available())
+            .expect("registered")
+    };
     assert_eq!(has("bytea/hex-ssse3"), std::arch::is_x86_feature_detected!("ssse3"));
     assert_eq!(has("bytea/hex-avx2"), std::arch::is_x86_feature_detected!("avx2"));
     let avx512 = std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("avx512bw");

@@ -45,12 +45,20 @@ pub enum DecodeError {
     TruncatedBitstream { value_index: usize, offset: usize, bit: u8 },
     /// The bitstream at `offset` has `available` bytes, fewer than one bit per
     /// remaining value (`needed_bits`).
-    StreamTooShort { needed_bits: usize, available: usize, offset: usize },
+    StreamTooShort {
+        needed_bits: usize,
+        available: usize,
+        offset: usize,
+    },
     /// A fixed-size field starting at `offset` is cut short.
     Truncated { section: Section, offset: usize },
     /// The caller's output slices hold fewer than `row_count` rows (checked
     /// after the input, which must back the row count first).
-    OutputTooSmall { row_count: usize, values: usize, validity: usize },
+    OutputTooSmall {
+        row_count: usize,
+        values: usize,
+        validity: usize,
+    },
 }
 
 impl fmt::Display for DecodeError {
@@ -74,18 +82,30 @@ impl fmt::Display for DecodeError {
                 "truncated QWP payload while reading {} Gorilla timestamp at byte {offset}",
                 if *index == 0 { "first" } else { "second" }
             ),
-            DecodeError::TruncatedBitstream { value_index, offset, bit } => write!(
+            DecodeError::TruncatedBitstream {
+                value_index,
+                offset,
+                bit,
+            } => write!(
                 f,
                 "truncated QWP Gorilla bitstream: value {value_index} starts at byte {offset} bit {bit}"
             ),
-            DecodeError::StreamTooShort { needed_bits, available, offset } => write!(
+            DecodeError::StreamTooShort {
+                needed_bits,
+                available,
+                offset,
+            } => write!(
                 f,
                 "Gorilla bitstream at byte {offset} has {available} bytes, too short for {needed_bits} values"
             ),
             DecodeError::Truncated { section, offset } => {
                 write!(f, "truncated QWP payload while reading {section:?} at byte {offset}")
             }
-            DecodeError::OutputTooSmall { row_count, values, validity } => write!(
+            DecodeError::OutputTooSmall {
+                row_count,
+                values,
+                validity,
+            } => write!(
                 f,
                 "output holds {values} values and {validity} validity flags, fewer than {row_count} rows"
             ),
@@ -118,7 +138,12 @@ enum Values<'a> {
     /// `dense * 8` bytes of little-endian int64 starting at byte `offset`.
     Raw { bytes: &'a [u8], offset: usize },
     /// Seeds and the bitstream, which starts at byte `offset` of the section.
-    Gorilla { t0: i64, t1: i64, stream: &'a [u8], offset: usize },
+    Gorilla {
+        t0: i64,
+        t1: i64,
+        stream: &'a [u8],
+        offset: usize,
+    },
 }
 
 fn read_i64_le(bytes: &[u8], at: usize) -> Option<i64> {
@@ -131,14 +156,20 @@ fn layout(column: &[u8], row_count: usize, gorilla_flag: bool) -> Result<Layout<
     if row_count > MAX_ROWS {
         return Err(DecodeError::RowCountOverCap { row_count });
     }
-    let flag = *column.first().ok_or(DecodeError::Truncated { section: Section::NullFlag, offset: 0 })?;
+    let flag = *column.first().ok_or(DecodeError::Truncated {
+        section: Section::NullFlag,
+        offset: 0,
+    })?;
     let mut pos = 1;
     let (bitmap, nulls) = match flag {
         0 => (None, 0),
         1 => {
             let bitmap = column
                 .get(pos..pos + row_count.div_ceil(8))
-                .ok_or(DecodeError::Truncated { section: Section::Bitmap, offset: pos })?;
+                .ok_or(DecodeError::Truncated {
+                    section: Section::Bitmap,
+                    offset: pos,
+                })?;
             pos += bitmap.len();
             (Some(bitmap), count_nulls(bitmap, row_count))
         }
@@ -148,14 +179,20 @@ fn layout(column: &[u8], row_count: usize, gorilla_flag: bool) -> Result<Layout<
 
     let encoding_offset = pos;
     let gorilla = if gorilla_flag {
-        let encoding = *column
-            .get(pos)
-            .ok_or(DecodeError::Truncated { section: Section::Encoding, offset: pos })?;
+        let encoding = *column.get(pos).ok_or(DecodeError::Truncated {
+            section: Section::Encoding,
+            offset: pos,
+        })?;
         pos += 1;
         match encoding {
             0 => false,
             1 => true,
-            encoding => return Err(DecodeError::UnknownEncoding { encoding, offset: encoding_offset }),
+            encoding => {
+                return Err(DecodeError::UnknownEncoding {
+                    encoding,
+                    offset: encoding_offset,
+                })
+            }
         }
     } else {
         false
@@ -164,25 +201,46 @@ fn layout(column: &[u8], row_count: usize, gorilla_flag: bool) -> Result<Layout<
     let rest = &column[pos..];
     let values = if gorilla {
         if dense < 3 {
-            return Err(DecodeError::TooFewGorillaValues { count: dense, offset: encoding_offset });
+            return Err(DecodeError::TooFewGorillaValues {
+                count: dense,
+                offset: encoding_offset,
+            });
         }
         let t0 = read_i64_le(rest, 0).ok_or(DecodeError::TruncatedSeed { index: 0, offset: pos })?;
-        let t1 = read_i64_le(rest, 8).ok_or(DecodeError::TruncatedSeed { index: 1, offset: pos + 8 })?;
+        let t1 = read_i64_le(rest, 8).ok_or(DecodeError::TruncatedSeed {
+            index: 1,
+            offset: pos + 8,
+        })?;
         let stream = &rest[16..];
         let offset = pos + 16;
         // One bit per remaining value at the very least: reject before sizing anything.
         if stream.len().saturating_mul(8) < dense - 2 {
-            return Err(DecodeError::StreamTooShort { needed_bits: dense - 2, available: stream.len(), offset });
+            return Err(DecodeError::StreamTooShort {
+                needed_bits: dense - 2,
+                available: stream.len(),
+                offset,
+            });
         }
         Values::Gorilla { t0, t1, stream, offset }
     } else {
         let whole = rest.len() / 8;
         if whole < dense {
-            return Err(DecodeError::Truncated { section: Section::RawValue, offset: pos + whole * 8 });
+            return Err(DecodeError::Truncated {
+                section: Section::RawValue,
+                offset: pos + whole * 8,
+            });
         }
-        Values::Raw { bytes: &rest[..dense * 8], offset: pos }
+        Values::Raw {
+            bytes: &rest[..dense * 8],
+            offset: pos,
+        }
     };
-    Ok(Layout { row_count, bitmap, dense, values })
+    Ok(Layout {
+        row_count,
+        bitmap,
+        dense,
+        values,
+    })
 }
 
 /// Null rows among the first `row_count` bits; bits past the last row are ignored.
@@ -225,12 +283,21 @@ impl TimestampDecoder {
         // reported as such, whatever the caller's buffers hold.
         let layout = layout(column, row_count, gorilla_flag)?;
         if values.len() < row_count || validity.len() < row_count {
-            return Err(DecodeError::OutputTooSmall { row_count, values: values.len(), validity: validity.len() });
+            return Err(DecodeError::OutputTooSmall {
+                row_count,
+                values: values.len(),
+                validity: validity.len(),
+            });
         }
         self.decode_layout(&layout, &mut values[..row_count], &mut validity[..row_count])
     }
 
-    fn decode_layout(&mut self, layout: &Layout<'_>, values: &mut [i64], validity: &mut [bool]) -> Result<usize, DecodeError> {
+    fn decode_layout(
+        &mut self,
+        layout: &Layout<'_>,
+        values: &mut [i64],
+        validity: &mut [bool],
+    ) -> Result<usize, DecodeError> {
         let Some(bitmap) = layout.bitmap else {
             validity.fill(true);
             return decode_values(&layout.values, values);
@@ -283,7 +350,11 @@ pub fn decode_column(column: &[u8], row_count: usize, gorilla_flag: bool) -> Res
     let mut values = vec![0i64; row_count];
     let mut validity = vec![false; row_count];
     let consumed = TimestampDecoder::new().decode_layout(&layout, &mut values, &mut validity)?;
-    Ok(Column { values, validity, consumed })
+    Ok(Column {
+        values,
+        validity,
+        consumed,
+    })
 }
 
 /// Sign-extend the low `width` bits of `payload`.
@@ -333,7 +404,12 @@ fn dod_at(window: u64) -> (i64, usize) {
 /// one serial chain.
 #[inline(always)]
 fn fill_run(run: &mut [i64], t: i64, delta: i64) -> i64 {
-    let lanes = [delta, delta.wrapping_mul(2), delta.wrapping_mul(3), delta.wrapping_mul(4)];
+    let lanes = [
+        delta,
+        delta.wrapping_mul(2),
+        delta.wrapping_mul(3),
+        delta.wrapping_mul(4),
+    ];
     let mut base = t;
     let mut chunks = run.chunks_exact_mut(4);
     for chunk in &mut chunks {
@@ -456,7 +532,9 @@ fn decode_buffered(
         if buf & 0xF == 0xF {
             let mut bit = next * 8 - avail as usize;
             while i < n {
-                let Some(word) = stream.get(bit / 8..bit / 8 + 8) else { break };
+                let Some(word) = stream.get(bit / 8..bit / 8 + 8) else {
+                    break;
+                };
                 let window = u64::from_le_bytes(word.try_into().expect("8 bytes")) >> (bit % 8);
                 if window & 0xF != 0xF {
                     break;
@@ -563,7 +641,11 @@ fn decode_gorilla(stream: &[u8], offset: usize, t0: i64, t1: i64, out: &mut [i64
         word[..take].copy_from_slice(&tail[..take]);
         let window = u64::from_le_bytes(word) >> shift;
         let valid = (total_bits - bit.min(total_bits)).min(64 - shift);
-        let truncated = || DecodeError::TruncatedBitstream { value_index: i, offset: offset + byte, bit: shift as u8 };
+        let truncated = || DecodeError::TruncatedBitstream {
+            value_index: i,
+            offset: offset + byte,
+            bit: shift as u8,
+        };
         if window & 1 == 0 {
             let rest = &mut out[i..];
             let run = (window.trailing_zeros() as usize).min(valid).min(rest.len());
@@ -593,8 +675,10 @@ pub type DecodeFn =
     fn(&mut TimestampDecoder, &[u8], usize, bool, &mut [i64], &mut [bool]) -> Result<usize, DecodeError>;
 
 /// Every implementation, best first.
-pub static IMPLEMENTATIONS: &[crate::Implementation<DecodeFn>] =
-    &[crate::Implementation::portable("qwp/word64", TimestampDecoder::decode_into)];
+pub static IMPLEMENTATIONS: &[crate::Implementation<DecodeFn>] = &[crate::Implementation::portable(
+    "qwp/word64",
+    TimestampDecoder::decode_into,
+)];
 
 #[cfg(test)]
 mod tests {
@@ -616,8 +700,14 @@ mod tests {
         assert_eq!(col.values, [0, 10, 25]);
         assert_eq!(col.validity, [true; 3]);
         assert_eq!(col.consumed, 20);
-        assert_eq!(decode_column(&gorilla(0, 0, &[0x05, 0x00]), 3, true).unwrap().values, [0, 0, 1]);
-        assert_eq!(decode_column(&gorilla(0, 0, &[0x01, 0x01]), 3, true).unwrap().values, [0, 0, -64]);
+        assert_eq!(
+            decode_column(&gorilla(0, 0, &[0x05, 0x00]), 3, true).unwrap().values,
+            [0, 0, 1]
+        );
+        assert_eq!(
+            decode_column(&gorilla(0, 0, &[0x01, 0x01]), 3, true).unwrap().values,
+            [0, 0, -64]
+        );
     }
 
     #[test]
@@ -665,7 +755,10 @@ mod tests {
         }
         let col = decode_column(&c, 10, true).unwrap();
         assert_eq!(col.values, [0, 0, 7, 14, 21, 28, 35, 42, 49, 0]);
-        assert_eq!(col.validity, [true, false, true, true, true, true, true, true, true, false]);
+        assert_eq!(
+            col.validity,
+            [true, false, true, true, true, true, true, true, true, false]
+        );
         assert_eq!(col.consumed, c.len());
         // Without FLAG_GORILLA there is no encoding byte.
         let col = decode_column(&c[..3].iter().chain(&c[4..]).copied().collect::<Vec<_>>(), 10, false).unwrap();
@@ -675,42 +768,108 @@ mod tests {
     #[test]
     fn every_error_variant() {
         let e = |c: &[u8], rows, flag| decode_column(c, rows, flag).unwrap_err();
-        assert_eq!(e(&[0], MAX_ROWS + 1, false), DecodeError::RowCountOverCap { row_count: MAX_ROWS + 1 });
+        assert_eq!(
+            e(&[0], MAX_ROWS + 1, false),
+            DecodeError::RowCountOverCap {
+                row_count: MAX_ROWS + 1
+            }
+        );
         // The cap itself is allowed: such a column gets as far as its values.
-        assert_eq!(e(&[0], MAX_ROWS, false), DecodeError::Truncated { section: Section::RawValue, offset: 1 });
-        assert_eq!(e(&[], 0, false), DecodeError::Truncated { section: Section::NullFlag, offset: 0 });
+        assert_eq!(
+            e(&[0], MAX_ROWS, false),
+            DecodeError::Truncated {
+                section: Section::RawValue,
+                offset: 1
+            }
+        );
+        assert_eq!(
+            e(&[], 0, false),
+            DecodeError::Truncated {
+                section: Section::NullFlag,
+                offset: 0
+            }
+        );
         assert_eq!(e(&[2], 0, false), DecodeError::InvalidNullFlag { flag: 2, offset: 0 });
-        assert_eq!(e(&[1, 0], 9, false), DecodeError::Truncated { section: Section::Bitmap, offset: 1 });
-        assert_eq!(e(&[1, 0], 8, true), DecodeError::Truncated { section: Section::Encoding, offset: 2 });
-        assert_eq!(e(&[0, 9], 0, true), DecodeError::UnknownEncoding { encoding: 9, offset: 1 });
-        assert_eq!(e(&[0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9], 2, true), DecodeError::Truncated { section: Section::RawValue, offset: 10 });
-        assert_eq!(e(&[0, 1], 2, true), DecodeError::TooFewGorillaValues { count: 2, offset: 1 });
-        assert_eq!(e(&[0, 1, 0, 0], 3, true), DecodeError::TruncatedSeed { index: 0, offset: 2 });
-        assert_eq!(e(&[0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0], 3, true), DecodeError::TruncatedSeed { index: 1, offset: 10 });
+        assert_eq!(
+            e(&[1, 0], 9, false),
+            DecodeError::Truncated {
+                section: Section::Bitmap,
+                offset: 1
+            }
+        );
+        assert_eq!(
+            e(&[1, 0], 8, true),
+            DecodeError::Truncated {
+                section: Section::Encoding,
+                offset: 2
+            }
+        );
+        assert_eq!(
+            e(&[0, 9], 0, true),
+            DecodeError::UnknownEncoding { encoding: 9, offset: 1 }
+        );
+        assert_eq!(
+            e(&[0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9], 2, true),
+            DecodeError::Truncated {
+                section: Section::RawValue,
+                offset: 10
+            }
+        );
+        assert_eq!(
+            e(&[0, 1], 2, true),
+            DecodeError::TooFewGorillaValues { count: 2, offset: 1 }
+        );
+        assert_eq!(
+            e(&[0, 1, 0, 0], 3, true),
+            DecodeError::TruncatedSeed { index: 0, offset: 2 }
+        );
+        assert_eq!(
+            e(&[0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0], 3, true),
+            DecodeError::TruncatedSeed { index: 1, offset: 10 }
+        );
         assert_eq!(
             e(&gorilla(0, 0, &[0]), 11, true),
-            DecodeError::StreamTooShort { needed_bits: 9, available: 1, offset: 18 }
+            DecodeError::StreamTooShort {
+                needed_bits: 9,
+                available: 1,
+                offset: 18
+            }
         );
         // Eight zero bits, then a 9-bit DoD with only 8 bits left: value 10 starts at byte 19 bit 0.
         assert_eq!(
             e(&gorilla(0, 0, &[0, 0x01]), 11, true),
-            DecodeError::TruncatedBitstream { value_index: 10, offset: 19, bit: 0 }
+            DecodeError::TruncatedBitstream {
+                value_index: 10,
+                offset: 19,
+                bit: 0
+            }
         );
         // Padding is not read as zeros: 3 bits of a 36-bit DoD, then nothing.
         assert_eq!(
             e(&gorilla(0, 0, &[0b1111_0000, 0, 0]), 10, true),
-            DecodeError::TruncatedBitstream { value_index: 6, offset: 18, bit: 4 }
+            DecodeError::TruncatedBitstream {
+                value_index: 6,
+                offset: 18,
+                bit: 4
+            }
         );
         let mut decoder = TimestampDecoder::new();
         let raw4 = [0u8; 33];
         assert_eq!(
             decoder.decode_into(&raw4, 4, false, &mut [0; 3], &mut [true; 4]),
-            Err(DecodeError::OutputTooSmall { row_count: 4, values: 3, validity: 4 })
+            Err(DecodeError::OutputTooSmall {
+                row_count: 4,
+                values: 3,
+                validity: 4
+            })
         );
         // An input that cannot back the row count is reported as such first.
         assert_eq!(
             decoder.decode_into(&raw4[..9], 4, false, &mut [0; 3], &mut [true; 4]),
-            Err(DecodeError::Truncated { section: Section::RawValue, offset: 9 })
+            Err(DecodeError::Truncated {
+                section: Section::RawValue,
+                offset: 9
+            })
         );
     }
 
@@ -749,8 +908,13 @@ mod tests {
             -2048..=2047 => 16,
             _ => 36,
         };
-        let shapes: [&[i64]; 5] =
-            [&[0, 0, 0, 5], &[3, -7, 60, -64], &[200, -3, 0, 1000], &[1 << 20, -(1 << 30), 77_777, 5], &[0, 9, -300, 1 << 25]];
+        let shapes: [&[i64]; 5] = [
+            &[0, 0, 0, 5],
+            &[3, -7, 60, -64],
+            &[200, -3, 0, 1000],
+            &[1 << 20, -(1 << 30), 77_777, 5],
+            &[0, 9, -300, 1 << 25],
+        ];
         let max_len = if cfg!(miri) { 30 } else { 300 };
         let mut stopped_by_the_end = 0;
         for len in 1..max_len {
@@ -770,10 +934,18 @@ mod tests {
                 let what = format!("{len} DoDs from {shape:?}");
                 assert!(i <= out.len(), "{what}");
                 assert_eq!(out[2..i], want[2..i], "{what}");
-                assert_eq!((t, delta), (want[i - 1], want[i - 1].wrapping_sub(want[i - 2])), "{what}");
+                assert_eq!(
+                    (t, delta),
+                    (want[i - 1], want[i - 1].wrapping_sub(want[i - 2])),
+                    "{what}"
+                );
                 assert_eq!(bit, dods[..i - 2].iter().map(|&d| bits(d)).sum::<usize>(), "{what}");
                 if i < out.len() {
-                    assert!(stream.len() * 8 - bit < 104, "{what}: stopped at bit {bit} of {}", stream.len() * 8);
+                    assert!(
+                        stream.len() * 8 - bit < 104,
+                        "{what}: stopped at bit {bit} of {}",
+                        stream.len() * 8
+                    );
                     stopped_by_the_end += 1;
                 }
             }
@@ -810,7 +982,9 @@ mod tests {
 
     #[test]
     fn runs_of_short_dods_take_the_four_at_a_time_step() {
-        let dods: Vec<i64> = (0..if cfg!(miri) { 40 } else { 1000 }).map(|k| [5i64, -200, 63, -9, 255][k % 5]).collect();
+        let dods: Vec<i64> = (0..if cfg!(miri) { 40 } else { 1000 })
+            .map(|k| [5i64, -200, 63, -9, 255][k % 5])
+            .collect();
         let stream = pack(&dods);
         let mut out = vec![0i64; dods.len() + 2];
         FOUR_AT_A_TIME_STEPS.with(|steps| steps.set(0));
@@ -819,7 +993,11 @@ mod tests {
         // Every value the buffered phase decoded but the last few (fewer
         // than four left) came four at a time.
         assert!(i - 2 >= dods.len() - 12, "the buffered phase stopped at value {i}");
-        assert!(4 * steps + 3 >= i - 2, "{steps} four-at-a-time steps for {} values", i - 2);
+        assert!(
+            4 * steps + 3 >= i - 2,
+            "{steps} four-at-a-time steps for {} values",
+            i - 2
+        );
     }
 
     /// Long streams of short DoDs (decoded four at a time) mixed with every
@@ -829,10 +1007,22 @@ mod tests {
     fn short_dod_runs_at_every_alignment() {
         let pattern = [5i64, -200, 63, -64, 255, -256, 0, 7, 2047, -9, 100_000, 1, 2, 3];
         // Miri interprets slowly: the short lengths still reach every path.
-        let lengths: &[usize] = if cfg!(miri) { &[1, 4, 9, 50] } else { &[1, 3, 4, 5, 8, 9, 50, 200, 1001] };
+        let lengths: &[usize] = if cfg!(miri) {
+            &[1, 4, 9, 50]
+        } else {
+            &[1, 3, 4, 5, 8, 9, 50, 200, 1001]
+        };
         for &len in lengths {
             for skew in 0..pattern.len() {
-                let dods: Vec<i64> = (0..len).map(|k| if k % 7 == 3 { pattern[(k + skew) % pattern.len()] } else { [17, -90, 40, 250][(k + skew) % 4] }).collect();
+                let dods: Vec<i64> = (0..len)
+                    .map(|k| {
+                        if k % 7 == 3 {
+                            pattern[(k + skew) % pattern.len()]
+                        } else {
+                            [17, -90, 40, 250][(k + skew) % 4]
+                        }
+                    })
+                    .collect();
                 let stream = pack(&dods);
                 let (t0, t1) = (-7i64, 1_000_000i64);
                 let mut expected = vec![t0, t1];
@@ -857,11 +1047,21 @@ mod tests {
         // Every 13-bit window (12 bits is the longest short DoD), fewer under Miri.
         let span = if cfg!(miri) { 1u64 << 10 } else { 1 << 13 };
         let mut windows: Vec<u64> = (0..span).collect();
-        windows.extend([u64::MAX, u64::MAX - 1, 1 << 63 | 0b10, 0x0123_4567_89AB_CDEF, 0xFEDC_BA98_7654_3211]);
+        windows.extend([
+            u64::MAX,
+            u64::MAX - 1,
+            1 << 63 | 0b10,
+            0x0123_4567_89AB_CDEF,
+            0xFEDC_BA98_7654_3211,
+        ]);
         let mut short = 0;
         for w in windows {
             for select in [select_by_bit1, select_by_bit1_portable] {
-                assert_eq!(select(w, 0xAAAA, 0x5555), if w & 2 != 0 { 0xAAAA } else { 0x5555 }, "window {w:#x}");
+                assert_eq!(
+                    select(w, 0xAAAA, 0x5555),
+                    if w & 2 != 0 { 0xAAAA } else { 0x5555 },
+                    "window {w:#x}"
+                );
             }
             if is_short(w) {
                 short += 1;

@@ -31,12 +31,7 @@ fn load128(src: &[u8], at: usize) -> u128 {
 /// Unpack one group of 8 values starting at byte `base` of `src`, each
 /// turned into a lane by `emit`. Caller guarantees `base + W + 16 <= src.len()`.
 #[inline(always)]
-fn group<const W: u32, T: Lane, F: FnMut(u64) -> T>(
-    src: &[u8],
-    base: usize,
-    out: &mut [T],
-    emit: &mut F,
-) {
+fn group<const W: u32, T: Lane, F: FnMut(u64) -> T>(src: &[u8], base: usize, out: &mut [T], emit: &mut F) {
     assert!(base + W as usize + 16 <= src.len() && out.len() >= 8);
     if W <= 8 {
         // The whole group is one word: one load, eight shifts.
@@ -51,11 +46,7 @@ fn group<const W: u32, T: Lane, F: FnMut(u64) -> T>(
         let lo = load64(src, base);
         let hi = load64(src, base + (4 * W as usize) / 8) << ((4 * W) % 8);
         for (j, slot) in out[..8].iter_mut().enumerate() {
-            let (word, k) = if j < 4 {
-                (lo, j as u32)
-            } else {
-                (hi, j as u32 - 4)
-            };
+            let (word, k) = if j < 4 { (lo, j as u32) } else { (hi, j as u32 - 4) };
             *slot = emit((word << (k * W)) >> (64 - W));
         }
         return;
@@ -85,12 +76,7 @@ thread_local! {
 }
 
 #[inline(always)]
-fn unpack_w<const W: u32, T: Lane, F: FnMut(u64) -> T>(
-    packed: &[u8],
-    n: usize,
-    out: &mut [T],
-    mut emit: F,
-) {
+fn unpack_w<const W: u32, T: Lane, F: FnMut(u64) -> T>(packed: &[u8], n: usize, out: &mut [T], mut emit: F) {
     let w = W as usize;
     let groups = n / 8;
     let fast = if packed.len() >= 16 {
@@ -172,13 +158,7 @@ pub(crate) fn unpack<T: Lane>(packed: &[u8], width: u32, n: usize, out: &mut [T]
 /// (the TS_2DIFF prefix sum rides along this way: one pass, no re-read).
 /// `emit` may be called for a few lanes past `n` whose results are dropped.
 #[inline(always)]
-pub(crate) fn unpack_map<T: Lane, F: FnMut(u64) -> T>(
-    packed: &[u8],
-    width: u32,
-    n: usize,
-    out: &mut [T],
-    emit: F,
-) {
+pub(crate) fn unpack_map<T: Lane, F: FnMut(u64) -> T>(packed: &[u8], width: u32, n: usize, out: &mut [T], emit: F) {
     debug_assert!(packed.len() * 8 >= n * width as usize);
     dispatch!(width, packed, n, out, emit, [
         1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32
@@ -210,7 +190,11 @@ mod tests {
         let mut next = crate::xorshift(0x9E37_79B9_7F4A_7C15);
         // Under Miri (which checks every unaligned load here) a shorter
         // list of lengths keeps the run to seconds; every width stays.
-        let lengths: &[usize] = if cfg!(miri) { &[0, 9, 17, 65] } else { &[0, 1, 7, 8, 9, 15, 16, 17, 63, 64, 65, 128, 300] };
+        let lengths: &[usize] = if cfg!(miri) {
+            &[0, 9, 17, 65]
+        } else {
+            &[0, 1, 7, 8, 9, 15, 16, 17, 63, 64, 65, 128, 300]
+        };
         for width in 0..=64u32 {
             for &n in lengths {
                 let values: Vec<u64> = (0..n)
@@ -230,7 +214,11 @@ mod tests {
                 assert!(out[n..].iter().all(|&v| v == 0), "wrote past n");
                 // Bytes after the packed ones (the next block of a page)
                 // may be loaded but never decoded.
-                for extra in if cfg!(miri) { &[1usize, 16][..] } else { &[1usize, 15, 16, 40][..] } {
+                for extra in if cfg!(miri) {
+                    &[1usize, 16][..]
+                } else {
+                    &[1usize, 15, 16, 40][..]
+                } {
                     let mut longer = packed.clone();
                     longer.extend(std::iter::repeat_n(0xA5u8, *extra));
                     let mut out = vec![0u64; n + 3];
@@ -243,13 +231,25 @@ mod tests {
                     // in the input is decoded from it; only the rest go
                     // through the padded copy.
                     let w = width as usize;
-                    let fit = if width == 0 { 0 } else { (0..n.div_ceil(8)).filter(|g| g * w + w + 16 <= longer.len()).count() };
-                    assert_eq!(GROUPS_FROM_INPUT.with(|c| c.get()), fit, "width {width} n {n} extra {extra}");
+                    let fit = if width == 0 {
+                        0
+                    } else {
+                        (0..n.div_ceil(8)).filter(|g| g * w + w + 16 <= longer.len()).count()
+                    };
+                    assert_eq!(
+                        GROUPS_FROM_INPUT.with(|c| c.get()),
+                        fit,
+                        "width {width} n {n} extra {extra}"
+                    );
                     // The rest go through padded copies, each serving as
                     // many groups as have room for their loads in it.
                     let per_copy = if width == 0 { 1 } else { (TAIL - 16) / w };
                     let padded = if width == 0 { 0 } else { n.div_ceil(8) - fit };
-                    assert_eq!(PADDED_COPIES.with(|c| c.get()), padded.div_ceil(per_copy), "width {width} n {n} extra {extra}");
+                    assert_eq!(
+                        PADDED_COPIES.with(|c| c.get()),
+                        padded.div_ceil(per_copy),
+                        "width {width} n {n} extra {extra}"
+                    );
                 }
             }
         }

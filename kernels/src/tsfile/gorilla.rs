@@ -87,10 +87,7 @@ fn decode<const W: u32, T: Lane, const FAST: bool>(
                 return Err(DecodeError::TooManyValues { max, offset: 0 });
             }
             if n == 0 {
-                return Ok(Done {
-                    values: 0,
-                    consumed: 0,
-                });
+                return Ok(Done { values: 0, consumed: 0 });
             }
             (true, n)
         }
@@ -278,21 +275,11 @@ pub fn decode_f64_into(page: &[u8], stop: Stop, out: &mut [f64]) -> Result<Done,
     decode::<64, f64, true>(page, TERMINATOR_F64, stop, out)
 }
 /// 32-bit patterns with an explicit terminator (INT32 or FLOAT bits).
-pub fn decode32_into(
-    page: &[u8],
-    terminator: u32,
-    stop: Stop,
-    out: &mut [u32],
-) -> Result<Done, DecodeError> {
+pub fn decode32_into(page: &[u8], terminator: u32, stop: Stop, out: &mut [u32]) -> Result<Done, DecodeError> {
     decode::<32, u32, true>(page, terminator as u64, stop, out)
 }
 /// 64-bit patterns with an explicit terminator (INT64 or DOUBLE bits).
-pub fn decode64_into(
-    page: &[u8],
-    terminator: u64,
-    stop: Stop,
-    out: &mut [u64],
-) -> Result<Done, DecodeError> {
+pub fn decode64_into(page: &[u8], terminator: u64, stop: Stop, out: &mut [u64]) -> Result<Done, DecodeError> {
     decode::<64, u64, true>(page, terminator, stop, out)
 }
 
@@ -353,7 +340,10 @@ mod tests {
     fn reused_windows_up_to_55_bits_take_the_reuse_loop() {
         for sig in [1u32, 8, 31, 54, 55, 56, 64] {
             let (lz, tz) = (64 - sig, 0u32);
-            let mut bits = Bits { bytes: Vec::new(), len: 0 };
+            let mut bits = Bits {
+                bytes: Vec::new(),
+                len: 0,
+            };
             let first = 0x0123_4567_89AB_CDEFu64;
             bits.put(first, 64);
             let mut want = vec![first];
@@ -378,9 +368,17 @@ mod tests {
                 REUSE_LOOP_VALUES.with(|c| c.set(0));
                 let done = decode64_into(page, TERMINATOR_F64, stop, &mut out).unwrap();
                 let fast = REUSE_LOOP_VALUES.with(|c| c.get());
-                assert_eq!((done.values, out.as_slice()), (want.len(), want.as_slice()), "sig {sig}, {stop:?}");
+                assert_eq!(
+                    (done.values, out.as_slice()),
+                    (want.len(), want.as_slice()),
+                    "sig {sig}, {stop:?}"
+                );
                 if sig <= 55 {
-                    assert!(fast + 2 + tail >= want.len(), "sig {sig}, {stop:?}: {fast} of {} from the reuse loop", want.len());
+                    assert!(
+                        fast + 2 + tail >= want.len(),
+                        "sig {sig}, {stop:?}: {fast} of {} from the reuse loop",
+                        want.len()
+                    );
                 } else {
                     assert_eq!(fast, 0, "sig {sig}");
                 }
@@ -411,17 +409,11 @@ mod tests {
         page.push(0);
         assert_eq!(
             decode_f64_into(&page, Stop::AtTerminator, &mut out),
-            Ok(Done {
-                values: 0,
-                consumed: 9
-            })
+            Ok(Done { values: 0, consumed: 9 })
         );
         assert_eq!(
             decode_f64_into(&page, Stop::Count(1), &mut out),
-            Ok(Done {
-                values: 1,
-                consumed: 8
-            })
+            Ok(Done { values: 1, consumed: 8 })
         );
         assert!(out[0].is_nan());
         assert_eq!(
@@ -460,7 +452,10 @@ mod tests {
     #[test]
     fn value_bits_come_from_the_top_word_while_they_fit() {
         for sig in 1..=64u32 {
-            let mut bits = Bits { bytes: Vec::new(), len: 0 };
+            let mut bits = Bits {
+                bytes: Vec::new(),
+                len: 0,
+            };
             bits.put(0, 64);
             bits.put(0b11, 2);
             bits.put(u64::from(64 - sig), 6);
@@ -497,12 +492,18 @@ mod tests {
         let mut page = 1.5f32.to_bits().to_be_bytes().to_vec();
         page.push(0);
         let mut out = [0f32; 4];
-        assert_eq!(decode_f32_into(&page, Stop::Count(3), &mut out), Ok(Done { values: 3, consumed: 5 }));
+        assert_eq!(
+            decode_f32_into(&page, Stop::Count(3), &mut out),
+            Ok(Done { values: 3, consumed: 5 })
+        );
         assert_eq!(out, [1.5, 1.5, 1.5, 0.0]);
         let mut page = (-2.25f64).to_bits().to_be_bytes().to_vec();
         page.push(0);
         let mut out = [0f64; 3];
-        assert_eq!(decode_f64_into(&page, Stop::Count(2), &mut out), Ok(Done { values: 2, consumed: 9 }));
+        assert_eq!(
+            decode_f64_into(&page, Stop::Count(2), &mut out),
+            Ok(Done { values: 2, consumed: 9 })
+        );
         assert_eq!(out, [-2.25, -2.25, 0.0]);
     }
 }

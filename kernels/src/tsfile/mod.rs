@@ -48,19 +48,11 @@ pub enum Field {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DecodeError {
     /// `field`, starting at byte `offset` (bit `bit`), runs past the end of its input.
-    Truncated {
-        field: Field,
-        offset: usize,
-        bit: u8,
-    },
+    Truncated { field: Field, offset: usize, bit: u8 },
     /// A bit width above `max`.
     BadBitWidth { width: i64, max: u32, offset: usize },
     /// A count or length that cannot be right.
-    BadCount {
-        field: Field,
-        count: i64,
-        offset: usize,
-    },
+    BadCount { field: Field, count: i64, offset: usize },
     /// GORILLA: window reuse before any window.
     NoWindow { offset: usize, bit: u8 },
     /// GORILLA: leading zeros + significant bits above the value width.
@@ -84,10 +76,19 @@ impl fmt::Display for DecodeError {
             DecodeError::Truncated { field, offset, bit } => {
                 write!(f, "{field:?} at byte {offset} bit {bit} runs past the end of the input")
             }
-            DecodeError::BadBitWidth { width, max, offset } => write!(f, "bit width {width} at byte {offset} exceeds {max}"),
+            DecodeError::BadBitWidth { width, max, offset } => {
+                write!(f, "bit width {width} at byte {offset} exceeds {max}")
+            }
             DecodeError::BadCount { field, count, offset } => write!(f, "invalid {field:?} {count} at byte {offset}"),
-            DecodeError::NoWindow { offset, bit } => write!(f, "window reuse before any window at byte {offset} bit {bit}"),
-            DecodeError::BadWindow { leading, significant, offset, bit } => write!(
+            DecodeError::NoWindow { offset, bit } => {
+                write!(f, "window reuse before any window at byte {offset} bit {bit}")
+            }
+            DecodeError::BadWindow {
+                leading,
+                significant,
+                offset,
+                bit,
+            } => write!(
                 f,
                 "window of {leading} leading zeros and {significant} significant bits at byte {offset} bit {bit}"
             ),
@@ -197,16 +198,12 @@ pub(crate) fn uvarint32(data: &[u8], at: usize, field: Field) -> Result<(u32, us
 
 #[inline(always)]
 pub(crate) fn be_u32(data: &[u8], at: usize) -> Option<u32> {
-    Some(u32::from_be_bytes(
-        data.get(at..at.checked_add(4)?)?.try_into().ok()?,
-    ))
+    Some(u32::from_be_bytes(data.get(at..at.checked_add(4)?)?.try_into().ok()?))
 }
 
 #[inline(always)]
 pub(crate) fn be_u64(data: &[u8], at: usize) -> Option<u64> {
-    Some(u64::from_be_bytes(
-        data.get(at..at.checked_add(8)?)?.try_into().ok()?,
-    ))
+    Some(u64::from_be_bytes(data.get(at..at.checked_add(8)?)?.try_into().ok()?))
 }
 
 #[cfg(test)]
@@ -217,13 +214,48 @@ mod tests {
     #[test]
     fn every_error_message_says_what_and_where() {
         let cases = [
-            (DecodeError::Truncated { field: Field::FirstValue, offset: 17, bit: 3 }, &["FirstValue", "17", "bit 3"][..]),
-            (DecodeError::BadBitWidth { width: 65, max: 64, offset: 4 }, &["65", "64", "byte 4"]),
-            (DecodeError::BadCount { field: Field::WriteIndex, count: -1, offset: 0 }, &["WriteIndex", "-1", "byte 0"]),
-            (DecodeError::NoWindow { offset: 9, bit: 2 }, &["window", "byte 9", "bit 2"]),
-            (DecodeError::BadWindow { leading: 31, significant: 40, offset: 12, bit: 5 }, &["31", "40", "byte 12", "bit 5"]),
+            (
+                DecodeError::Truncated {
+                    field: Field::FirstValue,
+                    offset: 17,
+                    bit: 3,
+                },
+                &["FirstValue", "17", "bit 3"][..],
+            ),
+            (
+                DecodeError::BadBitWidth {
+                    width: 65,
+                    max: 64,
+                    offset: 4,
+                },
+                &["65", "64", "byte 4"],
+            ),
+            (
+                DecodeError::BadCount {
+                    field: Field::WriteIndex,
+                    count: -1,
+                    offset: 0,
+                },
+                &["WriteIndex", "-1", "byte 0"],
+            ),
+            (
+                DecodeError::NoWindow { offset: 9, bit: 2 },
+                &["window", "byte 9", "bit 2"],
+            ),
+            (
+                DecodeError::BadWindow {
+                    leading: 31,
+                    significant: 40,
+                    offset: 12,
+                    bit: 5,
+                },
+                &["31", "40", "byte 12", "bit 5"],
+            ),
             (DecodeError::BadVarint { offset: 6 }, &["varint", "byte 6"]),
-            (DecodeError::BadBoolean { byte: 2, offset: 8 }, &["boolean byte 2", "byte 8"]),
+            (
+                DecodeError::BadBoolean { byte: 2, offset: 8 },
+                &["boolean byte 2", "byte 8"],
+            ),
             (DecodeError::TooManyValues { max: 100, offset: 44 }, &["100", "byte 44"]),
         ];
         for (error, words) in cases {
@@ -242,8 +274,21 @@ mod tests {
         assert_eq!(uvarint32(&[0x7F], 0, f), Ok((127, 1)));
         assert_eq!(uvarint32(&[9, 0x80, 0x01], 1, f), Ok((128, 2)));
         assert_eq!(uvarint32(&[0xFF, 0xFF, 0xFF, 0xFF, 0x0F], 0, f), Ok((u32::MAX, 5)));
-        assert_eq!(uvarint32(&[0xFF, 0xFF, 0xFF, 0xFF, 0x1F], 0, f), Err(DecodeError::BadVarint { offset: 0 }));
-        assert_eq!(uvarint32(&[0x80, 0x80, 0x80, 0x80, 0x80, 0x00], 0, f), Err(DecodeError::BadVarint { offset: 0 }));
-        assert_eq!(uvarint32(&[0x80, 0x80], 0, f), Err(DecodeError::Truncated { field: f, offset: 0, bit: 0 }));
+        assert_eq!(
+            uvarint32(&[0xFF, 0xFF, 0xFF, 0xFF, 0x1F], 0, f),
+            Err(DecodeError::BadVarint { offset: 0 })
+        );
+        assert_eq!(
+            uvarint32(&[0x80, 0x80, 0x80, 0x80, 0x80, 0x00], 0, f),
+            Err(DecodeError::BadVarint { offset: 0 })
+        );
+        assert_eq!(
+            uvarint32(&[0x80, 0x80], 0, f),
+            Err(DecodeError::Truncated {
+                field: f,
+                offset: 0,
+                bit: 0
+            })
+        );
     }
 }

@@ -111,8 +111,7 @@ unsafe fn swap64_avx2<T: Lane>(src: &[u8], out: &mut [T]) {
     use std::arch::x86_64::*;
     assert_eq!(src.len(), out.len() * 8);
     let mask = _mm256_setr_epi8(
-        7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13,
-        12, 11, 10, 9, 8,
+        7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8,
     );
     let mut steps_out = out.chunks_exact_mut(16);
     let steps_in = src.chunks_exact(128);
@@ -298,13 +297,7 @@ mod tests {
     fn varint_edges() {
         let page = [0x00, 0xff, 0xff, 0xff, 0xff, 0x0f, 0x01, 0x80, 0x01];
         let mut out = [0i32; 4];
-        assert_eq!(
-            decode_i32_into(&page, &mut out),
-            Ok(Done {
-                values: 4,
-                consumed: 9
-            })
-        );
+        assert_eq!(decode_i32_into(&page, &mut out), Ok(Done { values: 4, consumed: 9 }));
         assert_eq!(out, [0, i32::MIN, -1, 64]);
         let bad = [0xffu8, 0xff, 0xff, 0xff, 0xff, 0x01, 0, 0, 0];
         assert_eq!(

@@ -134,11 +134,7 @@ pub fn decode_i64_into(page: &[u8], out: &mut [i64]) -> Result<Done, DecodeError
 
 /// BOOLEAN: an INT32 stream, any non-zero value true. Uses `scratch` (grown
 /// as needed, kept by the caller across pages) for the INT32 lanes.
-pub fn decode_bool_into(
-    page: &[u8],
-    scratch: &mut Vec<u32>,
-    out: &mut [bool],
-) -> Result<Done, DecodeError> {
+pub fn decode_bool_into(page: &[u8], scratch: &mut Vec<u32>, out: &mut [bool]) -> Result<Done, DecodeError> {
     // Grow only (a no-op when the scratch is already long enough).
     scratch.resize(scratch.len().max(out.len()), 0);
     let done = decode_into::<u32>(page, &mut scratch[..out.len()])?;
@@ -183,29 +179,14 @@ mod tests {
     #[test]
     fn run_value_byte_order() {
         let mut out32 = [0i32; 3];
-        assert_eq!(
-            decode_i32_into(&[4, 16, 6, 0x34, 0x12], &mut out32)
-                .unwrap()
-                .values,
-            3
-        );
+        assert_eq!(decode_i32_into(&[4, 16, 6, 0x34, 0x12], &mut out32).unwrap().values, 3);
         assert_eq!(out32, [0x1234; 3]);
         let mut out64 = [0i64; 3];
-        assert_eq!(
-            decode_i64_into(&[4, 16, 6, 0x12, 0x34], &mut out64)
-                .unwrap()
-                .values,
-            3
-        );
+        assert_eq!(decode_i64_into(&[4, 16, 6, 0x12, 0x34], &mut out64).unwrap().values, 3);
         assert_eq!(out64, [0x1234; 3]);
         let mut scratch = Vec::new();
         let mut b = [false; 4];
-        assert_eq!(
-            decode_bool_into(&[3, 1, 4, 1], &mut scratch, &mut b)
-                .unwrap()
-                .values,
-            2
-        );
+        assert_eq!(decode_bool_into(&[3, 1, 4, 1], &mut scratch, &mut b).unwrap().values, 2);
         assert_eq!(b, [true, true, false, false]);
     }
 }

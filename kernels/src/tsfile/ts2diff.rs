@@ -350,15 +350,34 @@ mod tests {
     /// applies the same room check as decoding, block by block.
     #[test]
     fn count_walks_packed_blocks_and_checks_room() {
-        let page = [block64_w8(100, -1, &[1, 2, 3]), block64_w8(-7, 5, &[0; 10]), block64_w8(0, 0, &[])].concat();
+        let page = [
+            block64_w8(100, -1, &[1, 2, 3]),
+            block64_w8(-7, 5, &[0; 10]),
+            block64_w8(0, 0, &[]),
+        ]
+        .concat();
         assert_eq!(count::<i64>(&page, 100), Ok(4 + 11 + 1));
         assert_eq!(count::<i64>(&page, 16), Ok(16));
         // The second block does not fit in 14 (4 already counted + 11).
-        assert_eq!(count::<i64>(&page, 14), Err(DecodeError::TooManyValues { max: 14, offset: 27 }));
-        assert_eq!(count::<i64>(&page, 3), Err(DecodeError::TooManyValues { max: 3, offset: 0 }));
+        assert_eq!(
+            count::<i64>(&page, 14),
+            Err(DecodeError::TooManyValues { max: 14, offset: 27 })
+        );
+        assert_eq!(
+            count::<i64>(&page, 3),
+            Err(DecodeError::TooManyValues { max: 3, offset: 0 })
+        );
         let mut out = [0i64; 16];
         for imp in IMPLEMENTATIONS_I64.iter().filter(|i| i.is_available()) {
-            assert_eq!((imp.get().expect("available"))(&page, &mut out), Ok(Done { values: 16, consumed: page.len() }), "{}", imp.name);
+            assert_eq!(
+                (imp.get().expect("available"))(&page, &mut out),
+                Ok(Done {
+                    values: 16,
+                    consumed: page.len()
+                }),
+                "{}",
+                imp.name
+            );
             assert_eq!(out[..4], [100, 100, 101, 103], "{}", imp.name);
             assert_eq!(out[4..15], [-7, -2, 3, 8, 13, 18, 23, 28, 33, 38, 43], "{}", imp.name);
             assert_eq!(out[15], 0, "{}", imp.name);

@@ -92,11 +92,7 @@ struct State {
 }
 
 fn decode_value(b: &mut Block<'_>, s: &mut State) -> Result<f64, DecodeError> {
-    let sign = if b.take(1, Field::CamelType)? == 1 {
-        -1.0
-    } else {
-        1.0
-    };
+    let sign = if b.take(1, Field::CamelType)? == 1 { -1.0 } else { 1.0 };
     let camel = b.take(1, Field::CamelType)? == 1;
     if camel {
         let diff = b.var_long(Field::CamelVarLong)?;
@@ -253,10 +249,7 @@ pub fn encode(values: &[f64]) -> Vec<u8> {
             w.bit(canonical_bits(v) >> 63 == 1);
             let a = v.abs();
             let mut decimal = None;
-            if !(a > 9_223_372_036_854_775_808.0
-                || a == 0.0
-                || a.log10().floor().abs() > ENCODER_MAX_DIGITS as f64)
-            {
+            if !(a > 9_223_372_036_854_775_808.0 || a == 0.0 || a.log10().floor().abs() > ENCODER_MAX_DIGITS as f64) {
                 let int_part = a as i64;
                 let digits = int_part.unsigned_abs().to_string().len() as i32;
                 let mut factor = 1.0f64;
@@ -286,8 +279,8 @@ pub fn encode(values: &[f64]) -> Vec<u8> {
                     if dv >= threshold {
                         w.bit(true);
                         m = (dv % threshold) as i32;
-                        let xor = canonical_bits(dv as f64 / pow as f64 + 1.0)
-                            ^ canonical_bits(m as f64 / pow as f64 + 1.0);
+                        let xor =
+                            canonical_bits(dv as f64 / pow as f64 + 1.0) ^ canonical_bits(m as f64 / pow as f64 + 1.0);
                         w.bits(xor >> (52 - count), count);
                     } else {
                         w.bit(false);
@@ -461,10 +454,7 @@ mod tests {
         let mut p = Vec::new();
         write_zigzag32(&mut p, w.nbits as i32);
         p.extend(&w.bytes);
-        assert_eq!(
-            decode(&p, 9),
-            Err(DecodeError::NoWindow { offset: 10, bit: 2 })
-        );
+        assert_eq!(decode(&p, 9), Err(DecodeError::NoWindow { offset: 10, bit: 2 }));
         let mut w = BitWriter::default();
         w.bits(1.0f64.to_bits(), 64);
         w.bits(0b0011, 4); // sign 0, type XOR, changed, new window
@@ -483,10 +473,7 @@ mod tests {
                 bit: 2
             })
         );
-        assert_eq!(
-            decode(&page, 1),
-            Err(DecodeError::TooManyValues { max: 1, offset: 10 })
-        );
+        assert_eq!(decode(&page, 1), Err(DecodeError::TooManyValues { max: 1, offset: 10 }));
     }
 
     #[test]
@@ -517,10 +504,7 @@ mod tests {
         let p = unhex("bc 03 3f f8 00 00 00 00 00 00 41 06 80 60 80 00 30 0c bf fa 14 52 00 80 00 01 91 02 0c 00");
         assert_eq!(encode(&v), p);
         let got = decode(&p, 7).unwrap().values;
-        assert_eq!(
-            bits(&got),
-            bits(&[1.5, 2.25, -3.0, f64::INFINITY, 0.125, 0.0, 100.5])
-        );
+        assert_eq!(bits(&got), bits(&[1.5, 2.25, -3.0, f64::INFINITY, 0.125, 0.0, 100.5]));
     }
 
     proptest! {

@@ -35,12 +35,7 @@ const P64: Params = Params {
 };
 
 /// Decode 32-bit patterns (INT32, FLOAT).
-pub fn decode32(
-    page: &[u8],
-    terminator: u32,
-    stop: Stop,
-    max_values: usize,
-) -> Result<Decoded<u32>, DecodeError> {
+pub fn decode32(page: &[u8], terminator: u32, stop: Stop, max_values: usize) -> Result<Decoded<u32>, DecodeError> {
     let d = decode(page, &P32, terminator as u64, stop, max_values)?;
     Ok(Decoded {
         values: d.values.into_iter().map(|v| v as u32).collect(),
@@ -49,12 +44,7 @@ pub fn decode32(
 }
 
 /// Decode 64-bit patterns (INT64, DOUBLE).
-pub fn decode64(
-    page: &[u8],
-    terminator: u64,
-    stop: Stop,
-    max_values: usize,
-) -> Result<Decoded<u64>, DecodeError> {
+pub fn decode64(page: &[u8], terminator: u64, stop: Stop, max_values: usize) -> Result<Decoded<u64>, DecodeError> {
     decode(page, &P64, terminator, stop, max_values)
 }
 
@@ -76,10 +66,7 @@ fn decode(
             });
         }
         if n == 0 {
-            return Ok(Decoded {
-                values,
-                consumed: 0,
-            });
+            return Ok(Decoded { values, consumed: 0 });
         }
     }
     let mut prev = r.bits(w).ok_or(r.truncated(Field::ChimpFirst, 0))?;
@@ -119,9 +106,7 @@ fn decode(
             });
         }
         value_start = r.pos;
-        let control = r
-            .bits(2)
-            .ok_or(r.truncated(Field::ChimpControl, value_start))?;
+        let control = r.bits(2).ok_or(r.truncated(Field::ChimpControl, value_start))?;
         let at = r.pos;
         match control {
             0b00 => {
@@ -166,9 +151,7 @@ fn decode(
                 let lz = LEADING[code as usize];
                 stored_lz = Some(lz);
                 let bits_at = r.pos;
-                let bits = r
-                    .bits(w - lz)
-                    .ok_or(r.truncated(Field::ChimpBits, bits_at))?;
+                let bits = r.bits(w - lz).ok_or(r.truncated(Field::ChimpBits, bits_at))?;
                 prev ^= bits;
             }
         }
@@ -299,9 +282,7 @@ mod tests {
         let page = encode64(&v, Some(TERMINATOR_I64));
         insta::assert_snapshot!(hex(&page), @"00 00 00 00 00 00 00 64 f8 00 00 00 03 1a 03 a8 00 00 38 80 00 00 00 00 10 00 64 00");
         assert_eq!(
-            decode64(&page, TERMINATOR_I64, Stop::AtTerminator, 9)
-                .unwrap()
-                .values,
+            decode64(&page, TERMINATOR_I64, Stop::AtTerminator, 9).unwrap().values,
             v.to_vec()
         );
     }
@@ -370,15 +351,11 @@ mod tests {
     fn terminator_value_ends_the_page_early() {
         let page = encode64(&[1, TERMINATOR_I64, 2], Some(TERMINATOR_I64));
         assert_eq!(
-            decode64(&page, TERMINATOR_I64, Stop::AtTerminator, 9)
-                .unwrap()
-                .values,
+            decode64(&page, TERMINATOR_I64, Stop::AtTerminator, 9).unwrap().values,
             vec![1]
         );
         assert_eq!(
-            decode64(&page, TERMINATOR_I64, Stop::Count(3), 9)
-                .unwrap()
-                .values,
+            decode64(&page, TERMINATOR_I64, Stop::Count(3), 9).unwrap().values,
             vec![1, TERMINATOR_I64, 2]
         );
         // No value: the terminator is the first value.
@@ -512,16 +489,8 @@ mod tests {
     fn official_writer_pages() {
         // CHIMP pages written by PyPI tsfile 2.5.0.
         let cases32: [(&str, &[u32], u32); 3] = [
-            (
-                "00 00 00 05 00 f8 1e 20 00 00 01 80",
-                &[5, 5, 6],
-                TERMINATOR_I32,
-            ),
-            (
-                "00 00 00 00 40 42 50 43 a0 01 00",
-                &[0, 0x40000],
-                TERMINATOR_I32,
-            ),
+            ("00 00 00 05 00 f8 1e 20 00 00 01 80", &[5, 5, 6], TERMINATOR_I32),
+            ("00 00 00 00 40 42 50 43 a0 01 00", &[0, 0x40000], TERMINATOR_I32),
             (
                 "3f c0 00 00 40 0c 7f d4 10 c3 fd 00",
                 &[0x3FC0_0000, 0x4010_0000],
@@ -536,10 +505,22 @@ mod tests {
         }
         let d = |x: f64| x.to_bits();
         let cases64: [(&str, Vec<u64>, u64); 3] = [
-            ("00 00 00 00 00 00 00 64 f8 00 00 00 03 1a 03 a8 00 00 38 80 00 00 00 00 10 00 64 00", vec![100, 7, 100 + (1 << 20)], TERMINATOR_I64),
-            ("3f f8 00 00 00 00 00 00 40 03 df fe a0 41 ef ff 50 40 db ff a0 c1 bf ff 00", vec![d(1.5), d(2.25), d(1.5), d(-0.0)], TERMINATOR_F64),
+            (
+                "00 00 00 00 00 00 00 64 f8 00 00 00 03 1a 03 a8 00 00 38 80 00 00 00 00 10 00 64 00",
+                vec![100, 7, 100 + (1 << 20)],
+                TERMINATOR_I64,
+            ),
+            (
+                "3f f8 00 00 00 00 00 00 40 03 df fe a0 41 ef ff 50 40 db ff a0 c1 bf ff 00",
+                vec![d(1.5), d(2.25), d(1.5), d(-0.0)],
+                TERMINATOR_F64,
+            ),
             // A TIMESTAMP series (the INT64 coder).
-            ("00 00 00 00 00 00 00 01 f8 00 00 00 00 1e 20 00 00 00 00 00 00 00 80", vec![1, 2], TERMINATOR_I64),
+            (
+                "00 00 00 00 00 00 00 01 f8 00 00 00 00 1e 20 00 00 00 00 00 00 00 80",
+                vec![1, 2],
+                TERMINATOR_I64,
+            ),
         ];
         for (hex, v, t) in cases64 {
             let p = unhex(hex);

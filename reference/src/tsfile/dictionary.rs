@@ -74,11 +74,7 @@ pub fn decode_parts(page: &[u8], max_values: usize) -> Result<Parts, DecodeError
 pub fn decode(page: &[u8], max_values: usize) -> Result<Decoded<Vec<u8>>, DecodeError> {
     let p = decode_parts(page, max_values)?;
     Ok(Decoded {
-        values: p
-            .indices
-            .iter()
-            .map(|&i| p.dictionary[i as usize].clone())
-            .collect(),
+        values: p.indices.iter().map(|&i| p.dictionary[i as usize].clone()).collect(),
         consumed: p.consumed,
     })
 }
@@ -157,11 +153,7 @@ mod tests {
 
     #[test]
     fn every_error_variant() {
-        let tr = |field, offset| DecodeError::Truncated {
-            field,
-            offset,
-            bit: 0,
-        };
+        let tr = |field, offset| DecodeError::Truncated { field, offset, bit: 0 };
         assert_eq!(decode(&[], 9), Err(tr(Field::DictSize, 0)));
         let bad_size = |count| DecodeError::BadCount {
             field: Field::DictSize,
@@ -207,10 +199,7 @@ mod tests {
                 offset: 5
             })
         );
-        assert_eq!(
-            decode(&page, 1),
-            Err(DecodeError::TooManyValues { max: 1, offset: 7 })
-        );
+        assert_eq!(decode(&page, 1), Err(DecodeError::TooManyValues { max: 1, offset: 7 }));
     }
 
     #[test]

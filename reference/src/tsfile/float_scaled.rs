@@ -168,11 +168,7 @@ fn check_count(h: &Header<'_>, decoded: usize) -> Result<(), DecodeError> {
 }
 
 /// Decode a FLOAT page.
-pub fn decode_f32(
-    page: &[u8],
-    inner: Inner,
-    max_values: usize,
-) -> Result<Decoded<f32>, DecodeError> {
+pub fn decode_f32(page: &[u8], inner: Inner, max_values: usize) -> Result<Decoded<f32>, DecodeError> {
     let h = read_header(page, max_values)?;
     let body = &page[h.len..];
     let ints = match inner {
@@ -198,11 +194,7 @@ pub fn decode_f32(
 }
 
 /// Decode a DOUBLE page.
-pub fn decode_f64(
-    page: &[u8],
-    inner: Inner,
-    max_values: usize,
-) -> Result<Decoded<f64>, DecodeError> {
+pub fn decode_f64(page: &[u8], inner: Inner, max_values: usize) -> Result<Decoded<f64>, DecodeError> {
     let h = read_header(page, max_values)?;
     let body = &page[h.len..];
     let ints = match inner {
@@ -288,10 +280,7 @@ fn header(forms: &[Form], max_point_number: u32) -> Vec<u8> {
     }
     if forms.iter().any(|&f| f != Form::Scaled) {
         let any_raw = forms.contains(&Form::Raw);
-        write_uvarint(
-            &mut out,
-            if any_raw { MARK_RAW } else { MARK_ROUNDED } as u64,
-        );
+        write_uvarint(&mut out, if any_raw { MARK_RAW } else { MARK_ROUNDED } as u64);
         write_uvarint(&mut out, forms.len() as u64);
         let n = forms.len() / 8 + 1;
         let bitmap = |want: Form| {
@@ -315,10 +304,7 @@ fn header(forms: &[Form], max_point_number: u32) -> Vec<u8> {
 /// Encode FLOAT values as the Java writer does (TS_2DIFF blocks of 128
 /// deltas, RLE with Java's run plan).
 pub fn encode_f32(values: &[f32], inner: Inner, max_point_number: u32) -> Vec<u8> {
-    let stored: Vec<(Form, i32)> = values
-        .iter()
-        .map(|&v| store_f32(v, max_point_number))
-        .collect();
+    let stored: Vec<(Form, i32)> = values.iter().map(|&v| store_f32(v, max_point_number)).collect();
     let forms: Vec<Form> = stored.iter().map(|s| s.0).collect();
     let ints: Vec<i32> = stored.iter().map(|s| s.1).collect();
     let mut out = header(&forms, max_point_number);
@@ -333,10 +319,7 @@ pub fn encode_f32(values: &[f32], inner: Inner, max_point_number: u32) -> Vec<u8
 
 /// Encode DOUBLE values as the Java writer does.
 pub fn encode_f64(values: &[f64], inner: Inner, max_point_number: u32) -> Vec<u8> {
-    let stored: Vec<(Form, i64)> = values
-        .iter()
-        .map(|&v| store_f64(v, max_point_number))
-        .collect();
+    let stored: Vec<(Form, i64)> = values.iter().map(|&v| store_f64(v, max_point_number)).collect();
     let forms: Vec<Form> = stored.iter().map(|s| s.0).collect();
     let ints: Vec<i64> = stored.iter().map(|s| s.1).collect();
     let mut out = header(&forms, max_point_number);
@@ -388,10 +371,7 @@ mod tests {
         // maxPointNumber 0: a leading 00, values rounded to integers.
         let page = encode_f64(&[2.5, -2.5], Inner::Ts2Diff, 0);
         insta::assert_snapshot!(hex(&page), @"00 00 00 00 01 00 00 00 00 ff ff ff ff ff ff ff fb 00 00 00 00 00 00 00 03");
-        assert_eq!(
-            decode_f64(&page, Inner::Ts2Diff, 2).unwrap().values,
-            vec![3.0, -2.0]
-        );
+        assert_eq!(decode_f64(&page, Inner::Ts2Diff, 2).unwrap().values, vec![3.0, -2.0]);
     }
 
     #[test]
@@ -400,29 +380,17 @@ mod tests {
         // marks value 0 only (LSB-first): 01.
         let page = encode_f32(&[1.0, 3.0e7], Inner::Ts2Diff, 2);
         insta::assert_snapshot!(hex(&page), @"ff ff ff ff 07 02 01 02 00 00 00 01 00 00 00 00 01 c9 c3 1c 00 00 00 64");
-        assert_eq!(
-            decode_f32(&page, Inner::Ts2Diff, 2).unwrap().values,
-            vec![1.0, 3.0e7]
-        );
+        assert_eq!(decode_f32(&page, Inner::Ts2Diff, 2).unwrap().values, vec![1.0, 3.0e7]);
         // NaN (any payload) and infinity are raw bits, 0.5 scaled: raw
         // bitmap 03, scaled bitmap 04.
         let v = [f32::from_bits(0x7FC0_0001), f32::NEG_INFINITY, 0.5];
         let page = encode_f32(&v, Inner::Ts2Diff, 2);
-        assert_eq!(
-            &page[..9],
-            &[0xfe, 0xff, 0xff, 0xff, 0x07, 3, 0x04, 0x03, 2]
-        );
+        assert_eq!(&page[..9], &[0xfe, 0xff, 0xff, 0xff, 0x07, 3, 0x04, 0x03, 2]);
         let d = decode_f32(&page, Inner::Ts2Diff, 3).unwrap();
-        assert_eq!(
-            bits32(&d.values),
-            vec![0x7FC0_0000, 0xFF80_0000, 0x3F00_0000]
-        );
+        assert_eq!(bits32(&d.values), vec![0x7FC0_0000, 0xFF80_0000, 0x3F00_0000]);
         // Nine values: bitmaps of 9 / 8 + 1 = 2 bytes; eight: also 2.
         let page = encode_f64(&[f64::INFINITY; 8], Inner::Ts2Diff, 2);
-        assert_eq!(
-            &page[..10],
-            &[0xfe, 0xff, 0xff, 0xff, 0x07, 8, 0, 0, 0xff, 0]
-        );
+        assert_eq!(&page[..10], &[0xfe, 0xff, 0xff, 0xff, 0x07, 8, 0, 0, 0xff, 0]);
         assert_eq!(page[10], 2);
         assert_eq!(
             decode_f64(&page, Inner::Ts2Diff, 8).unwrap().values,
@@ -439,22 +407,10 @@ mod tests {
         assert_eq!(store_f32(-0.0, 2), (Form::Scaled, 0));
         assert_eq!(store_f32(f32::NAN, 0), (Form::Raw, 0x7FC0_0000));
         assert_eq!(store_f32(1.005, 2), (Form::Scaled, 100)); // 1.00499999523...
-        assert_eq!(
-            store_f64(9.3e18, 0),
-            (Form::Raw, 9.3e18f64.to_bits() as i64)
-        );
-        assert_eq!(
-            store_f64(9.2e18, 0),
-            (Form::Scaled, 9_200_000_000_000_000_000)
-        );
-        assert_eq!(
-            store_f64(9.2e18, 2),
-            (Form::Rounded, 9_200_000_000_000_000_000)
-        );
-        assert_eq!(
-            store_f64(9_223_372_036_854_775_808.0, 0),
-            (Form::Scaled, i64::MAX)
-        );
+        assert_eq!(store_f64(9.3e18, 0), (Form::Raw, 9.3e18f64.to_bits() as i64));
+        assert_eq!(store_f64(9.2e18, 0), (Form::Scaled, 9_200_000_000_000_000_000));
+        assert_eq!(store_f64(9.2e18, 2), (Form::Rounded, 9_200_000_000_000_000_000));
+        assert_eq!(store_f64(9_223_372_036_854_775_808.0, 0), (Form::Scaled, i64::MAX));
         assert_eq!(store_f64(f64::MIN_POSITIVE, 2), (Form::Scaled, 0));
         assert_eq!(
             store_f64(f64::from_bits(0xFFF0_0000_0000_0001), 2),
@@ -540,29 +496,19 @@ mod tests {
         // one group of eight 4-bit values: ff 00 00 00.
         let page = encode_f32(&[1.5, 1.5], Inner::Rle, 1);
         insta::assert_snapshot!(hex(&page), @"01 07 04 03 02 ff 00 00 00");
-        assert_eq!(
-            decode_f32(&page, Inner::Rle, 2).unwrap().values,
-            vec![1.5, 1.5]
-        );
+        assert_eq!(decode_f32(&page, Inner::Rle, 2).unwrap().values, vec![1.5, 1.5]);
     }
 
     #[test]
     fn every_error_variant() {
-        let tr = |field, offset| DecodeError::Truncated {
-            field,
-            offset,
-            bit: 0,
-        };
+        let tr = |field, offset| DecodeError::Truncated { field, offset, bit: 0 };
         let d32 = |p: &[u8], max| decode_f32(p, Inner::Ts2Diff, max);
         assert_eq!(d32(&[0x80], 9), Err(tr(Field::FloatHeader, 0)));
         assert_eq!(
             d32(&[0xff, 0xff, 0xff, 0xff, 0xff, 0], 9),
             Err(DecodeError::BadVarint { offset: 0 })
         );
-        assert_eq!(
-            d32(&[0xff, 0xff, 0xff, 0xff, 0x07], 9),
-            Err(tr(Field::FloatCount, 5))
-        );
+        assert_eq!(d32(&[0xff, 0xff, 0xff, 0xff, 0x07], 9), Err(tr(Field::FloatCount, 5)));
         assert_eq!(
             d32(&[0xff, 0xff, 0xff, 0xff, 0x07, 0, 0], 9),
             Err(DecodeError::BadCount {
@@ -590,10 +536,7 @@ mod tests {
         // The inner stream's errors are at page offsets.
         assert_eq!(d32(&[2, 0, 0], 9), Err(tr(Field::WriteIndex, 1)));
         let page = encode_f32(&[1.0, 2.0, 3.0], Inner::Ts2Diff, 2);
-        assert_eq!(
-            d32(&page, 2),
-            Err(DecodeError::TooManyValues { max: 2, offset: 1 })
-        );
+        assert_eq!(d32(&page, 2), Err(DecodeError::TooManyValues { max: 2, offset: 1 }));
         let mut bad = page.clone();
         bad[8] = 40;
         assert_eq!(
@@ -658,17 +601,23 @@ mod tests {
         // TS_2DIFF FLOAT / DOUBLE pages written by PyPI tsfile 2.5.0 (its
         // default maxPointNumber 2): all three forms.
         let f32_cases: [(&str, &[f32]); 3] = [
-            ("02 00 00 00 02 00 00 00 09 ff ff ff 1e 00 00 00 96 96 80 00", &[1.5, 2.25, -0.01]),
-            ("ff ff ff ff 07 02 01 02 00 00 00 01 00 00 00 00 01 c9 c3 1c 00 00 00 64", &[1.0, 3.0e7]),
-            ("fe ff ff ff 07 03 06 01 02 00 00 00 02 00 00 00 1f 80 9e 4d b6 7f 61 b1 e6 00 00 00 01 fd 86 ce a0", &[3.0e38, -1.0, 2.5]),
+            (
+                "02 00 00 00 02 00 00 00 09 ff ff ff 1e 00 00 00 96 96 80 00",
+                &[1.5, 2.25, -0.01],
+            ),
+            (
+                "ff ff ff ff 07 02 01 02 00 00 00 01 00 00 00 00 01 c9 c3 1c 00 00 00 64",
+                &[1.0, 3.0e7],
+            ),
+            (
+                "fe ff ff ff 07 03 06 01 02 00 00 00 02 00 00 00 1f 80 9e 4d b6 7f 61 b1 e6 00 00 00 01 fd 86 ce a0",
+                &[3.0e38, -1.0, 2.5],
+            ),
         ];
         for (hex, v) in f32_cases {
             let p = unhex(hex);
             assert_eq!(encode_f32(v, Inner::Ts2Diff, 2), p, "{hex}");
-            assert_eq!(
-                bits32(&decode_f32(&p, Inner::Ts2Diff, 9).unwrap().values),
-                bits32(v)
-            );
+            assert_eq!(bits32(&decode_f32(&p, Inner::Ts2Diff, 9).unwrap().values), bits32(v));
         }
         // (0.125 is scaled to 12.5, rounded up to 13: it reads back as 0.13.)
         let f64_cases: [(&str, &[f64], &[f64]); 2] = [
@@ -686,10 +635,7 @@ mod tests {
         for (hex, v, back) in f64_cases {
             let p = unhex(hex);
             assert_eq!(encode_f64(v, Inner::Ts2Diff, 2), p, "{hex}");
-            assert_eq!(
-                bits64(&decode_f64(&p, Inner::Ts2Diff, 9).unwrap().values),
-                bits64(back)
-            );
+            assert_eq!(bits64(&decode_f64(&p, Inner::Ts2Diff, 9).unwrap().values), bits64(back));
         }
     }
 

@@ -23,12 +23,7 @@ pub enum Stop {
 }
 
 /// Decode 32-bit patterns (INT32, FLOAT).
-pub fn decode32(
-    page: &[u8],
-    terminator: u32,
-    stop: Stop,
-    max_values: usize,
-) -> Result<Decoded<u32>, DecodeError> {
+pub fn decode32(page: &[u8], terminator: u32, stop: Stop, max_values: usize) -> Result<Decoded<u32>, DecodeError> {
     let (d, _) = decode(page, 32, terminator as u64, stop, max_values)?;
     Ok(Decoded {
         values: d.values.into_iter().map(|v| v as u32).collect(),
@@ -37,12 +32,7 @@ pub fn decode32(
 }
 
 /// Decode 64-bit patterns (INT64, DOUBLE).
-pub fn decode64(
-    page: &[u8],
-    terminator: u64,
-    stop: Stop,
-    max_values: usize,
-) -> Result<Decoded<u64>, DecodeError> {
+pub fn decode64(page: &[u8], terminator: u64, stop: Stop, max_values: usize) -> Result<Decoded<u64>, DecodeError> {
     decode(page, 64, terminator, stop, max_values).map(|(d, _)| d)
 }
 
@@ -67,13 +57,7 @@ pub(crate) fn decode(
             });
         }
         if n == 0 {
-            return Ok((
-                Decoded {
-                    values,
-                    consumed: 0,
-                },
-                0,
-            ));
+            return Ok((Decoded { values, consumed: 0 }, 0));
         }
     }
     let mut prev = r.bits(width).ok_or(r.truncated(Field::GorillaFirst, 0))?;
@@ -115,15 +99,11 @@ pub(crate) fn decode(
         }
         // The next value.
         value_start = r.pos;
-        let c1 = r
-            .bit()
-            .ok_or(r.truncated(Field::GorillaControl, value_start))?;
+        let c1 = r.bit().ok_or(r.truncated(Field::GorillaControl, value_start))?;
         if !c1 {
             continue;
         }
-        let c2 = r
-            .bit()
-            .ok_or(r.truncated(Field::GorillaControl, value_start))?;
+        let c2 = r.bit().ok_or(r.truncated(Field::GorillaControl, value_start))?;
         let (lz, tz) = if !c2 {
             window.ok_or(DecodeError::NoWindow {
                 offset: value_start / 8,
@@ -131,14 +111,9 @@ pub(crate) fn decode(
             })?
         } else {
             let at = r.pos;
-            let lz = r
-                .bits(field_bits)
-                .ok_or(r.truncated(Field::GorillaLeading, at))? as u32;
+            let lz = r.bits(field_bits).ok_or(r.truncated(Field::GorillaLeading, at))? as u32;
             let at = r.pos;
-            let sig = r
-                .bits(field_bits)
-                .ok_or(r.truncated(Field::GorillaLength, at))? as u32
-                + 1;
+            let sig = r.bits(field_bits).ok_or(r.truncated(Field::GorillaLength, at))? as u32 + 1;
             if lz + sig > width {
                 return Err(DecodeError::BadWindow {
                     leading: lz,
@@ -271,10 +246,7 @@ mod tests {
         assert_eq!(d(&[0, 0, 0, 1, 0x03]), t(Field::GorillaLeading, 5, 0));
         assert_eq!(d(&[0, 0, 0, 1, 0x7e]), t(Field::GorillaLength, 5, 0));
         assert_eq!(d(&[0, 0, 0, 1, 0x60, 0xf8]), t(Field::GorillaBits, 5, 5));
-        assert_eq!(
-            d(&[0, 0, 0, 1, 0x40]),
-            Err(DecodeError::NoWindow { offset: 4, bit: 1 })
-        );
+        assert_eq!(d(&[0, 0, 0, 1, 0x40]), Err(DecodeError::NoWindow { offset: 4, bit: 1 }));
         // lz 31, sig 2.
         assert_eq!(
             d(&[0, 0, 0, 1, 0x7f, 0x08, 0]),

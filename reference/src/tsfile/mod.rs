@@ -136,20 +136,12 @@ pub enum Field {
 pub enum DecodeError {
     /// `field`, starting at byte `offset` (bit `bit`, 0 = MSB), runs past the
     /// end of its input (the page, or the RLE package that holds it).
-    Truncated {
-        field: Field,
-        offset: usize,
-        bit: u8,
-    },
+    Truncated { field: Field, offset: usize, bit: u8 },
     /// A bit width above what the type allows (`max`).
     BadBitWidth { width: i64, max: u32, offset: usize },
     /// A count or length that cannot be right: negative, zero where the
     /// format forbids it, above the format's cap, or longer than its input.
-    BadCount {
-        field: Field,
-        count: i64,
-        offset: usize,
-    },
+    BadCount { field: Field, count: i64, offset: usize },
     /// A varint longer than its type allows, or with bits beyond it.
     BadVarint { offset: usize },
     /// GORILLA: a window reuse (`1 0`) before any window was set.
@@ -182,7 +174,12 @@ impl fmt::Display for DecodeError {
             DecodeError::NoWindow { offset, bit } => {
                 write!(f, "window reuse before any window at byte {offset} bit {bit}")
             }
-            DecodeError::BadWindow { leading, significant, offset, bit } => write!(
+            DecodeError::BadWindow {
+                leading,
+                significant,
+                offset,
+                bit,
+            } => write!(
                 f,
                 "window of {leading} leading zeros and {significant} significant bits at byte {offset} bit {bit}"
             ),
@@ -213,18 +210,12 @@ impl DecodeError {
                 max,
                 offset: offset + by,
             },
-            BadCount {
-                field,
-                count,
-                offset,
-            } => BadCount {
+            BadCount { field, count, offset } => BadCount {
                 field,
                 count,
                 offset: offset + by,
             },
-            BadVarint { offset } => BadVarint {
-                offset: offset + by,
-            },
+            BadVarint { offset } => BadVarint { offset: offset + by },
             NoWindow { offset, bit } => NoWindow {
                 offset: offset + by,
                 bit,

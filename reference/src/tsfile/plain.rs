@@ -66,11 +66,7 @@ pub fn decode_i64(page: &[u8], max_values: usize) -> Result<Decoded<i64>, Decode
 pub fn decode_f32(page: &[u8], max_values: usize) -> Result<Decoded<f32>, DecodeError> {
     let d = decode_be(page, 4, max_values)?;
     Ok(Decoded {
-        values: d
-            .values
-            .into_iter()
-            .map(|v| f32::from_bits(v as u32))
-            .collect(),
+        values: d.values.into_iter().map(|v| f32::from_bits(v as u32)).collect(),
         consumed: d.consumed,
     })
 }
@@ -132,17 +128,11 @@ pub fn encode_i64(values: &[i64]) -> Vec<u8> {
 }
 
 pub fn encode_f32(values: &[f32]) -> Vec<u8> {
-    values
-        .iter()
-        .flat_map(|v| v.to_bits().to_be_bytes())
-        .collect()
+    values.iter().flat_map(|v| v.to_bits().to_be_bytes()).collect()
 }
 
 pub fn encode_f64(values: &[f64]) -> Vec<u8> {
-    values
-        .iter()
-        .flat_map(|v| v.to_bits().to_be_bytes())
-        .collect()
+    values.iter().flat_map(|v| v.to_bits().to_be_bytes()).collect()
 }
 
 pub fn encode_binary(values: &[Vec<u8>]) -> Vec<u8> {
@@ -168,20 +158,14 @@ mod tests {
         insta::assert_snapshot!(hex(&encode_f32(&[1.0])), @"3f 80 00 00");
         insta::assert_snapshot!(hex(&encode_binary(&[b"ab".to_vec(), vec![]])), @"04 61 62 00");
         assert_eq!(
-            decode_i32(&encode_i32(&[0, -1, 1, 64, i32::MIN]), 9)
-                .unwrap()
-                .values,
+            decode_i32(&encode_i32(&[0, -1, 1, 64, i32::MIN]), 9).unwrap().values,
             vec![0, -1, 1, 64, i32::MIN]
         );
     }
 
     #[test]
     fn every_error_variant() {
-        let tr = |field, offset| DecodeError::Truncated {
-            field,
-            offset,
-            bit: 0,
-        };
+        let tr = |field, offset| DecodeError::Truncated { field, offset, bit: 0 };
         assert_eq!(decode_i64(&[0; 12], 9).unwrap_err(), tr(Field::Value, 8));
         assert_eq!(decode_f32(&[0; 5], 9).unwrap_err(), tr(Field::Value, 4));
         assert_eq!(
@@ -209,10 +193,7 @@ mod tests {
                 offset: 0
             })
         );
-        assert_eq!(
-            decode_binary(&[0, 6, 1, 2], 9).unwrap_err(),
-            tr(Field::Bytes, 2)
-        );
+        assert_eq!(decode_binary(&[0, 6, 1, 2], 9).unwrap_err(), tr(Field::Bytes, 2));
     }
 
     proptest! {

@@ -46,9 +46,7 @@ impl Sum {
     fn add(self, prev: u64, word: u64, width: u32) -> u64 {
         match self {
             Sum::Int => prev.wrapping_add(word) & mask(width),
-            Sum::F32 => {
-                (f32::from_bits(prev as u32) + f32::from_bits(word as u32)).to_bits() as u64
-            }
+            Sum::F32 => (f32::from_bits(prev as u32) + f32::from_bits(word as u32)).to_bits() as u64,
             Sum::F64 => (f64::from_bits(prev) + f64::from_bits(word)).to_bits(),
         }
     }
@@ -65,32 +63,20 @@ pub enum Flavour {
 }
 
 /// Decode a whole FLOAT page of the given flavour.
-pub fn decode_f32(
-    page: &[u8],
-    flavour: Flavour,
-    max_values: usize,
-) -> Result<Decoded<f32>, DecodeError> {
+pub fn decode_f32(page: &[u8], flavour: Flavour, max_values: usize) -> Result<Decoded<f32>, DecodeError> {
     let sum = match flavour {
         Flavour::JavaFloatDiffs => Sum::F32,
         Flavour::CppBits => Sum::Int,
     };
     let d = decode(page, 32, sum, max_values)?;
     Ok(Decoded {
-        values: d
-            .values
-            .into_iter()
-            .map(|v| f32::from_bits(v as u32))
-            .collect(),
+        values: d.values.into_iter().map(|v| f32::from_bits(v as u32)).collect(),
         consumed: d.consumed,
     })
 }
 
 /// Decode a whole DOUBLE page of the given flavour.
-pub fn decode_f64(
-    page: &[u8],
-    flavour: Flavour,
-    max_values: usize,
-) -> Result<Decoded<f64>, DecodeError> {
+pub fn decode_f64(page: &[u8], flavour: Flavour, max_values: usize) -> Result<Decoded<f64>, DecodeError> {
     let sum = match flavour {
         Flavour::JavaFloatDiffs => Sum::F64,
         Flavour::CppBits => Sum::Int,
@@ -128,12 +114,7 @@ fn mask(width: u32) -> u64 {
     }
 }
 
-fn decode(
-    page: &[u8],
-    width: u32,
-    sum: Sum,
-    max_values: usize,
-) -> Result<Decoded<u64>, DecodeError> {
+fn decode(page: &[u8], width: u32, sum: Sum, max_values: usize) -> Result<Decoded<u64>, DecodeError> {
     let mut r = Bits::new(page);
     let mut values: Vec<u64> = Vec::new();
     while r.pos / 8 < page.len() {
@@ -156,9 +137,7 @@ fn decode(
         let mut prev = 0u64;
         while filled < count {
             let at = r.pos;
-            let len = r
-                .bits(code_bits(width))
-                .ok_or(r.truncated(Field::RlbeLength, at))? as u32;
+            let len = r.bits(code_bits(width)).ok_or(r.truncated(Field::RlbeLength, at))? as u32;
             if len == 0 || len > width {
                 return Err(DecodeError::BadBitWidth {
                     width: len as i64,
@@ -199,11 +178,7 @@ fn decode(
                     // bit (Java writes it as 0).
                     v |= 1 << (width - 1);
                 }
-                prev = if filled == 0 {
-                    v
-                } else {
-                    sum.add(prev, v, width)
-                };
+                prev = if filled == 0 { v } else { sum.add(prev, v, width) };
                 values.push(prev);
                 filled += 1;
             }
@@ -368,25 +343,14 @@ mod tests {
         let cpp = encode_f32(&v, Flavour::CppBits, TopBit::Cleared);
         insta::assert_snapshot!(hex(&cpp), @"00 00 00 03 7b ff 00 00 01 7e 00 00 04 1b fc 00 00 00");
         assert_eq!(
-            decode_f32(&java, Flavour::JavaFloatDiffs, 3)
-                .unwrap()
-                .values,
+            decode_f32(&java, Flavour::JavaFloatDiffs, 3).unwrap().values,
             v.to_vec()
         );
-        assert_eq!(
-            decode_f32(&cpp, Flavour::CppBits, 3).unwrap().values,
-            v.to_vec()
-        );
+        assert_eq!(decode_f32(&cpp, Flavour::CppBits, 3).unwrap().values, v.to_vec());
         // Read with the other flavour, each is wrong: nothing in the page
         // tells them apart.
-        assert_ne!(
-            decode_f32(&java, Flavour::CppBits, 3).unwrap().values,
-            v.to_vec()
-        );
-        assert_ne!(
-            decode_f32(&cpp, Flavour::JavaFloatDiffs, 3).unwrap().values,
-            v.to_vec()
-        );
+        assert_ne!(decode_f32(&java, Flavour::CppBits, 3).unwrap().values, v.to_vec());
+        assert_ne!(decode_f32(&cpp, Flavour::JavaFloatDiffs, 3).unwrap().values, v.to_vec());
     }
 
     #[test]
@@ -419,12 +383,7 @@ mod tests {
             f64::MAX,
             f64::from_bits(0xFFF0_0000_0000_0001),
         ];
-        let got = decode_f64(
-            &encode_f64(&v, Flavour::CppBits, TopBit::Set),
-            Flavour::CppBits,
-            6,
-        )
-        .unwrap();
+        let got = decode_f64(&encode_f64(&v, Flavour::CppBits, TopBit::Set), Flavour::CppBits, 6).unwrap();
         assert_eq!(
             got.values.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
             v.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
@@ -467,10 +426,7 @@ mod tests {
         assert_eq!(decode_i64(&page, v64.len()).unwrap().values, v64);
         let ext = [i64::MIN, i64::MAX, -1, 0, 1, i64::MIN];
         for top in [TopBit::Cleared, TopBit::Set] {
-            assert_eq!(
-                decode_i64(&encode_i64(&ext, top), 6).unwrap().values,
-                ext.to_vec()
-            );
+            assert_eq!(decode_i64(&encode_i64(&ext, top), 6).unwrap().values, ext.to_vec());
         }
         assert!(encode_i32(&[], TopBit::Cleared).is_empty());
     }
@@ -482,10 +438,7 @@ mod tests {
         assert_eq!(decode_i32(&page[..3], 9), Err(tr(Field::RlbeCount, 0, 0)));
         assert_eq!(decode_i32(&page[..4], 9), Err(tr(Field::RlbeLength, 4, 0)));
         // 0f a0: 000011 | 11 | 101 | 00000 ... run "11" starts at bit 38.
-        assert_eq!(
-            decode_i32(&[0, 0, 0, 4, 0x0c], 9),
-            Err(tr(Field::RlbeRun, 4, 6))
-        );
+        assert_eq!(decode_i32(&[0, 0, 0, 4, 0x0c], 9), Err(tr(Field::RlbeRun, 4, 6)));
         assert_eq!(decode_i32(&page[..5], 9), Err(tr(Field::RlbeValue, 5, 0)));
         assert_eq!(decode_i32(&page[..8], 9), Err(tr(Field::RlbeValue, 7, 6)));
         assert_eq!(
@@ -576,23 +529,11 @@ mod tests {
         assert_eq!(encode_i64(&[1, 2], TopBit::Cleared), p);
         assert_eq!(decode_i64(&p, 2).unwrap().values, vec![1, 2]);
         let p = unhex("00 00 00 03 7b ff 00 00 01 7e 00 00 04 1b fc 00 00 00");
-        assert_eq!(
-            encode_f32(&[1.5, 2.0, 1.0], Flavour::CppBits, TopBit::Cleared),
-            p
-        );
-        assert_eq!(
-            decode_f32(&p, Flavour::CppBits, 3).unwrap().values,
-            vec![1.5, 2.0, 1.0]
-        );
+        assert_eq!(encode_f32(&[1.5, 2.0, 1.0], Flavour::CppBits, TopBit::Cleared), p);
+        assert_eq!(decode_f32(&p, Flavour::CppBits, 3).unwrap().values, vec![1.5, 2.0, 1.0]);
         let p = unhex("00 00 00 03 7d ff f0 00 00 00 00 00 00 d3 80 00 00 00 00 00 08 1b ff 80 00 00 00 00 00 00");
-        assert_eq!(
-            encode_f64(&[1.5, 2.0, 1.0], Flavour::CppBits, TopBit::Cleared),
-            p
-        );
-        assert_eq!(
-            decode_f64(&p, Flavour::CppBits, 3).unwrap().values,
-            vec![1.5, 2.0, 1.0]
-        );
+        assert_eq!(encode_f64(&[1.5, 2.0, 1.0], Flavour::CppBits, TopBit::Cleared), p);
+        assert_eq!(decode_f64(&p, Flavour::CppBits, 3).unwrap().values, vec![1.5, 2.0, 1.0]);
     }
 
     proptest! {

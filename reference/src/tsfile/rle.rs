@@ -164,12 +164,7 @@ fn decode(page: &[u8], kind: Kind, max_values: usize) -> Result<Decoded<u64>, De
 /// The bit width a writer picks: `max(1, widest value)`, where a negative
 /// INT32 takes 32 and a negative INT64 64 bits.
 pub fn bit_width_of(values: &[u64]) -> u32 {
-    values
-        .iter()
-        .map(|v| 64 - v.leading_zeros())
-        .max()
-        .unwrap_or(0)
-        .max(1)
+    values.iter().map(|v| 64 - v.leading_zeros()).max().unwrap_or(0).max(1)
 }
 
 /// One package with the given bit width and runs. `big_endian_values`: RLE
@@ -238,10 +233,7 @@ pub fn plan_java(values: &[u64]) -> Vec<Run> {
 
 /// Bit-packed runs only, as the C++ writer does.
 pub fn plan_packed(values: &[u64]) -> Vec<Run> {
-    values
-        .chunks(63 * 8)
-        .map(|c| Run::Packed(c.to_vec()))
-        .collect()
+    values.chunks(63 * 8).map(|c| Run::Packed(c.to_vec())).collect()
 }
 
 fn flush_packed(runs: &mut Vec<Run>, pending: &mut Vec<u64>) {
@@ -272,11 +264,7 @@ fn encode(v: &[u64], java_runs: bool, big_endian: bool) -> Vec<u8> {
     if v.is_empty() {
         return Vec::new();
     }
-    let runs = if java_runs {
-        plan_java(v)
-    } else {
-        plan_packed(v)
-    };
+    let runs = if java_runs { plan_java(v) } else { plan_packed(v) };
     encode_package(bit_width_of(v), &runs, big_endian)
 }
 
@@ -292,10 +280,7 @@ mod tests {
         // The official C++ writer's bytes for INT32 0, -1, -2, -3, -4.
         let page = encode_i32(&[0, -1, -2, -3, -4], false);
         insta::assert_snapshot!(hex(&page), @"23 20 03 05 00 00 00 00 ff ff ff ff ff ff ff fe ff ff ff fd ff ff ff fc 00 00 00 00 00 00 00 00 00 00 00 00");
-        assert_eq!(
-            decode_i32(&page, 5).unwrap().values,
-            vec![0, -1, -2, -3, -4]
-        );
+        assert_eq!(decode_i32(&page, 5).unwrap().values, vec![0, -1, -2, -3, -4]);
     }
 
     #[test]
@@ -324,13 +309,7 @@ mod tests {
 
     #[test]
     fn every_error_variant() {
-        let t = |field, offset| {
-            Err(DecodeError::Truncated {
-                field,
-                offset,
-                bit: 0,
-            })
-        };
+        let t = |field, offset| Err(DecodeError::Truncated { field, offset, bit: 0 });
         assert_eq!(decode_i32(&[0x80], 9), t(Field::RleLength, 0));
         assert_eq!(
             decode_i32(&[0x05, 1], 9),
@@ -371,10 +350,7 @@ mod tests {
             decode_i32(&[0x03, 8, 0x0a, 1], 4),
             Err(DecodeError::TooManyValues { max: 4, offset: 2 })
         );
-        assert_eq!(
-            decode_i32(&[0x02, 8, 0x03], 9),
-            t(Field::LastBitPackedNum, 3)
-        );
+        assert_eq!(decode_i32(&[0x02, 8, 0x03], 9), t(Field::LastBitPackedNum, 3));
         assert_eq!(
             decode_i32(&[0x03, 8, 0x01, 0], 9),
             Err(DecodeError::BadCount {

@@ -24,11 +24,7 @@ impl Fire32 {
         value.wrapping_add(alpha.wrapping_mul(self.delta) >> 8)
     }
     fn train(&mut self, pre: i32, val: i32, err: i32) {
-        let gradient = if err > 0 {
-            self.delta.wrapping_neg()
-        } else {
-            self.delta
-        };
+        let gradient = if err > 0 { self.delta.wrapping_neg() } else { self.delta };
         self.accumulator = self.accumulator.wrapping_sub(gradient);
         self.delta = val.wrapping_sub(pre);
     }
@@ -49,11 +45,7 @@ impl Fire64 {
         value.wrapping_add(alpha.wrapping_mul(self.delta) >> 16)
     }
     fn train(&mut self, pre: i64, val: i64, err: i64) {
-        let gradient = if err > 0 {
-            self.delta.wrapping_neg()
-        } else {
-            self.delta
-        };
+        let gradient = if err > 0 { self.delta.wrapping_neg() } else { self.delta };
         self.accumulator = (self.accumulator as i64).wrapping_sub(gradient) as i32;
         self.delta = val.wrapping_sub(pre);
     }
@@ -144,11 +136,7 @@ pub fn decode_i64(page: &[u8], max_values: usize) -> Result<Decoded<i64>, Decode
 pub fn decode_f32(page: &[u8], max_values: usize) -> Result<Decoded<f32>, DecodeError> {
     let d = decode(page, Kind::F32, max_values)?;
     Ok(Decoded {
-        values: d
-            .values
-            .into_iter()
-            .map(|v| f32::from_bits(v as u32))
-            .collect(),
+        values: d.values.into_iter().map(|v| f32::from_bits(v as u32)).collect(),
         consumed: d.consumed,
     })
 }
@@ -210,10 +198,7 @@ fn decode_tail(
     let (tail, end) = match kind {
         Kind::I32 | Kind::I64 => {
             // One RLE package.
-            let mut r = Bytes {
-                data: page,
-                pos: at,
-            };
+            let mut r = Bytes { data: page, pos: at };
             let len = r.uvarint32(Field::RleLength)? as usize;
             if len > r.remaining() {
                 return Err(DecodeError::BadCount {
@@ -227,8 +212,7 @@ fn decode_tail(
             // At most `size` + 7 values fit a package that holds `size`.
             let room = size + 8;
             let tail: Vec<u64> = if kind == Kind::I32 {
-                rle::decode_i32(pkg, room)
-                    .map(|d| d.values.into_iter().map(|v| v as u32 as u64).collect())
+                rle::decode_i32(pkg, room).map(|d| d.values.into_iter().map(|v| v as u32 as u64).collect())
             } else {
                 rle::decode_i64(pkg, room).map(|d| d.values.into_iter().map(|v| v as u64).collect())
             }
@@ -246,8 +230,8 @@ fn decode_tail(
             } else {
                 (64, gorilla::TERMINATOR_F64)
             };
-            let (d, end_bit) = gorilla::decode(&page[at..], w, t, Stop::Count(size + 1), size + 1)
-                .map_err(|e| e.shifted(at))?;
+            let (d, end_bit) =
+                gorilla::decode(&page[at..], w, t, Stop::Count(size + 1), size + 1).map_err(|e| e.shifted(at))?;
             let mut tail = d.values;
             if tail.pop() != Some(t) {
                 return Err(wrong_size);
@@ -398,12 +382,7 @@ fn encode(values: &[u64], kind: Kind) -> Vec<u8> {
     for block in values[..full].chunks(BLOCK) {
         let errs = errors(kind, block);
         // At least 1 bit (`getIntMaxBitWidth` starts at 1).
-        let width = errs
-            .iter()
-            .map(|&e| 64 - e.leading_zeros())
-            .max()
-            .unwrap_or(0)
-            .max(1);
+        let width = errs.iter().map(|&e| 64 - e.leading_zeros()).max().unwrap_or(0).max(1);
         out.push(width as u8);
         match kind {
             Kind::I32 => super::write_uvarint(&mut out, block[0]),
@@ -581,17 +560,7 @@ mod tests {
         // beyond what the error map carries — lossy in Java too.
         let v = [1.0f32, -1.0, -1.0, -1.0, -1.0, -1.0, -1.0, -1.0, -1.0];
         assert_ne!(decode_f32(&encode_f32(&v), 9).unwrap().values, v.to_vec());
-        let d = [
-            0.0f64,
-            -0.0,
-            f64::INFINITY,
-            f64::NEG_INFINITY,
-            1.0,
-            1.0,
-            1.0,
-            1.0,
-            1.0,
-        ];
+        let d = [0.0f64, -0.0, f64::INFINITY, f64::NEG_INFINITY, 1.0, 1.0, 1.0, 1.0, 1.0];
         let got = decode_f64(&encode_f64(&d), 9).unwrap().values;
         assert_eq!(got[0].to_bits(), 0);
         // Tails keep every bit, the extremes included.
@@ -611,11 +580,7 @@ mod tests {
 
     #[test]
     fn float_tail_errors() {
-        let tr = |field, offset| DecodeError::Truncated {
-            field,
-            offset,
-            bit: 0,
-        };
+        let tr = |field, offset| DecodeError::Truncated { field, offset, bit: 0 };
         // 81 40 20 00 00 c4 8f f8 (see the known answer).
         let page = encode_f32(&[2.5]);
         assert_eq!(decode_f32(&page[..3], 9), Err(tr(Field::GorillaFirst, 1)));
@@ -653,19 +618,12 @@ mod tests {
             })
         );
         assert_eq!(decode_f64(&[1, 0, 0], 9), Err(tr(Field::SprintzFirst, 1)));
-        assert_eq!(
-            decode_f32(&[1, 0, 0, 0, 0], 9),
-            Err(tr(Field::SprintzPacked, 5))
-        );
+        assert_eq!(decode_f32(&[1, 0, 0, 0, 0], 9), Err(tr(Field::SprintzPacked, 5)));
     }
 
     #[test]
     fn every_error_variant() {
-        let tr = |field, offset| DecodeError::Truncated {
-            field,
-            offset,
-            bit: 0,
-        };
+        let tr = |field, offset| DecodeError::Truncated { field, offset, bit: 0 };
         let page = encode_i32(&(1..=10).collect::<Vec<_>>());
         assert_eq!(decode_i32(&[], 0).unwrap().values, Vec::<i32>::new());
         assert_eq!(decode_i32(&page[..1], 20), Err(tr(Field::SprintzFirst, 1)));
@@ -679,10 +637,7 @@ mod tests {
                 offset: 4
             })
         );
-        assert_eq!(
-            decode_i64(&[1, 0, 0, 0], 20),
-            Err(tr(Field::SprintzFirst, 1))
-        );
+        assert_eq!(decode_i64(&[1, 0, 0, 0], 20), Err(tr(Field::SprintzFirst, 1)));
         assert_eq!(
             decode_i32(&[33, 0], 20),
             Err(DecodeError::BadBitWidth {
@@ -775,7 +730,8 @@ mod tests {
         // SPRINTZ pages written by PyPI tsfile 2.5.0 (the ones in the
         // known answers above are byte-identical to what it wrote too).
         let v: Vec<i32> = (0..20).map(|i| i * i - 50).collect();
-        let p = unhex("05 ce ff ff ff 0f 09 52 d8 d7 3d 06 1f 96 9b 71 cf 5d f9 82 0c 09 03 02 89 4d c0 00 00 00 00 00 00");
+        let p =
+            unhex("05 ce ff ff ff 0f 09 52 d8 d7 3d 06 1f 96 9b 71 cf 5d f9 82 0c 09 03 02 89 4d c0 00 00 00 00 00 00");
         assert_eq!(encode_i32(&v), p);
         assert_eq!(decode_i32(&p, 20).unwrap().values, v);
         // NaN first (canonical), eight 1.0 (width 64: the error from NaN's

@@ -138,15 +138,8 @@ fn encode(values: &[u64], width: u32, block: usize, stale_padding: bool) -> Vec<
             .copied()
             .min_by_key(|&d| sign(d, width))
             .unwrap_or(mask(width) >> 1);
-        let packed: Vec<u64> = deltas
-            .iter()
-            .map(|&d| d.wrapping_sub(min) & mask(width))
-            .collect();
-        let bit_width = packed
-            .iter()
-            .map(|&p| 64 - p.leading_zeros())
-            .max()
-            .unwrap_or(0);
+        let packed: Vec<u64> = deltas.iter().map(|&d| d.wrapping_sub(min) & mask(width)).collect();
+        let bit_width = packed.iter().map(|&p| 64 - p.leading_zeros()).max().unwrap_or(0);
         out.extend_from_slice(&(deltas.len() as u32).to_be_bytes());
         out.extend_from_slice(&bit_width.to_be_bytes());
         out.extend_from_slice(&min.to_be_bytes()[8 - word..]);

@@ -91,19 +91,13 @@ fn decode(page: &[u8], width: u32, max_values: usize) -> Result<Decoded<u64>, De
 
 /// Encode INT32 values as the writers do: one group, nothing if empty.
 pub fn encode_i32(values: &[i32]) -> Vec<u8> {
-    let z: Vec<u64> = values
-        .iter()
-        .map(|&v| ((v << 1) ^ (v >> 31)) as u32 as u64)
-        .collect();
+    let z: Vec<u64> = values.iter().map(|&v| ((v << 1) ^ (v >> 31)) as u32 as u64).collect();
     encode(&z)
 }
 
 /// Encode INT64 values as the writers do: one group, nothing if empty.
 pub fn encode_i64(values: &[i64]) -> Vec<u8> {
-    let z: Vec<u64> = values
-        .iter()
-        .map(|&v| ((v << 1) ^ (v >> 63)) as u64)
-        .collect();
+    let z: Vec<u64> = values.iter().map(|&v| ((v << 1) ^ (v >> 63)) as u64).collect();
     encode(&z)
 }
 
@@ -145,10 +139,7 @@ mod tests {
         // i64::MIN → 2^64 - 1: nine ff bytes then 01; i64::MAX → 2^64 - 2.
         let page = encode_i64(&[i64::MIN, i64::MAX, -2]);
         insta::assert_snapshot!(hex(&page), @"15 03 ff ff ff ff ff ff ff ff ff 01 fe ff ff ff ff ff ff ff ff 01 03");
-        assert_eq!(
-            decode_i64(&page, 3).unwrap().values,
-            vec![i64::MIN, i64::MAX, -2]
-        );
+        assert_eq!(decode_i64(&page, 3).unwrap().values, vec![i64::MIN, i64::MAX, -2]);
         assert!(encode_i32(&[]).is_empty());
         assert_eq!(
             decode_i64(&[], 0).unwrap(),
@@ -184,11 +175,7 @@ mod tests {
 
     #[test]
     fn every_error_variant() {
-        let tr = |field, offset| DecodeError::Truncated {
-            field,
-            offset,
-            bit: 0,
-        };
+        let tr = |field, offset| DecodeError::Truncated { field, offset, bit: 0 };
         assert_eq!(decode_i32(&[0x80], 9), Err(tr(Field::ZigzagLength, 0)));
         assert_eq!(decode_i32(&[1], 9), Err(tr(Field::ZigzagCount, 1)));
         assert_eq!(decode_i32(&[1, 0x81], 9), Err(tr(Field::ZigzagCount, 1)));
@@ -218,10 +205,7 @@ mod tests {
             })
         );
         // A varint running past its group (but not past the page).
-        assert_eq!(
-            decode_i32(&[2, 2, 0, 0x80, 0], 9),
-            Err(tr(Field::ZigzagValue, 3))
-        );
+        assert_eq!(decode_i32(&[2, 2, 0, 0x80, 0], 9), Err(tr(Field::ZigzagValue, 3)));
         // Varints too long for their type.
         assert_eq!(
             decode_i32(&[6, 1, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01], 9),
@@ -234,27 +218,18 @@ mod tests {
         let mut long = vec![10, 1];
         long.extend([0xff; 9]);
         long.push(0x02);
-        assert_eq!(
-            decode_i64(&long, 9),
-            Err(DecodeError::BadVarint { offset: 2 })
-        );
+        assert_eq!(decode_i64(&long, 9), Err(DecodeError::BadVarint { offset: 2 }));
         let mut long = vec![11, 1];
         long.extend([0x80; 10]);
         long.push(0);
-        assert_eq!(
-            decode_i64(&long, 9),
-            Err(DecodeError::BadVarint { offset: 2 })
-        );
+        assert_eq!(decode_i64(&long, 9), Err(DecodeError::BadVarint { offset: 2 }));
         // Second group over the limit.
         let mut page = encode_i32(&[1, 2]);
         let second = page.len();
         page.extend(encode_i32(&[3]));
         assert_eq!(
             decode_i32(&page, 2),
-            Err(DecodeError::TooManyValues {
-                max: 2,
-                offset: second
-            })
+            Err(DecodeError::TooManyValues { max: 2, offset: second })
         );
         assert_eq!(
             decode_i64(&encode_i64(&[5]), 0),
@@ -292,16 +267,10 @@ mod tests {
         // Pages of single-page chunks written with ZIGZAG by PyPI tsfile 2.5.0.
         let p = unhex("0a 05 00 01 02 80 01 ff ff ff ff 0f");
         assert_eq!(encode_i32(&[0, -1, 1, 64, i32::MIN]), p);
-        assert_eq!(
-            decode_i32(&p, 5).unwrap().values,
-            vec![0, -1, 1, 64, i32::MIN]
-        );
+        assert_eq!(decode_i32(&p, 5).unwrap().values, vec![0, -1, 1, 64, i32::MIN]);
         let p = unhex("15 03 ff ff ff ff ff ff ff ff ff 01 fe ff ff ff ff ff ff ff ff 01 03");
         assert_eq!(encode_i64(&[i64::MIN, i64::MAX, -2]), p);
-        assert_eq!(
-            decode_i64(&p, 3).unwrap().values,
-            vec![i64::MIN, i64::MAX, -2]
-        );
+        assert_eq!(decode_i64(&p, 3).unwrap().values, vec![i64::MIN, i64::MAX, -2]);
     }
 
     proptest! {

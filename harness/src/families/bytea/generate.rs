@@ -152,7 +152,11 @@ pub fn generate(category: &str, index: u64, rng: &mut CaseRng) -> Vec<Case<Bytea
             let n = rng.gen_range(1024..256 * 1024);
             let b = random_bytes(rng, n);
             let h = hex_text(rng, &b);
-            vec![case(h.clone()), case(with_whitespace(rng, &h, 0.02)), case(escape_text(rng, &b))]
+            vec![
+                case(h.clone()),
+                case(with_whitespace(rng, &h, 0.02)),
+                case(escape_text(rng, &b)),
+            ]
         }
         "hex-invalid-byte" => {
             let bad = (index % 256) as u8;
@@ -175,7 +179,10 @@ pub fn generate(category: &str, index: u64, rng: &mut CaseRng) -> Vec<Case<Bytea
             let tail = escape_text(rng, &tail);
             (0..40)
                 .map(|n| {
-                    let mut t: Vec<u8> = (0..n).map(|_| rng.gen_range(0x20u8..0x7f)).filter(|&c| c != b'\\').collect();
+                    let mut t: Vec<u8> = (0..n)
+                        .map(|_| rng.gen_range(0x20u8..0x7f))
+                        .filter(|&c| c != b'\\')
+                        .collect();
                     t.push(b'\\');
                     t.push(bad);
                     if rng.gen() {
@@ -249,9 +256,27 @@ pub fn generate(category: &str, index: u64, rng: &mut CaseRng) -> Vec<Case<Bytea
                 b"\\".to_vec(),
                 format!("\\{}", rng.gen_range(0..8)).into_bytes(),
                 format!("\\{}{}", rng.gen_range(0..8), rng.gen_range(0..8)).into_bytes(),
-                format!("\\{}{}{}", rng.gen_range(4..10), rng.gen_range(0..8), rng.gen_range(0..8)).into_bytes(),
-                format!("\\{}{}{}", rng.gen_range(0..4), rng.gen_range(8..10), rng.gen_range(0..8)).into_bytes(),
-                format!("\\{}{}{}", rng.gen_range(0..4), rng.gen_range(0..8), rng.gen_range(8..10)).into_bytes(),
+                format!(
+                    "\\{}{}{}",
+                    rng.gen_range(4..10),
+                    rng.gen_range(0..8),
+                    rng.gen_range(0..8)
+                )
+                .into_bytes(),
+                format!(
+                    "\\{}{}{}",
+                    rng.gen_range(0..4),
+                    rng.gen_range(8..10),
+                    rng.gen_range(0..8)
+                )
+                .into_bytes(),
+                format!(
+                    "\\{}{}{}",
+                    rng.gen_range(0..4),
+                    rng.gen_range(0..8),
+                    rng.gen_range(8..10)
+                )
+                .into_bytes(),
                 vec![b'\\', rng.gen()],
                 b"\\X41".to_vec(),
                 b"\\ x".to_vec(),
@@ -275,7 +300,11 @@ pub fn generate(category: &str, index: u64, rng: &mut CaseRng) -> Vec<Case<Bytea
                 let n = rng.gen_range(0..64);
                 let alphabet: &[u8] = b"0123456789abcdefABCDEFgxX \n\t\r\\\x00\x7f\xff";
                 for _ in 0..n {
-                    t.push(if rng.gen_ratio(1, 4) { rng.gen() } else { *alphabet.choose(rng).expect("non-empty") });
+                    t.push(if rng.gen_ratio(1, 4) {
+                        rng.gen()
+                    } else {
+                        *alphabet.choose(rng).expect("non-empty")
+                    });
                 }
                 case(t)
             })
@@ -285,7 +314,11 @@ pub fn generate(category: &str, index: u64, rng: &mut CaseRng) -> Vec<Case<Bytea
                 .map(|_| {
                     let n = *[0usize, 3, 40, 700, 5000].choose(rng).expect("non-empty");
                     let b = random_bytes(rng, n);
-                    let mut t = if rng.gen() { hex_text(rng, &b) } else { escape_text(rng, &b) };
+                    let mut t = if rng.gen() {
+                        hex_text(rng, &b)
+                    } else {
+                        escape_text(rng, &b)
+                    };
                     if rng.gen_ratio(1, 4) && !t.is_empty() {
                         let p = rng.gen_range(0..t.len());
                         t[p] = b'G';

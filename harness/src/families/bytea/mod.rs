@@ -11,7 +11,9 @@ use crossdec_kernels::bytea as kernel;
 use crossdec_reference::bytea as reference;
 
 use crate::engine::bytes::{self, BytePayload};
-use crate::engine::{canonical_enum, canonical_struct, AllowedDifference, Buffers, Campaign, Canonical, Category, Outcome, Parse, Spec};
+use crate::engine::{
+    canonical_enum, canonical_struct, AllowedDifference, Buffers, Campaign, Canonical, Category, Outcome, Parse, Spec,
+};
 
 pub use generate::{with_whitespace, CATEGORIES};
 
@@ -32,14 +34,24 @@ pub struct ByteaValue {
 /// A rejection in comparable form: kind, byte offset, offending character.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ByteaFault {
-    InvalidHexDigit { offset: usize, character: u8 },
-    OddNumberOfDigits { offset: usize },
-    InvalidEscape { offset: usize },
+    InvalidHexDigit {
+        offset: usize,
+        character: u8,
+    },
+    OddNumberOfDigits {
+        offset: usize,
+    },
+    InvalidEscape {
+        offset: usize,
+    },
     OutputTooSmall,
     /// The server's rejection (peer `postgres-server` only): SQLSTATE and the
     /// character quoted in `invalid hexadecimal digit: "C"` (the whole
     /// character in the server's encoding). The server reports no offset.
-    Server { sqlstate: String, character: Option<Vec<u8>> },
+    Server {
+        sqlstate: String,
+        character: Option<Vec<u8>>,
+    },
     /// The literal cannot be sent to the server at all (it contains NUL or is
     /// not UTF-8, the client encoding), peer `postgres-server` only.
     Unsendable,
@@ -72,10 +84,16 @@ impl From<kernel::DecodeError> for ByteaFault {
     fn from(e: kernel::DecodeError) -> Self {
         use kernel::ErrorKind as K;
         match (e.kind, e.byte) {
-            (K::InvalidHexDigit, Some(character)) => ByteaFault::InvalidHexDigit { offset: e.offset, character },
+            (K::InvalidHexDigit, Some(character)) => ByteaFault::InvalidHexDigit {
+                offset: e.offset,
+                character,
+            },
             // A digit error without its byte would be a kernel bug: keep it
             // visible as a mismatch rather than invent a byte.
-            (K::InvalidHexDigit, None) => ByteaFault::Server { sqlstate: "kernel: digit error without byte".into(), character: None },
+            (K::InvalidHexDigit, None) => ByteaFault::Server {
+                sqlstate: "kernel: digit error without byte".into(),
+                character: None,
+            },
             (K::OddNumberOfDigits, _) => ByteaFault::OddNumberOfDigits { offset: e.offset },
             (K::InvalidEscape, _) => ByteaFault::InvalidEscape { offset: e.offset },
             (K::OutputTooSmall, _) => ByteaFault::OutputTooSmall,
@@ -124,7 +142,10 @@ const SLACK: usize = 67;
 
 /// A kernel pair (hex, escape) behind a caller-owned output buffer: the
 /// adapter every `pg-bytea` kernel runs through.
-pub fn kernel_decoder(hex: kernel::HexFn, escape: kernel::EscapeFn) -> impl FnMut(&ByteaInput, &mut Buffers) -> Outcome<PgBytea> + Send {
+pub fn kernel_decoder(
+    hex: kernel::HexFn,
+    escape: kernel::EscapeFn,
+) -> impl FnMut(&ByteaInput, &mut Buffers) -> Outcome<PgBytea> + Send {
     move |input, buffers| {
         let bound = kernel::decoded_len_bound(&input.text);
         let mut out = buffers.take::<u8>("out", bound + SLACK);
@@ -133,7 +154,12 @@ pub fn kernel_decoder(hex: kernel::HexFn, escape: kernel::EscapeFn) -> impl FnMu
         // partial prefix inside the bound is allowed.
         let written = *result.as_ref().unwrap_or(&bound);
         let bytes = buffers.finish(out, written);
-        result.map(|_| ByteaValue { bytes, consumed: input.text.len() }).map_err(ByteaFault::from)
+        result
+            .map(|_| ByteaValue {
+                bytes,
+                consumed: input.text.len(),
+            })
+            .map_err(ByteaFault::from)
     }
 }
 
@@ -160,15 +186,26 @@ fn kernels() -> Campaign<PgBytea> {
     let scalar_hex = crossdec_kernels::by_name(kernel::HEX_IMPLEMENTATIONS, "bytea/hex-scalar").expect("portable");
     let mut campaign = Campaign::new(PgBytea);
     for k in kernel::HEX_IMPLEMENTATIONS {
-        campaign = campaign.kernel(k.name, k.is_available(), move || kernel_decoder(super::runnable(k), bulk));
+        campaign = campaign.kernel(k.name, k.is_available(), move || {
+            kernel_decoder(super::runnable(k), bulk)
+        });
     }
     for e in kernel::ESCAPE_IMPLEMENTATIONS {
-        campaign = campaign.kernel(e.name, e.is_available(), move || kernel_decoder(scalar_hex, super::runnable(e)));
+        campaign = campaign.kernel(e.name, e.is_available(), move || {
+            kernel_decoder(scalar_hex, super::runnable(e))
+        });
     }
     let (best_hex, best_escape) = (kernel::best_hex(), kernel::best_escape());
-    campaign.kernel("bytea/dispatch", true, move || kernel_decoder(best_hex, best_escape)).kernel_fn("bytea/dispatch-vec", |input: &ByteaInput| {
-        kernel::decode_to_vec(&input.text).map(|bytes| ByteaValue { bytes, consumed: input.text.len() }).map_err(ByteaFault::from)
-    })
+    campaign
+        .kernel("bytea/dispatch", true, move || kernel_decoder(best_hex, best_escape))
+        .kernel_fn("bytea/dispatch-vec", |input: &ByteaInput| {
+            kernel::decode_to_vec(&input.text)
+                .map(|bytes| ByteaValue {
+                    bytes,
+                    consumed: input.text.len(),
+                })
+                .map_err(ByteaFault::from)
+        })
 }
 
 /// The server's differences from the reference, each with its reason.
@@ -184,7 +221,9 @@ fn with_allowed_differences(campaign: Campaign<PgBytea>) -> Campaign<PgBytea> {
                 (Err(e), Err(ByteaFault::Server { sqlstate, character })) => {
                     e.sqlstate() == Some(sqlstate.as_str())
                         && match e {
-                            ByteaFault::InvalidHexDigit { offset, .. } => character.as_deref() == Some(utf8_char_at(&input.text, *offset)),
+                            ByteaFault::InvalidHexDigit { offset, .. } => {
+                                character.as_deref() == Some(utf8_char_at(&input.text, *offset))
+                            }
                             _ => character.is_none(),
                         }
                 }
@@ -197,7 +236,8 @@ fn with_allowed_differences(campaign: Campaign<PgBytea>) -> Campaign<PgBytea> {
             reason: "a literal containing NUL or invalid UTF-8 cannot be sent as text in the UTF-8 client \
                      encoding, so the server never sees it",
             applies: |input, _expected, got| {
-                matches!(got, Err(ByteaFault::Unsendable)) && (input.text.contains(&0) || std::str::from_utf8(&input.text).is_err())
+                matches!(got, Err(ByteaFault::Unsendable))
+                    && (input.text.contains(&0) || std::str::from_utf8(&input.text).is_err())
             },
         })
 }
@@ -216,7 +256,12 @@ impl Spec for PgBytea {
     }
 
     fn reference(&self, input: &ByteaInput) -> Outcome<Self> {
-        reference::decode(&input.text).map(|bytes| ByteaValue { bytes, consumed: input.text.len() }).map_err(ByteaFault::from)
+        reference::decode(&input.text)
+            .map(|bytes| ByteaValue {
+                bytes,
+                consumed: input.text.len(),
+            })
+            .map_err(ByteaFault::from)
     }
 
     fn shrink(&self, input: &ByteaInput) -> Vec<ByteaInput> {

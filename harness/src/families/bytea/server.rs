@@ -52,13 +52,21 @@ pub fn find_server_binaries() -> Option<PathBuf> {
         .filter(|bin| bin.join("initdb").exists() && bin.join("postgres").exists())
         .collect();
     dirs.sort_by_key(|d| {
-        d.parent().and_then(|v| v.file_name()).and_then(|v| v.to_str()).and_then(|v| v.parse::<u32>().ok()).unwrap_or(0)
+        d.parent()
+            .and_then(|v| v.file_name())
+            .and_then(|v| v.to_str())
+            .and_then(|v| v.parse::<u32>().ok())
+            .unwrap_or(0)
     });
     dirs.pop()
 }
 
 fn is_root() -> bool {
-    Command::new("id").arg("-u").output().map(|o| o.stdout.trim_ascii() == b"0").unwrap_or(false)
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .map(|o| o.stdout.trim_ascii() == b"0")
+        .unwrap_or(false)
 }
 
 /// Run a server binary, as `postgres` when we are root (initdb and postgres
@@ -78,7 +86,11 @@ impl PgServer {
     pub fn obtain() -> Result<PgServer, String> {
         if let Ok(url) = std::env::var("CROSSDEC_PG_URL") {
             if !url.is_empty() {
-                return Ok(PgServer { url, child: None, dir: None });
+                return Ok(PgServer {
+                    url,
+                    child: None,
+                    dir: None,
+                });
             }
         }
         Self::start_private()
@@ -89,15 +101,30 @@ impl PgServer {
         let bin = find_server_binaries()
             .ok_or("no PostgreSQL server binaries under /usr/lib/postgresql/*/bin (apt-get install postgresql)")?;
         let root = is_root();
-        let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+        let stamp = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0);
         let dir = std::env::temp_dir().join(format!("crossdec-pg-{}-{stamp}", std::process::id()));
         let data = dir.join("data");
         std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        let mut server = PgServer { url: String::new(), child: None, dir: Some(dir.clone()) };
+        let mut server = PgServer {
+            url: String::new(),
+            child: None,
+            dir: Some(dir.clone()),
+        };
         if root {
-            let ok = Command::new("chown").args(["postgres:postgres"]).arg(&dir).status().map(|s| s.success()).unwrap_or(false);
+            let ok = Command::new("chown")
+                .args(["postgres:postgres"])
+                .arg(&dir)
+                .status()
+                .map(|s| s.success())
+                .unwrap_or(false);
             if !ok {
-                return Err(format!("could not chown {} to postgres (is there a postgres user?)", dir.display()));
+                return Err(format!(
+                    "could not chown {} to postgres (is there a postgres user?)",
+                    dir.display()
+                ));
             }
         }
         let out = server_command(&bin, "initdb", root)
@@ -146,7 +173,10 @@ pub fn server_decode(client: &mut Client, text: &[u8]) -> Result<ByteaValue, Byt
         return Err(ByteaFault::Unsendable);
     }
     match client.query_one("SELECT $1::text::bytea", &[&s]) {
-        Ok(row) => Ok(ByteaValue { bytes: row.get::<_, Vec<u8>>(0), consumed: text.len() }),
+        Ok(row) => Ok(ByteaValue {
+            bytes: row.get::<_, Vec<u8>>(0),
+            consumed: text.len(),
+        }),
         Err(e) => {
             let Some(db) = e.as_db_error() else {
                 panic!("postgres-server: not a server error: {e}");
@@ -156,14 +186,21 @@ pub fn server_decode(client: &mut Client, text: &[u8]) -> Result<ByteaValue, Byt
                 .strip_prefix("invalid hexadecimal digit: \"")
                 .and_then(|rest| rest.strip_suffix('"'))
                 .map(|c| c.as_bytes().to_vec());
-            Err(ByteaFault::Server { sqlstate: db.code().code().to_string(), character })
+            Err(ByteaFault::Server {
+                sqlstate: db.code().code().to_string(),
+                character,
+            })
         }
     }
 }
 
 /// Select `values` back as text with `bytea_output = output` ("hex" or
 /// "escape"), together with the same values in binary format, in order.
-pub fn select_text_and_binary(client: &mut Client, values: &[Vec<u8>], output: &str) -> Result<Vec<(String, Vec<u8>)>, postgres::Error> {
+pub fn select_text_and_binary(
+    client: &mut Client,
+    values: &[Vec<u8>],
+    output: &str,
+) -> Result<Vec<(String, Vec<u8>)>, postgres::Error> {
     let output = if output == "hex" { "hex" } else { "escape" };
     client.batch_execute(&format!("SET bytea_output = '{output}'"))?;
     let refs: Vec<&[u8]> = values.iter().map(|v| v.as_slice()).collect();
@@ -171,7 +208,10 @@ pub fn select_text_and_binary(client: &mut Client, values: &[Vec<u8>], output: &
         "SELECT b::text, b FROM unnest($1::bytea[]) WITH ORDINALITY AS t(b, i) ORDER BY i",
         &[&refs],
     )?;
-    Ok(rows.iter().map(|r| (r.get::<_, String>(0), r.get::<_, Vec<u8>>(1))).collect())
+    Ok(rows
+        .iter()
+        .map(|r| (r.get::<_, String>(0), r.get::<_, Vec<u8>>(1)))
+        .collect())
 }
 
 static ORACLE: Mutex<Option<Client>> = Mutex::new(None);

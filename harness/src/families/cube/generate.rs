@@ -103,7 +103,12 @@ fn timestamp_text(nanos: i128, digits: usize, z: bool) -> String {
     let frac = nanos.rem_euclid(1_000_000_000) as i64;
     let (y, m, d) = civil(secs.div_euclid(86_400));
     let sod = secs.rem_euclid(86_400);
-    let mut s = format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}", sod / 3600, sod / 60 % 60, sod % 60);
+    let mut s = format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}",
+        sod / 3600,
+        sod / 60 % 60,
+        sod % 60
+    );
     if digits > 0 {
         let f = format!("{frac:09}");
         s.push('.');
@@ -116,7 +121,9 @@ fn timestamp_text(nanos: i128, digits: usize, z: bool) -> String {
 }
 
 fn random_string(rng: &mut impl Rng) -> String {
-    let pieces = ["a", "Z", "0", " ", "é", "漢", "😀", "\"", "\\", "\n", "\t", "\u{1}", "/", "\u{7f}", "ß"];
+    let pieces = [
+        "a", "Z", "0", " ", "é", "漢", "😀", "\"", "\\", "\n", "\t", "\u{1}", "/", "\u{7f}", "ß",
+    ];
     let len = rng.gen_range(0..12);
     (0..len).map(|_| *pieces.choose(rng).unwrap()).collect()
 }
@@ -135,7 +142,9 @@ fn random_timestamp(rng: &mut impl Rng, unit: u8) -> String {
     // Fewest fraction digits that show the value exactly, then maybe more
     // (trailing zeros, even past the unit's precision).
     let frac = nanos.rem_euclid(1_000_000_000);
-    let needed = (0..=9usize).find(|&d| frac % 10i128.pow(9 - d as u32) == 0).unwrap_or(9);
+    let needed = (0..=9usize)
+        .find(|&d| frac % 10i128.pow(9 - d as u32) == 0)
+        .unwrap_or(9);
     let digits = match rng.gen_range(0..3) {
         0 => needed,
         1 => needed.max(precision),
@@ -177,10 +186,19 @@ pub fn value(rng: &mut impl Rng, ty: Ty, mode: Mode) -> String {
     match ty {
         Ty::Utf8 => {
             if edge {
-                ["\"\\u00e9\\n\\\"\"", "\"\\ud83d\\ude00\"", "\"\"", "1.5e300", "-0", "true", "18446744073709551615", "0.1"]
-                    .choose(rng)
-                    .unwrap()
-                    .to_string()
+                [
+                    "\"\\u00e9\\n\\\"\"",
+                    "\"\\ud83d\\ude00\"",
+                    "\"\"",
+                    "1.5e300",
+                    "-0",
+                    "true",
+                    "18446744073709551615",
+                    "0.1",
+                ]
+                .choose(rng)
+                .unwrap()
+                .to_string()
             } else {
                 match rng.gen_range(0..10) {
                     0 => rng.gen::<i32>().to_string(),
@@ -224,8 +242,19 @@ pub fn value(rng: &mut impl Rng, ty: Ty, mode: Mode) -> String {
         Ty::Float64 => {
             if edge {
                 [
-                    "1e308", "5e-324", "-0.0", "\"NaN\"", "\"inf\"", "\"-infinity\"", "1.7976931348623157e308",
-                    "\"1e400\"", "9007199254740993", "!\"0x10\"", "!\" 1\"", "!\"1_0\"", "-9223372036854775808",
+                    "1e308",
+                    "5e-324",
+                    "-0.0",
+                    "\"NaN\"",
+                    "\"inf\"",
+                    "\"-infinity\"",
+                    "1.7976931348623157e308",
+                    "\"1e400\"",
+                    "9007199254740993",
+                    "!\"0x10\"",
+                    "!\" 1\"",
+                    "!\"1_0\"",
+                    "-9223372036854775808",
                     "18446744073709551616",
                 ]
                 .pick_edge(rng)
@@ -238,7 +267,10 @@ pub fn value(rng: &mut impl Rng, ty: Ty, mode: Mode) -> String {
                 }
             }
         }
-        Ty::Boolean => ["true", "false", "\"true\"", "\"false\"", "\"1\"", "\"0\""].choose(rng).unwrap().to_string(),
+        Ty::Boolean => ["true", "false", "\"true\"", "\"false\"", "\"1\"", "\"0\""]
+            .choose(rng)
+            .unwrap()
+            .to_string(),
         Ty::Timestamp(unit) => {
             if edge {
                 match unit {
@@ -276,7 +308,11 @@ pub fn value(rng: &mut impl Rng, ty: Ty, mode: Mode) -> String {
             let (p, s) = (u32::from(p), s.max(0) as u8);
             let max = pow10(p) - 1;
             if edge {
-                match if rng.gen_bool(0.1) { rng.gen_range(0..8) } else { *[0, 1, 3, 7].choose(rng).unwrap() } {
+                match if rng.gen_bool(0.1) {
+                    rng.gen_range(0..8)
+                } else {
+                    *[0, 1, 3, 7].choose(rng).unwrap()
+                } {
                     0 => quote(&decimal_text(max, s)),
                     1 => quote(&decimal_text(-max, s)),
                     2 => quote(&decimal_text(max + 1, s)), // overflow
@@ -288,7 +324,11 @@ pub fn value(rng: &mut impl Rng, ty: Ty, mode: Mode) -> String {
                 }
             } else {
                 let digits = rng.gen_range(0..=p.min(30));
-                let v = if digits == 0 { 0 } else { rng.gen_range(-(pow10(digits) - 1)..pow10(digits)) };
+                let v = if digits == 0 {
+                    0
+                } else {
+                    rng.gen_range(-(pow10(digits) - 1)..pow10(digits))
+                };
                 let v = v.clamp(-max, max);
                 if rng.gen_bool(0.15) && s == 0 && v.unsigned_abs() < 1 << 62 {
                     v.to_string()
@@ -329,7 +369,16 @@ fn bad_value(rng: &mut impl Rng, ty: Ty) -> String {
     }
     let list: &[&str] = match ty {
         Ty::Utf8 => &["[\"x\"]", "{}"],
-        Ty::Int64 => &["\"abc\"", "1.5", "true", "\"\"", "\" 1\"", "\"1e3\"", "\"99999999999999999999\"", "1e3"],
+        Ty::Int64 => &[
+            "\"abc\"",
+            "1.5",
+            "true",
+            "\"\"",
+            "\" 1\"",
+            "\"1e3\"",
+            "\"99999999999999999999\"",
+            "1e3",
+        ],
         Ty::Float64 => &["\"abc\"", "true", "\"\"", "\"1,5\""],
         Ty::Boolean => &["1", "0", "\"TRUE\"", "\"yes\"", "\"\"", "2.5"],
         Ty::Timestamp(_) => &[
@@ -344,7 +393,15 @@ fn bad_value(rng: &mut impl Rng, ty: Ty) -> String {
             "1.5",
             "true",
         ],
-        Ty::Decimal(..) => &["\"1e5\"", "\"abc\"", "\".\"", "\"1.2.3\"", "\"1.0000000000000000000000000000000000000001\"", "true", "\"999999999999999999999999999999999999999999\""],
+        Ty::Decimal(..) => &[
+            "\"1e5\"",
+            "\"abc\"",
+            "\".\"",
+            "\"1.2.3\"",
+            "\"1.0000000000000000000000000000000000000001\"",
+            "true",
+            "\"999999999999999999999999999999999999999999\"",
+        ],
         Ty::Unsupported(_) => &["1"],
     };
     list.choose(rng).unwrap().to_string()
@@ -352,10 +409,18 @@ fn bad_value(rng: &mut impl Rng, ty: Ty) -> String {
 
 pub fn random_table(rng: &mut impl Rng, max_fields: usize, max_rows: usize, mode: Mode) -> Table {
     let n = rng.gen_range(1..=max_fields);
-    let rows = if rng.gen_bool(0.1) { 0 } else { rng.gen_range(1..=max_rows) };
+    let rows = if rng.gen_bool(0.1) {
+        0
+    } else {
+        rng.gen_range(1..=max_rows)
+    };
     let mut fields = Vec::new();
     for i in 0..n {
-        fields.push(FieldDesc { name: member_name(rng, i), ty: random_ty(rng), literal: None });
+        fields.push(FieldDesc {
+            name: member_name(rng, i),
+            ty: random_ty(rng),
+            literal: None,
+        });
     }
     let mut members: Vec<String> = fields.iter().map(|f| f.name.clone()).collect();
     let mut cells: Vec<Vec<Option<String>>> = fields
@@ -375,7 +440,12 @@ pub fn random_table(rng: &mut impl Rng, max_fields: usize, max_rows: usize, mode
         members = order.iter().map(|&k| members[k].clone()).collect();
         cells = order.iter().map(|&k| cells[k].clone()).collect();
     }
-    Table { fields, members, cells, rows }
+    Table {
+        fields,
+        members,
+        cells,
+        rows,
+    }
 }
 
 fn ws(rng: &mut impl Rng, pretty: bool) -> &'static str {
@@ -425,7 +495,12 @@ pub fn render(rng: &mut impl Rng, table: &Table, shape: Shape) -> Vec<u8> {
             let members = format!(
                 "\"members\":{}[{}]",
                 ws(rng, pretty),
-                table.members.iter().map(|m| key_json(rng, m)).collect::<Vec<_>>().join(",")
+                table
+                    .members
+                    .iter()
+                    .map(|m| key_json(rng, m))
+                    .collect::<Vec<_>>()
+                    .join(",")
             );
             let mut data = String::new();
             if shape == Shape::Columnar {
@@ -448,12 +523,21 @@ pub fn render(rng: &mut impl Rng, table: &Table, shape: Shape) -> Vec<u8> {
                     }
                     data.push_str(ws(rng, pretty));
                     data.push('[');
-                    data.push_str(&(0..table.members.len()).map(|m| cell(m, r)).collect::<Vec<_>>().join(","));
+                    data.push_str(
+                        &(0..table.members.len())
+                            .map(|m| cell(m, r))
+                            .collect::<Vec<_>>()
+                            .join(","),
+                    );
                     data.push(']');
                 }
                 data.push(']');
             }
-            let extra = if rng.gen_bool(0.1) { "\"query\":{\"limit\":[1,{\"x\":null}]}," } else { "" };
+            let extra = if rng.gen_bool(0.1) {
+                "\"query\":{\"limit\":[1,{\"x\":null}]},"
+            } else {
+                ""
+            };
             // Cube writes members first; sometimes the data comes first.
             if rng.gen_bool(0.15) {
                 s = format!("{{{extra}{data},{}{members}{}}}", ws(rng, pretty), ws(rng, pretty));
@@ -478,7 +562,11 @@ fn small(rng: &mut impl Rng) -> (usize, usize) {
 }
 
 fn input_of(rng: &mut impl Rng, table: &Table, shape: Shape) -> CubeInput {
-    let limit = if rng.gen_bool(0.2) { Some(rng.gen_range(-5..100)) } else { None };
+    let limit = if rng.gen_bool(0.2) {
+        Some(rng.gen_range(-5..100))
+    } else {
+        None
+    };
     CubeInput::new(render(rng, table, shape), shape, table.fields.clone(), limit)
 }
 
@@ -498,7 +586,11 @@ pub fn generate(category: &str, _index: u64, rng: &mut CaseRng) -> Vec<Case<Cube
             let mut table = random_table(rng, max_fields, max_rows.max(4), Mode::Normal);
             // Missing keys anywhere, and members only present from a later row.
             for m in 0..table.members.len() {
-                let from = if rng.gen_bool(0.4) { rng.gen_range(0..=table.rows) } else { 0 };
+                let from = if rng.gen_bool(0.4) {
+                    rng.gen_range(0..=table.rows)
+                } else {
+                    0
+                };
                 for r in 0..table.rows {
                     if r < from || rng.gen_bool(0.1) {
                         table.cells[m][r] = None;
@@ -510,7 +602,11 @@ pub fn generate(category: &str, _index: u64, rng: &mut CaseRng) -> Vec<Case<Cube
             if rng.gen_bool(0.2) && table.rows > 0 && !table.members.is_empty() {
                 let text = String::from_utf8(json).expect("rendered JSON is UTF-8");
                 let name = serde_json::to_string(&table.members[0]).unwrap();
-                let f = table.fields.iter().find(|f| f.name == table.members[0]).map_or(Ty::Utf8, |f| f.ty);
+                let f = table
+                    .fields
+                    .iter()
+                    .find(|f| f.name == table.members[0])
+                    .map_or(Ty::Utf8, |f| f.ty);
                 let dup = format!("{{{name}:{},", value(rng, f, Mode::Normal));
                 json = text.replacen('{', &dup, 1).replace(",}", "}").into_bytes();
             }
@@ -529,7 +625,11 @@ pub fn generate(category: &str, _index: u64, rng: &mut CaseRng) -> Vec<Case<Cube
                 }
                 let m = rng.gen_range(0..table.members.len());
                 let r = rng.gen_range(0..table.rows);
-                let ty = table.fields.iter().find(|f| f.name == table.members[m]).map_or(Ty::Utf8, |f| f.ty);
+                let ty = table
+                    .fields
+                    .iter()
+                    .find(|f| f.name == table.members[m])
+                    .map_or(Ty::Utf8, |f| f.ty);
                 table.cells[m][r] = Some(value(rng, ty, Mode::Bad));
             }
             let shape = random_shape(rng);
@@ -546,7 +646,14 @@ pub fn generate(category: &str, _index: u64, rng: &mut CaseRng) -> Vec<Case<Cube
             cuts.shuffle(rng);
             cuts.truncate(24);
             cuts.into_iter()
-                .map(|k| Case::one(CubeInput::new(input.json[..k].to_vec(), shape, input.fields.clone(), input.limit)))
+                .map(|k| {
+                    Case::one(CubeInput::new(
+                        input.json[..k].to_vec(),
+                        shape,
+                        input.fields.clone(),
+                        input.limit,
+                    ))
+                })
                 .collect()
         }
         "malformed-bitflip" => {
@@ -599,7 +706,10 @@ fn literals_limits(rng: &mut CaseRng) -> Vec<Case<CubeInput>> {
     let literal_texts = |rng: &mut CaseRng, ty: Ty| -> String {
         match rng.gen_range(0..6) {
             0 => "null".into(),
-            1 => ["[1]", "{}", "nul", "1 2", "\"unterminated", ""].choose(rng).unwrap().to_string(),
+            1 => ["[1]", "{}", "nul", "1 2", "\"unterminated", ""]
+                .choose(rng)
+                .unwrap()
+                .to_string(),
             2 => bad_value(rng, ty),
             _ => {
                 let v = value(rng, ty, Mode::Normal);
@@ -615,13 +725,21 @@ fn literals_limits(rng: &mut CaseRng) -> Vec<Case<CubeInput>> {
     let mut fields: Vec<FieldDesc> = (0..n)
         .map(|i| {
             let ty = random_ty(rng);
-            FieldDesc { name: format!("lit{i}"), ty, literal: Some(literal_texts(rng, ty)) }
+            FieldDesc {
+                name: format!("lit{i}"),
+                ty,
+                literal: Some(literal_texts(rng, ty)),
+            }
         })
         .collect();
     let limit = match rng.gen_range(0..10) {
         0 => None,
         1 => Some(-1),
-        2 => Some(*[i64::from(i32::MIN), i64::from(i32::MAX), i64::MAX, i64::MIN, 1_000_001].choose(rng).unwrap()),
+        2 => Some(
+            *[i64::from(i32::MIN), i64::from(i32::MAX), i64::MAX, i64::MIN, 1_000_001]
+                .choose(rng)
+                .unwrap(),
+        ),
         3 => Some(1_000_000),
         _ => Some(rng.gen_range(0..200)),
     };
@@ -643,7 +761,12 @@ fn literals_limits(rng: &mut CaseRng) -> Vec<Case<CubeInput>> {
         Shape::Columnar
     };
     // A big limit only with one cheap literal, to keep runs short.
-    let limit = if limit == Some(1_000_000) { fields.truncate(1); limit } else { limit };
+    let limit = if limit == Some(1_000_000) {
+        fields.truncate(1);
+        limit
+    } else {
+        limit
+    };
     cases.push(Case::one(CubeInput::new(json.to_vec(), shape, fields.clone(), limit)));
     // Literal fields next to member fields: the limit is ignored.
     let mut table = random_table(rng, 4, 10, Mode::Normal);
@@ -680,19 +803,37 @@ fn structure(rng: &mut CaseRng) -> Vec<Case<CubeInput>> {
                 table.members.swap(0, n - 1);
                 table.cells.swap(0, n - 1);
             }
-            vec![Case::one(CubeInput::new(render(rng, &table, shape), shape, fields, None))]
+            vec![Case::one(CubeInput::new(
+                render(rng, &table, shape),
+                shape,
+                fields,
+                None,
+            ))]
         }
         2 if !table.members.is_empty() => {
             // A repeated member name.
             let k = rng.gen_range(0..table.members.len());
             table.members.push(table.members[k].clone());
             table.cells.push(table.cells[k].clone());
-            let shape = if rng.gen_bool(0.5) { Shape::Compact } else { Shape::Columnar };
-            vec![Case::one(CubeInput::new(render(rng, &table, shape), shape, fields, None))]
+            let shape = if rng.gen_bool(0.5) {
+                Shape::Compact
+            } else {
+                Shape::Columnar
+            };
+            vec![Case::one(CubeInput::new(
+                render(rng, &table, shape),
+                shape,
+                fields,
+                None,
+            ))]
         }
         3 => {
             // Ragged data and column-count mismatches.
-            let shape = if rng.gen_bool(0.5) { Shape::Compact } else { Shape::Columnar };
+            let shape = if rng.gen_bool(0.5) {
+                Shape::Compact
+            } else {
+                Shape::Columnar
+            };
             let mut doc: serde_json::Value =
                 serde_json::from_slice(&render(rng, &table, shape)).expect("rendered JSON parses");
             let key = if shape == Shape::Compact { "dataset" } else { "columns" };
@@ -714,7 +855,12 @@ fn structure(rng: &mut CaseRng) -> Vec<Case<CubeInput>> {
                     }
                 }
             }
-            vec![Case::one(CubeInput::new(doc.to_string().into_bytes(), shape, fields, None))]
+            vec![Case::one(CubeInput::new(
+                doc.to_string().into_bytes(),
+                shape,
+                fields,
+                None,
+            ))]
         }
         4 => {
             // Wrong JSON shapes at every level.
@@ -732,10 +878,22 @@ fn structure(rng: &mut CaseRng) -> Vec<Case<CubeInput>> {
                 ("{\"members\":[\"m0\"],\"dataset\":[[1],2]}", Shape::Compact),
                 ("{\"members\":[\"m0\"],\"columns\":[3]}", Shape::Columnar),
                 ("{\"members\":[\"m0\",\"m0\"],\"columns\":[[],[]]}", Shape::Columnar),
-                ("{\"members\":[\"m0\"],\"columns\":[[1]],\"members\":[\"m1\"]}", Shape::Columnar),
-                ("{\"columns\":[[1]],\"members\":[\"m0\"],\"columns\":[[2,3]]}", Shape::Columnar),
-                ("{\"members\":[\"x\"],\"members\":[\"m0\"],\"dataset\":[[5]]}", Shape::Compact),
-                ("{\"members\":[1],\"members\":[\"m0\"],\"dataset\":[[5]]}", Shape::Compact),
+                (
+                    "{\"members\":[\"m0\"],\"columns\":[[1]],\"members\":[\"m1\"]}",
+                    Shape::Columnar,
+                ),
+                (
+                    "{\"columns\":[[1]],\"members\":[\"m0\"],\"columns\":[[2,3]]}",
+                    Shape::Columnar,
+                ),
+                (
+                    "{\"members\":[\"x\"],\"members\":[\"m0\"],\"dataset\":[[5]]}",
+                    Shape::Compact,
+                ),
+                (
+                    "{\"members\":[1],\"members\":[\"m0\"],\"dataset\":[[5]]}",
+                    Shape::Compact,
+                ),
             ];
             let (doc, shape) = docs.choose(rng).unwrap();
             vec![Case::one(CubeInput::new(doc.as_bytes().to_vec(), *shape, fields, None))]
@@ -755,7 +913,12 @@ fn structure(rng: &mut CaseRng) -> Vec<Case<CubeInput>> {
             let mut twin = fields[0].clone();
             twin.ty = random_ty(rng);
             fields.push(twin);
-            vec![Case::one(CubeInput::new(render(rng, &table, shape), shape, fields, None))]
+            vec![Case::one(CubeInput::new(
+                render(rng, &table, shape),
+                shape,
+                fields,
+                None,
+            ))]
         }
         7 => {
             // Invalid UTF-8, deep nesting, big exponents, trailing data.
@@ -770,14 +933,23 @@ fn structure(rng: &mut CaseRng) -> Vec<Case<CubeInput>> {
                 b"[{\"m0\":\"\\x\"}]",
             ];
             let deep = format!("[{{\"m0\":{}1{}}}]", "[".repeat(200), "]".repeat(200));
-            let json = if rng.gen_bool(0.2) { deep.into_bytes() } else { docs.choose(rng).unwrap().to_vec() };
+            let json = if rng.gen_bool(0.2) {
+                deep.into_bytes()
+            } else {
+                docs.choose(rng).unwrap().to_vec()
+            };
             vec![Case::one(CubeInput::new(json, Shape::Rows, fields, None))]
         }
         _ => {
             // No fields at all, or fields only some rows carry.
             let json = render(rng, &table, shape);
             let fields = if rng.gen_bool(0.5) { Vec::new() } else { fields };
-            vec![Case::one(CubeInput::new(json, shape, fields, Some(rng.gen_range(0..5))))]
+            vec![Case::one(CubeInput::new(
+                json,
+                shape,
+                fields,
+                Some(rng.gen_range(0..5)),
+            ))]
         }
     }
 }

@@ -7,8 +7,7 @@ use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
-    Decimal128Type, Float64Type, Int64Type, TimestampMicrosecondType, TimestampMillisecondType,
-    TimestampNanosecondType,
+    Decimal128Type, Float64Type, Int64Type, TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType,
 };
 use arrow_array::{Array, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
@@ -16,7 +15,9 @@ use crossdec_kernels::cube as kernel;
 use crossdec_reference::cube as reference;
 
 use crate::engine::bytes::{self, BytePayload};
-use crate::engine::{arbitrary, canonical_enum, canonical_struct, Buffers, Campaign, Canonical, Case, Category, Outcome, Parse, Spec};
+use crate::engine::{
+    arbitrary, canonical_enum, canonical_struct, Buffers, Campaign, Canonical, Case, Category, Outcome, Parse, Spec,
+};
 
 /// The shape of the JSON `data`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -101,14 +102,22 @@ impl CubeInput {
                     let field = Field::new(&f.name, f.ty.data_type(), true);
                     match &f.literal {
                         Some(text) => field.with_metadata(
-                            [(reference::LITERAL_KEY.to_string(), text.clone())].into_iter().collect(),
+                            [(reference::LITERAL_KEY.to_string(), text.clone())]
+                                .into_iter()
+                                .collect(),
                         ),
                         None => field,
                     }
                 })
                 .collect::<Vec<_>>(),
         ));
-        CubeInput { json, shape, fields, limit, schema }
+        CubeInput {
+            json,
+            shape,
+            fields,
+            limit,
+            schema,
+        }
     }
 }
 
@@ -141,18 +150,49 @@ pub struct Batch {
 /// compared).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CubeFault {
-    UnsupportedType { field: usize },
-    BadLiteral { field: usize },
-    BadLimit { limit: i64 },
-    InvalidJson { offset: u64 },
-    BadShape { path: String },
-    DuplicateMember { member: String },
-    ColumnCount { members: u64, columns: u64 },
-    Ragged { index: u64, expected: u64, found: u64 },
-    UnknownMember { member: String },
-    Unmappable { member: String, row: u64, ty: String },
-    Overflow { member: String, row: u64, ty: String },
-    TooLarge { field: usize },
+    UnsupportedType {
+        field: usize,
+    },
+    BadLiteral {
+        field: usize,
+    },
+    BadLimit {
+        limit: i64,
+    },
+    InvalidJson {
+        offset: u64,
+    },
+    BadShape {
+        path: String,
+    },
+    DuplicateMember {
+        member: String,
+    },
+    ColumnCount {
+        members: u64,
+        columns: u64,
+    },
+    Ragged {
+        index: u64,
+        expected: u64,
+        found: u64,
+    },
+    UnknownMember {
+        member: String,
+    },
+    Unmappable {
+        member: String,
+        row: u64,
+        ty: String,
+    },
+    Overflow {
+        member: String,
+        row: u64,
+        ty: String,
+    },
+    TooLarge {
+        field: usize,
+    },
     /// The batch's schema is not the requested one.
     SchemaMismatch,
 }
@@ -170,7 +210,15 @@ macro_rules! fault_from {
                     E::BadShape { path } => CubeFault::BadShape { path },
                     E::DuplicateMember { member } => CubeFault::DuplicateMember { member },
                     E::ColumnCount { members, columns } => CubeFault::ColumnCount { members, columns },
-                    E::Ragged { index, expected, found } => CubeFault::Ragged { index, expected, found },
+                    E::Ragged {
+                        index,
+                        expected,
+                        found,
+                    } => CubeFault::Ragged {
+                        index,
+                        expected,
+                        found,
+                    },
                     E::UnknownMember { member } => CubeFault::UnknownMember { member },
                     E::Unmappable { member, row, ty, .. } => CubeFault::Unmappable { member, row, ty },
                     E::Overflow { member, row, ty, .. } => CubeFault::Overflow { member, row, ty },
@@ -198,7 +246,11 @@ pub fn batch_of(batch: &RecordBatch, schema: &SchemaRef) -> Result<Batch, CubeFa
         let values = match array.data_type() {
             DataType::Utf8 => {
                 let a = array.as_string::<i32>();
-                Values::Str((0..a.len()).map(|i| if v(i) { a.value(i).to_string() } else { String::new() }).collect())
+                Values::Str(
+                    (0..a.len())
+                        .map(|i| if v(i) { a.value(i).to_string() } else { String::new() })
+                        .collect(),
+                )
             }
             DataType::Int64 => {
                 let a = array.as_primitive::<Int64Type>();
@@ -218,7 +270,11 @@ pub fn batch_of(batch: &RecordBatch, schema: &SchemaRef) -> Result<Batch, CubeFa
             }
             DataType::Float64 => {
                 let a = array.as_primitive::<Float64Type>();
-                Values::F64Bits((0..a.len()).map(|i| if v(i) { a.value(i).to_bits() } else { 0 }).collect())
+                Values::F64Bits(
+                    (0..a.len())
+                        .map(|i| if v(i) { a.value(i).to_bits() } else { 0 })
+                        .collect(),
+                )
             }
             DataType::Boolean => {
                 let a = array.as_boolean();
@@ -230,9 +286,17 @@ pub fn batch_of(batch: &RecordBatch, schema: &SchemaRef) -> Result<Batch, CubeFa
             }
             _ => return Err(CubeFault::SchemaMismatch),
         };
-        columns.push(Column { name: field.name().clone(), ty: field.data_type().to_string(), validity, values });
+        columns.push(Column {
+            name: field.name().clone(),
+            ty: field.data_type().to_string(),
+            validity,
+            values,
+        });
     }
-    Ok(Batch { rows: batch.num_rows(), columns })
+    Ok(Batch {
+        rows: batch.num_rows(),
+        columns,
+    })
 }
 
 fn reference_shape(s: Shape) -> reference::Shape {
@@ -271,7 +335,12 @@ canonical_enum!(Values {
     Bool(v) = 3,
     I128(v) = 4,
 });
-canonical_struct!(Column { name, ty, validity, values });
+canonical_struct!(Column {
+    name,
+    ty,
+    validity,
+    values
+});
 canonical_struct!(Batch { rows, columns });
 canonical_enum!(CubeFault {
     UnsupportedType { field } = 0,
@@ -323,7 +392,6 @@ impl Canonical for CubeInput {
         }
         out.extend_from_slice(&input.json);
     }
-
 }
 
 impl Parse for CubeInput {
@@ -373,7 +441,6 @@ impl Parse for CubeInput {
         }
         Some(CubeInput::new(r.0.to_vec(), shape, fields, limit))
     }
-
 }
 
 impl BytePayload for CubeInput {
@@ -388,17 +455,25 @@ impl BytePayload for CubeInput {
 /// The `cube-columnar` family: every registry kernel, each keeping one
 /// `CubeDecoder` across steps, against the reference.
 pub fn campaign() -> Campaign<CubeColumnar> {
-    kernel::IMPLEMENTATIONS.iter().fold(Campaign::new(CubeColumnar), |campaign, imp| {
-        campaign.kernel(imp.name, imp.is_available(), move || {
-            let func = super::runnable(imp);
-            let mut decoder = kernel::CubeDecoder::new();
-            move |input: &CubeInput, _: &mut Buffers| {
-                func(&mut decoder, &input.json, kernel_shape(input.shape), &input.schema, input.limit)
+    kernel::IMPLEMENTATIONS
+        .iter()
+        .fold(Campaign::new(CubeColumnar), |campaign, imp| {
+            campaign.kernel(imp.name, imp.is_available(), move || {
+                let func = super::runnable(imp);
+                let mut decoder = kernel::CubeDecoder::new();
+                move |input: &CubeInput, _: &mut Buffers| {
+                    func(
+                        &mut decoder,
+                        &input.json,
+                        kernel_shape(input.shape),
+                        &input.schema,
+                        input.limit,
+                    )
                     .map_err(CubeFault::from)
                     .and_then(|b| batch_of(&b, &input.schema))
-            }
+                }
+            })
         })
-    })
 }
 
 impl Spec for CubeColumnar {

@@ -80,5 +80,9 @@ pub fn arbitrary_case(u: &mut Unstructured<'_>) -> arbitrary::Result<Case<QwpInp
         }
     }
     let row_count = (rows.len() as i64 + shape.extra_rows as i64).max(0) as u32;
-    Ok(Case::one(QwpInput { column, row_count, gorilla_flag }))
+    Ok(Case::one(QwpInput {
+        column,
+        row_count,
+        gorilla_flag,
+    }))
 }

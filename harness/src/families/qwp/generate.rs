@@ -103,22 +103,32 @@ fn random_len(rng: &mut impl Rng) -> usize {
 /// Rows: the dense series spread over a null mask.
 fn with_nulls(dense: &[i64], mask: &[bool]) -> Vec<Option<i64>> {
     let mut next = dense.iter();
-    mask.iter().map(|null| if *null { None } else { next.next().copied() }).collect()
+    mask.iter()
+        .map(|null| if *null { None } else { next.next().copied() })
+        .collect()
 }
 
 /// Encode as the server would (with FLAG_GORILLA most of the time).
 fn server_input(rng: &mut impl Rng, rows: &[Option<i64>]) -> QwpInput {
     let gorilla_flag = rng.gen_bool(0.9);
     let (column, _) = reference::encode_column(rows, gorilla_flag);
-    QwpInput { column, row_count: rows.len() as u32, gorilla_flag }
+    QwpInput {
+        column,
+        row_count: rows.len() as u32,
+        gorilla_flag,
+    }
 }
 
 /// Force the Gorilla encoding when the values allow it (small columns the
 /// server would send raw), else the server's choice.
 fn forced_gorilla(rows: &[Option<i64>]) -> QwpInput {
-    let column = reference::encode_column_as(rows, Encoding::Gorilla)
-        .unwrap_or_else(|| reference::encode_column(rows, true).0);
-    QwpInput { column, row_count: rows.len() as u32, gorilla_flag: true }
+    let column =
+        reference::encode_column_as(rows, Encoding::Gorilla).unwrap_or_else(|| reference::encode_column(rows, true).0);
+    QwpInput {
+        column,
+        row_count: rows.len() as u32,
+        gorilla_flag: true,
+    }
 }
 
 fn shaped_rows(rng: &mut impl Rng, shape: Shape, nulls: Nulls) -> Vec<Option<i64>> {
@@ -165,7 +175,9 @@ const BOUNDARY_DODS: &[i64] = &[
 ];
 
 fn valid_stream(rng: &mut impl Rng) -> QwpInput {
-    let shape = *[Shape::Constant, Shape::Jittered, Shape::Irregular].choose(rng).unwrap();
+    let shape = *[Shape::Constant, Shape::Jittered, Shape::Irregular]
+        .choose(rng)
+        .unwrap();
     let nulls = random_nulls(rng);
     let mut rows = shaped_rows(rng, shape, nulls);
     rows.truncate(rng.gen_range(3..200));
@@ -190,7 +202,9 @@ pub fn generate(category: &str, index: u64, rng: &mut CaseRng) -> Vec<Case<QwpIn
         }
         "nulls" => {
             let nulls = [Nulls::None, Nulls::Sparse, Nulls::Dense, Nulls::All][(index % 4) as usize];
-            let shape = *[Shape::Constant, Shape::Jittered, Shape::Irregular].choose(rng).unwrap();
+            let shape = *[Shape::Constant, Shape::Jittered, Shape::Irregular]
+                .choose(rng)
+                .unwrap();
             let rows = shaped_rows(rng, shape, nulls);
             vec![Case::one(server_input(rng, &rows)), Case::one(forced_gorilla(&rows))]
         }
@@ -253,9 +267,7 @@ pub fn generate(category: &str, index: u64, rng: &mut CaseRng) -> Vec<Case<QwpIn
             };
             vec![Case::one(without_flag), Case::one(raw_with_flag)]
         }
-        "malformed-truncation" => {
-            bytes::truncations(&valid_stream(rng))
-        }
+        "malformed-truncation" => bytes::truncations(&valid_stream(rng)),
         "malformed-bitflip" => {
             let mut input = valid_stream(rng);
             let flips = rng.gen_range(1..=3);
@@ -270,11 +282,26 @@ pub fn generate(category: &str, index: u64, rng: &mut CaseRng) -> Vec<Case<QwpIn
             // A valid stream with a row count larger (or smaller) than it holds.
             let input = valid_stream(rng);
             let rows = input.row_count;
-            let bigger = [rows + 1, rows + 8, rows * 2 + 3, rng.gen_range(rows + 1..=reference::MAX_ROWS as u32)];
-            let mut out: Vec<_> =
-                bigger.iter().map(|&row_count| Case::one(QwpInput { row_count, ..input.clone() })).collect();
+            let bigger = [
+                rows + 1,
+                rows + 8,
+                rows * 2 + 3,
+                rng.gen_range(rows + 1..=reference::MAX_ROWS as u32),
+            ];
+            let mut out: Vec<_> = bigger
+                .iter()
+                .map(|&row_count| {
+                    Case::one(QwpInput {
+                        row_count,
+                        ..input.clone()
+                    })
+                })
+                .collect();
             if rows > 0 {
-                out.push(Case::one(QwpInput { row_count: rng.gen_range(0..rows), ..input.clone() }));
+                out.push(Case::one(QwpInput {
+                    row_count: rng.gen_range(0..rows),
+                    ..input.clone()
+                }));
             }
             out
         }
@@ -286,11 +313,17 @@ pub fn generate(category: &str, index: u64, rng: &mut CaseRng) -> Vec<Case<QwpIn
                 let nulls = random_nulls(rng);
                 let mut rows = shaped_rows(rng, Shape::Jittered, nulls);
                 rows.truncate(rng.gen_range(3..300));
-                batches.push(if rng.gen_bool(0.5) { forced_gorilla(&rows) } else { server_input(rng, &rows) });
+                batches.push(if rng.gen_bool(0.5) {
+                    forced_gorilla(&rows)
+                } else {
+                    server_input(rng, &rows)
+                });
             }
             let largest = batches.iter().map(|b| b.row_count).max().unwrap_or(0);
             let len = largest as usize + rng.gen_range(1..2000);
-            let shape = *[Shape::Constant, Shape::Jittered, Shape::Irregular].choose(rng).unwrap();
+            let shape = *[Shape::Constant, Shape::Jittered, Shape::Irregular]
+                .choose(rng)
+                .unwrap();
             let nulls = if rng.gen_bool(0.5) { Nulls::Sparse } else { Nulls::Dense };
             let mask = null_mask(rng, nulls, len);
             let dense = series(rng, shape, mask.iter().filter(|n| !**n).count());
@@ -310,12 +343,19 @@ fn malformed_header(rng: &mut CaseRng, index: u64) -> Vec<Case<QwpInput>> {
             for flag in 2..=255u8 {
                 let mut column = input.column.clone();
                 column[0] = flag;
-                out.push(Case::one(QwpInput { column, ..input.clone() }));
+                out.push(Case::one(QwpInput {
+                    column,
+                    ..input.clone()
+                }));
             }
         }
         1 => {
             // Every invalid encoding byte.
-            let at = if input.column[0] == 1 { 1 + (input.row_count as usize).div_ceil(8) } else { 1 };
+            let at = if input.column[0] == 1 {
+                1 + (input.row_count as usize).div_ceil(8)
+            } else {
+                1
+            };
             for encoding in 2..=255u8 {
                 let mut column = input.column.clone();
                 // A stream sent without FLAG_GORILLA has no encoding byte
@@ -326,13 +366,24 @@ fn malformed_header(rng: &mut CaseRng, index: u64) -> Vec<Case<QwpInput>> {
                 } else {
                     column.insert(at, encoding);
                 }
-                out.push(Case::one(QwpInput { column, gorilla_flag: true, ..input.clone() }));
+                out.push(Case::one(QwpInput {
+                    column,
+                    gorilla_flag: true,
+                    ..input.clone()
+                }));
             }
         }
         2 => {
             // Row counts over the cap, including u32::MAX.
-            for row_count in [reference::MAX_ROWS as u32 + 1, rng.gen_range(reference::MAX_ROWS as u32 + 1..=u32::MAX), u32::MAX] {
-                out.push(Case::one(QwpInput { row_count, ..input.clone() }));
+            for row_count in [
+                reference::MAX_ROWS as u32 + 1,
+                rng.gen_range(reference::MAX_ROWS as u32 + 1..=u32::MAX),
+                u32::MAX,
+            ] {
+                out.push(Case::one(QwpInput {
+                    row_count,
+                    ..input.clone()
+                }));
             }
         }
         3 => {
@@ -342,7 +393,11 @@ fn malformed_header(rng: &mut CaseRng, index: u64) -> Vec<Case<QwpInput>> {
                 for _ in 0..n {
                     column.extend_from_slice(&rng.gen::<i64>().to_le_bytes());
                 }
-                out.push(Case::one(QwpInput { column, row_count: n, gorilla_flag: true }));
+                out.push(Case::one(QwpInput {
+                    column,
+                    row_count: n,
+                    gorilla_flag: true,
+                }));
             }
         }
         _ => {
@@ -352,9 +407,16 @@ fn malformed_header(rng: &mut CaseRng, index: u64) -> Vec<Case<QwpInput>> {
             rows[null_row] = None;
             let column = reference::encode_column(&rows, true).0;
             for keep in [1, 2, 1 + rows.len().div_ceil(8)] {
-                out.push(Case::one(QwpInput { column: column[..keep].to_vec(), row_count: rows.len() as u32, gorilla_flag: true }));
+                out.push(Case::one(QwpInput {
+                    column: column[..keep].to_vec(),
+                    row_count: rows.len() as u32,
+                    gorilla_flag: true,
+                }));
             }
-            out.push(Case::one(QwpInput { gorilla_flag: !input.gorilla_flag, ..input }));
+            out.push(Case::one(QwpInput {
+                gorilla_flag: !input.gorilla_flag,
+                ..input
+            }));
         }
     }
     out

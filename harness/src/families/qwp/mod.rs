@@ -12,8 +12,8 @@ use crossdec_reference::qwp as reference;
 
 use crate::engine::bytes::{self, BytePayload};
 use crate::engine::{
-    arbitrary, canonical_enum, canonical_struct, AllowedDifference, Buffers, Campaign, Canonical, Case, Category, Implementation,
-    Outcome, Parse, Role, Spec,
+    arbitrary, canonical_enum, canonical_struct, AllowedDifference, Buffers, Campaign, Canonical, Case, Category,
+    Implementation, Outcome, Parse, Role, Spec,
 };
 
 pub use generate::{benchmark_shapes, series, Shape};
@@ -39,14 +39,39 @@ pub struct QwpValue {
 /// A decode error in comparable form: kind and position.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum QwpFault {
-    RowCountOverCap { row_count: usize },
-    InvalidNullFlag { flag: u8, offset: usize },
-    UnknownEncoding { encoding: u8, offset: usize },
-    TooFewGorillaValues { count: usize, offset: usize },
-    TruncatedSeed { index: u8, offset: usize },
-    TruncatedBitstream { value_index: usize, offset: usize, bit: u8 },
-    StreamTooShort { needed_bits: usize, available: usize, offset: usize },
-    Truncated { section: &'static str, offset: usize },
+    RowCountOverCap {
+        row_count: usize,
+    },
+    InvalidNullFlag {
+        flag: u8,
+        offset: usize,
+    },
+    UnknownEncoding {
+        encoding: u8,
+        offset: usize,
+    },
+    TooFewGorillaValues {
+        count: usize,
+        offset: usize,
+    },
+    TruncatedSeed {
+        index: u8,
+        offset: usize,
+    },
+    TruncatedBitstream {
+        value_index: usize,
+        offset: usize,
+        bit: u8,
+    },
+    StreamTooShort {
+        needed_bits: usize,
+        available: usize,
+        offset: usize,
+    },
+    Truncated {
+        section: &'static str,
+        offset: usize,
+    },
     OutputTooSmall,
     /// A third-party decoder's error message (it has no kinds or positions).
     Peer(String),
@@ -104,7 +129,11 @@ canonical_enum!(QwpFault {
     OutputTooSmall = 8,
     Peer(message) = 9,
 });
-canonical_struct!(QwpValue { values, validity, consumed });
+canonical_struct!(QwpValue {
+    values,
+    validity,
+    consumed
+});
 
 /// Canonical form: a flags byte (bit 0: the Gorilla flag), the row count as
 /// a little-endian `u32`, then the column section's bytes.
@@ -120,7 +149,11 @@ impl Parse for QwpInput {
     fn parse(bytes: &[u8]) -> Option<Self> {
         let (&flags, rest) = bytes.split_first()?;
         let row_count = u32::from_le_bytes(rest.get(..4)?.try_into().ok()?);
-        Some(QwpInput { column: rest[4..].to_vec(), row_count, gorilla_flag: flags & 1 == 1 })
+        Some(QwpInput {
+            column: rest[4..].to_vec(),
+            row_count,
+            gorilla_flag: flags & 1 == 1,
+        })
     }
 }
 
@@ -154,11 +187,24 @@ pub fn kernel_decoder(func: kernel::DecodeFn) -> impl FnMut(&QwpInput, &mut Buff
         let len = rows.min(kernel::MAX_ROWS).min(input.column.len().saturating_mul(8)) + SLACK;
         let mut values = buffers.take::<i64>("values", len);
         let mut validity = buffers.take::<bool>("validity", len);
-        let result = func(&mut decoder, &input.column, rows, input.gorilla_flag, values.range(), validity.range());
+        let result = func(
+            &mut decoder,
+            &input.column,
+            rows,
+            input.gorilla_flag,
+            values.range(),
+            validity.range(),
+        );
         let written = rows.min(len);
         let values = buffers.finish(values, written);
         let validity = buffers.finish(validity, written);
-        result.map(|consumed| QwpValue { values, validity, consumed }).map_err(QwpFault::from)
+        result
+            .map(|consumed| QwpValue {
+                values,
+                validity,
+                consumed,
+            })
+            .map_err(QwpFault::from)
     }
 }
 
@@ -167,13 +213,19 @@ pub fn kernel_decoder(func: kernel::DecodeFn) -> impl FnMut(&QwpInput, &mut Buff
 pub fn campaign() -> Campaign<QwpTimestamps> {
     let mut campaign = Campaign::new(QwpTimestamps);
     for imp in kernel::IMPLEMENTATIONS {
-        campaign = campaign.kernel(imp.name, imp.is_available(), move || kernel_decoder(super::runnable(imp)));
+        campaign = campaign.kernel(imp.name, imp.is_available(), move || {
+            kernel_decoder(super::runnable(imp))
+        });
     }
     // The materializing API: fresh vectors, no caller buffers.
     campaign
         .kernel_fn("qwp/materialize", |input: &QwpInput| {
             kernel::decode_column(&input.column, input.row_count as usize, input.gorilla_flag)
-                .map(|c| QwpValue { values: c.values, validity: c.validity, consumed: c.consumed })
+                .map(|c| QwpValue {
+                    values: c.values,
+                    validity: c.validity,
+                    consumed: c.consumed,
+                })
                 .map_err(QwpFault::from)
         })
         .with(questdb_peer())
@@ -197,7 +249,9 @@ pub fn campaign() -> Campaign<QwpTimestamps> {
                      length), but wrapped as the last column of a RESULT_BATCH questdb-rs rejects the batch's \
                      trailing bytes, as a whole-message decoder should",
             applies: |input, expected, got| match (expected, got) {
-                (Ok(e), Err(QwpFault::Peer(message))) => e.consumed < input.column.len() && message.contains("trailing bytes"),
+                (Ok(e), Err(QwpFault::Peer(message))) => {
+                    e.consumed < input.column.len() && message.contains("trailing bytes")
+                }
                 _ => false,
             },
         })
@@ -239,7 +293,10 @@ fn gorilla_non_null_rows(input: &QwpInput) -> Option<usize> {
         0 => (0, 1),
         1 => {
             let bitmap = input.column.get(1..1 + rows.div_ceil(8))?;
-            ((0..rows).filter(|r| bitmap[r / 8] >> (r % 8) & 1 == 1).count(), 1 + rows.div_ceil(8))
+            (
+                (0..rows).filter(|r| bitmap[r / 8] >> (r % 8) & 1 == 1).count(),
+                1 + rows.div_ceil(8),
+            )
         }
         _ => return None,
     };
@@ -261,7 +318,11 @@ impl Spec for QwpTimestamps {
 
     fn reference(&self, input: &QwpInput) -> Outcome<Self> {
         reference::decode_column(&input.column, input.row_count as usize, input.gorilla_flag)
-            .map(|c| QwpValue { values: c.values, validity: c.validity, consumed: c.consumed })
+            .map(|c| QwpValue {
+                values: c.values,
+                validity: c.validity,
+                consumed: c.consumed,
+            })
             .map_err(QwpFault::from)
     }
 
@@ -269,7 +330,10 @@ impl Spec for QwpTimestamps {
         let mut out = bytes::shrink(input);
         for row_count in [input.row_count / 2, input.row_count.saturating_sub(1)] {
             if row_count < input.row_count {
-                out.push(QwpInput { row_count, ..input.clone() });
+                out.push(QwpInput {
+                    row_count,
+                    ..input.clone()
+                });
             }
         }
         out
@@ -301,6 +365,8 @@ fn questdb_peer() -> Implementation<QwpTimestamps> {
 #[cfg(not(target_arch = "x86_64"))]
 fn questdb_peer() -> Implementation<QwpTimestamps> {
     Implementation::new("questdb-rs", Role::Peer, false, || {
-        |_: &QwpInput, _: &mut Buffers| -> Outcome<QwpTimestamps> { unreachable!("questdb-rs is not built on this target") }
+        |_: &QwpInput, _: &mut Buffers| -> Outcome<QwpTimestamps> {
+            unreachable!("questdb-rs is not built on this target")
+        }
     })
 }

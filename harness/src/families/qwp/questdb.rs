@@ -52,9 +52,7 @@
 //! * Errors are reported as questdb-rs's `Error::msg()` (for column-level
 //!   errors it is prefixed `"column 0/1 (timestamp): "`).
 
-use questdb::egress::_bench_internals::{
-    decode_result_batch, Bytes, Schema, SymbolDict, ZstdScratch,
-};
+use questdb::egress::_bench_internals::{decode_result_batch, Bytes, Schema, SymbolDict, ZstdScratch};
 use questdb::egress::ColumnView;
 
 /// Header flag bit FLAG_GORILLA.
@@ -92,11 +90,7 @@ pub fn result_batch_payload(column: &[u8], row_count: usize, gorilla_flag: bool)
 
 /// Wrap a QWP timestamp column section in a minimal RESULT_BATCH and decode it with questdb-rs.
 /// Ok: one entry per row (None = NULL). Err: questdb-rs's error message.
-pub fn decode_with_questdb(
-    column: &[u8],
-    row_count: usize,
-    gorilla_flag: bool,
-) -> Result<Vec<Option<i64>>, String> {
+pub fn decode_with_questdb(column: &[u8], row_count: usize, gorilla_flag: bool) -> Result<Vec<Option<i64>>, String> {
     let (payload, flags) = result_batch_payload(column, row_count, gorilla_flag);
     decode_payload(&Bytes::from(payload), flags)
 }
@@ -146,25 +140,12 @@ impl QuestdbDecoder {
 
     /// Like [`Self::decode`], but clears and refills `out` (no allocation once
     /// `out` has grown to the row count).
-    pub fn decode_into(
-        &mut self,
-        payload: &Bytes,
-        flags: u8,
-        out: &mut Vec<Option<i64>>,
-    ) -> Result<(), String> {
+    pub fn decode_into(&mut self, payload: &Bytes, flags: u8, out: &mut Vec<Option<i64>>) -> Result<(), String> {
         out.clear();
         // batch_seq = 0 always re-parses the inline schema into `self.schema`.
-        let batch = decode_result_batch(
-            payload,
-            flags,
-            &mut self.dict,
-            &mut self.schema,
-            &mut self.scratch,
-        )
-        .map_err(|e| e.msg().to_string())?;
-        let view = batch
-            .column_view(0, &self.dict)
+        let batch = decode_result_batch(payload, flags, &mut self.dict, &mut self.schema, &mut self.scratch)
             .map_err(|e| e.msg().to_string())?;
+        let view = batch.column_view(0, &self.dict).map_err(|e| e.msg().to_string())?;
         let ColumnView::Timestamp(col) = view else {
             return Err(format!(
                 "questdb-rs decoded column 0 as {:?}, not timestamp",
@@ -247,10 +228,7 @@ mod tests {
         let vals = [7i64, 8, 9];
         let mut c = vec![0x00];
         c.extend(le(&vals));
-        assert_eq!(
-            decode_with_questdb(&c, 3, false),
-            Ok(vec![Some(7), Some(8), Some(9)])
-        );
+        assert_eq!(decode_with_questdb(&c, 3, false), Ok(vec![Some(7), Some(8), Some(9)]));
         // With an encoding byte but no FLAG_GORILLA the byte is read as data.
         let mut c2 = vec![0x00, 0x00];
         c2.extend(le(&vals));
@@ -262,24 +240,15 @@ mod tests {
         // 3 rows, bitmap 0b010 → row 1 null; two compact values.
         let mut c = vec![0x01, 0b010, 0x00];
         c.extend(le(&[100, 300]));
-        assert_eq!(
-            decode_with_questdb(&c, 3, true),
-            Ok(vec![Some(100), None, Some(300)])
-        );
+        assert_eq!(decode_with_questdb(&c, 3, true), Ok(vec![Some(100), None, Some(300)]));
         // Padding bits beyond row_count are ignored.
         let mut c = vec![0x01, 0b1111_1010, 0x00];
         c.extend(le(&[100, 300]));
-        assert_eq!(
-            decode_with_questdb(&c, 3, true),
-            Ok(vec![Some(100), None, Some(300)])
-        );
+        assert_eq!(decode_with_questdb(&c, 3, true), Ok(vec![Some(100), None, Some(300)]));
         // Same without FLAG_GORILLA (no encoding byte).
         let mut c = vec![0x01, 0b010];
         c.extend(le(&[100, 300]));
-        assert_eq!(
-            decode_with_questdb(&c, 3, false),
-            Ok(vec![Some(100), None, Some(300)])
-        );
+        assert_eq!(decode_with_questdb(&c, 3, false), Ok(vec![Some(100), None, Some(300)]));
     }
 
     #[test]
@@ -325,10 +294,7 @@ mod tests {
         // 3 rows, 2 null → one non-null → one seed.
         let mut c = vec![0x01, 0b110, 0x01];
         c.extend(le(&[42]));
-        assert_eq!(
-            decode_with_questdb(&c, 3, true),
-            Ok(vec![Some(42), None, None])
-        );
+        assert_eq!(decode_with_questdb(&c, 3, true), Ok(vec![Some(42), None, None]));
         // A second seed (or any byte) beyond min(n, 2) is a trailing byte.
         let mut c = vec![0x00, 0x01];
         c.extend(le(&[42, 43]));

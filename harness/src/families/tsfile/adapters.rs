@@ -60,32 +60,21 @@ impl Adapter {
         }
         match (self.encoding, input.dtype) {
             (Encoding::Ts2Diff, DataType::Int32) => {
-                let imp = crossdec_kernels::by_name(ts2diff::IMPLEMENTATIONS_I32, name)
-                    .expect("registered");
-                out!(
-                    decode_values(b, max, |o| imp(page, o)),
-                    Int32
-                )
+                let imp = crossdec_kernels::by_name(ts2diff::IMPLEMENTATIONS_I32, name).expect("registered");
+                out!(decode_values(b, max, |o| imp(page, o)), Int32)
             }
             (Encoding::Ts2Diff, DataType::Int64) => {
-                let imp = crossdec_kernels::by_name(ts2diff::IMPLEMENTATIONS_I64, name)
-                    .expect("registered");
-                out!(
-                    decode_values(b, max, |o| imp(page, o)),
-                    Int64
-                )
+                let imp = crossdec_kernels::by_name(ts2diff::IMPLEMENTATIONS_I64, name).expect("registered");
+                out!(decode_values(b, max, |o| imp(page, o)), Int64)
             }
             (Encoding::Gorilla, DataType::Int32 | DataType::Float) => {
-                let imp = crossdec_kernels::by_name(gorilla::IMPLEMENTATIONS_32, name)
-                    .expect("registered");
+                let imp = crossdec_kernels::by_name(gorilla::IMPLEMENTATIONS_32, name).expect("registered");
                 let (term, float) = if input.dtype == DataType::Float {
                     (gorilla::TERMINATOR_F32, true)
                 } else {
                     (gorilla::TERMINATOR_I32, false)
                 };
-                let r = decode_values(b, max, |o| {
-                    imp(page, term, stop_of(input), o)
-                });
+                let r = decode_values(b, max, |o| imp(page, term, stop_of(input), o));
                 if float {
                     out!(r, Float)
                 } else {
@@ -93,16 +82,13 @@ impl Adapter {
                 }
             }
             (Encoding::Gorilla, DataType::Int64 | DataType::Double) => {
-                let imp = crossdec_kernels::by_name(gorilla::IMPLEMENTATIONS_64, name)
-                    .expect("registered");
+                let imp = crossdec_kernels::by_name(gorilla::IMPLEMENTATIONS_64, name).expect("registered");
                 let (term, float) = if input.dtype == DataType::Double {
                     (gorilla::TERMINATOR_F64, true)
                 } else {
                     (gorilla::TERMINATOR_I64, false)
                 };
-                let r = decode_values(b, max, |o| {
-                    imp(page, term, stop_of(input), o)
-                });
+                let r = decode_values(b, max, |o| imp(page, term, stop_of(input), o));
                 if float {
                     out!(r, Double)
                 } else {
@@ -110,24 +96,13 @@ impl Adapter {
                 }
             }
             (Encoding::Plain, DataType::Boolean) => {
-                out!(
-                    decode_values(b, max, |o| plain::decode_bool_into(
-                        page, o
-                    )),
-                    Boolean
-                )
+                out!(decode_values(b, max, |o| plain::decode_bool_into(page, o)), Boolean)
             }
             (Encoding::Plain, DataType::Int32) => {
-                out!(
-                    decode_values(b, max, |o| plain::decode_i32_into(
-                        page, o
-                    )),
-                    Int32
-                )
+                out!(decode_values(b, max, |o| plain::decode_i32_into(page, o)), Int32)
             }
             (Encoding::Plain, DataType::Int64 | DataType::Double) => {
-                let imp = crossdec_kernels::by_name(plain::IMPLEMENTATIONS_BE64, name)
-                    .expect("registered");
+                let imp = crossdec_kernels::by_name(plain::IMPLEMENTATIONS_BE64, name).expect("registered");
                 let r = decode_values(b, max, |o| imp(page, o));
                 if input.dtype == DataType::Double {
                     out!(r, Double)
@@ -136,12 +111,7 @@ impl Adapter {
                 }
             }
             (Encoding::Plain, DataType::Float) => {
-                out!(
-                    decode_values(b, max, |o| plain::decode_be32_into(
-                        page, o
-                    )),
-                    Float
-                )
+                out!(decode_values(b, max, |o| plain::decode_be32_into(page, o)), Float)
             }
             (Encoding::Plain, DataType::Text) => plain::decode_binary(page, max)
                 .map(|(v, consumed)| TsValue {
@@ -152,27 +122,17 @@ impl Adapter {
             (Encoding::Rle, DataType::Boolean) => {
                 let scratch = &mut self.scratch;
                 out!(
-                    decode_values(b, max, |o| rle::decode_bool_into(
-                        page, scratch, o
-                    )),
+                    decode_values(b, max, |o| rle::decode_bool_into(page, scratch, o)),
                     Boolean
                 )
             }
             (Encoding::Rle, DataType::Int32) => {
-                let imp =
-                    crossdec_kernels::by_name(rle::IMPLEMENTATIONS_I32, name).expect("registered");
-                out!(
-                    decode_values(b, max, |o| imp(page, o)),
-                    Int32
-                )
+                let imp = crossdec_kernels::by_name(rle::IMPLEMENTATIONS_I32, name).expect("registered");
+                out!(decode_values(b, max, |o| imp(page, o)), Int32)
             }
             (Encoding::Rle, DataType::Int64) => {
-                let imp =
-                    crossdec_kernels::by_name(rle::IMPLEMENTATIONS_I64, name).expect("registered");
-                out!(
-                    decode_values(b, max, |o| imp(page, o)),
-                    Int64
-                )
+                let imp = crossdec_kernels::by_name(rle::IMPLEMENTATIONS_I64, name).expect("registered");
+                out!(decode_values(b, max, |o| imp(page, o)), Int64)
             }
             (e, t) => unreachable!("{e:?} does not decode {t:?}"),
         }
@@ -181,9 +141,7 @@ impl Adapter {
 
 /// The kernel entries of one family: (name, available).
 pub fn kernel_names(encoding: Encoding) -> Vec<(&'static str, bool)> {
-    fn list<F: Copy>(
-        r: &'static [crossdec_kernels::Implementation<F>],
-    ) -> Vec<(&'static str, bool)> {
+    fn list<F: Copy>(r: &'static [crossdec_kernels::Implementation<F>]) -> Vec<(&'static str, bool)> {
         r.iter().map(|i| (i.name, i.is_available())).collect()
     }
     match encoding {
@@ -197,13 +155,14 @@ pub fn kernel_names(encoding: Encoding) -> Vec<(&'static str, bool)> {
 /// Decode with the named kernel outside the engine (the file walker's path),
 /// still holding it to the buffer contract: a broken promise panics, which
 /// the walker reports as a failure of that kernel.
-pub fn decode_with(
-    encoding: Encoding,
-    name: &'static str,
-    input: &TsInput,
-) -> Result<TsValue, TsFault> {
+pub fn decode_with(encoding: Encoding, name: &'static str, input: &TsInput) -> Result<TsValue, TsFault> {
     let mut buffers = Buffers::new(CANARIES[0]);
-    let outcome = Adapter { encoding, name, scratch: Vec::new() }.decode(input, &mut buffers);
+    let outcome = Adapter {
+        encoding,
+        name,
+        scratch: Vec::new(),
+    }
+    .decode(input, &mut buffers);
     match buffers.end_call().first() {
         Some(fault) => panic!("{name} broke its buffer contract: {fault}"),
         None => outcome,
@@ -215,7 +174,11 @@ pub fn implementations(encoding: Encoding) -> Vec<Implementation<TsFamily>> {
         .into_iter()
         .map(|(name, available)| {
             Implementation::new(name, Role::Kernel, available, move || {
-                let mut adapter = Adapter { encoding, name, scratch: Vec::new() };
+                let mut adapter = Adapter {
+                    encoding,
+                    name,
+                    scratch: Vec::new(),
+                };
                 move |input: &TsInput, buffers: &mut Buffers| adapter.decode(input, buffers)
             })
         })

@@ -35,8 +35,7 @@ pub enum Shape {
 
 /// Lengths around every block, group and run boundary.
 pub const BOUNDARY_LENGTHS: &[usize] = &[
-    0, 1, 2, 3, 7, 8, 9, 15, 16, 17, 127, 128, 129, 130, 131, 257, 258, 259, 503, 504, 505, 512,
-    513,
+    0, 1, 2, 3, 7, 8, 9, 15, 16, 17, 127, 128, 129, 130, 131, 257, 258, 259, 503, 504, 505, 512, 513,
 ];
 
 fn random_len(rng: &mut impl Rng) -> usize {
@@ -95,13 +94,8 @@ const F64_EDGES: &[u64] = &[
 /// A series of `len` values of `dtype` with the given shape.
 pub fn series(rng: &mut impl Rng, dtype: DataType, shape: Shape, len: usize) -> Values {
     let ints = |rng: &mut dyn rand::RngCore, bits: u32| -> Vec<i64> {
-        let lim = if bits == 32 {
-            i32::MAX as i64
-        } else {
-            i64::MAX
-        };
-        let start: i64 =
-            rng.gen_range(-1000..1000) * if rng.gen_bool(0.3) { lim / 1000 } else { 1 };
+        let lim = if bits == 32 { i32::MAX as i64 } else { i64::MAX };
+        let start: i64 = rng.gen_range(-1000..1000) * if rng.gen_bool(0.3) { lim / 1000 } else { 1 };
         let step_max: i64 = *[1i64, 10, 1000, 1 << 20, 1 << 40].choose(rng).unwrap();
         let step_max = step_max.min(lim);
         let mut v = start;
@@ -297,11 +291,7 @@ fn rle_page(rng: &mut impl Rng, bits: &[u64], big_endian: bool) -> Vec<u8> {
     if bits.is_empty() {
         return Vec::new();
     }
-    let packages = if rng.gen_bool(0.2) {
-        rng.gen_range(2..4)
-    } else {
-        1
-    };
+    let packages = if rng.gen_bool(0.2) { rng.gen_range(2..4) } else { 1 };
     let per = bits.len().div_ceil(packages);
     let mut page = Vec::new();
     for part in bits.chunks(per) {
@@ -369,16 +359,9 @@ fn corrupt(rng: &mut impl Rng, encoding: Encoding) -> TsInput {
                 1 => (4, -rng.gen_range(1..5)),
                 2 => (
                     0,
-                    *[
-                        -1,
-                        i32::MIN,
-                        i32::MAX,
-                        1 << 16,
-                        (1 << 16) + 1,
-                        rng.gen_range(0..300),
-                    ]
-                    .choose(rng)
-                    .unwrap(),
+                    *[-1, i32::MIN, i32::MAX, 1 << 16, (1 << 16) + 1, rng.gen_range(0..300)]
+                        .choose(rng)
+                        .unwrap(),
                 ),
                 _ => (4, rng.gen_range(0..=64)),
             };
@@ -475,20 +458,13 @@ fn bad_counts(rng: &mut impl Rng, encoding: Encoding) -> TsInput {
         }
         _ => {
             // Allowed exactly as many as the page holds, plus trailing junk.
-            input
-                .page
-                .extend((0..rng.gen_range(1..6)).map(|_| rng.gen::<u8>()));
+            input.page.extend((0..rng.gen_range(1..6)).map(|_| rng.gen::<u8>()));
         }
     }
     input
 }
 
-pub fn generate(
-    encoding: Encoding,
-    category: &str,
-    index: u64,
-    rng: &mut CaseRng,
-) -> Vec<Case<TsInput>> {
+pub fn generate(encoding: Encoding, category: &str, index: u64, rng: &mut CaseRng) -> Vec<Case<TsInput>> {
     let shaped = |rng: &mut CaseRng, shape: Shape| {
         let dtype = random_type(rng, encoding);
         let len = random_len(rng);
@@ -503,8 +479,7 @@ pub fn generate(
         "edges" => shaped(rng, Shape::Edges),
         "block-boundaries" => {
             let len = BOUNDARY_LENGTHS[(index as usize) % BOUNDARY_LENGTHS.len()];
-            let dtype = encoding.types()
-                [(index as usize / BOUNDARY_LENGTHS.len()) % encoding.types().len()];
+            let dtype = encoding.types()[(index as usize / BOUNDARY_LENGTHS.len()) % encoding.types().len()];
             let shape = random_shape(rng);
             let values = series(rng, dtype, shape, len);
             vec![Case::one(encode(rng, encoding, &values))]

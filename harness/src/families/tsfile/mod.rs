@@ -30,12 +30,7 @@ pub enum Encoding {
 }
 
 impl Encoding {
-    pub const ALL: [Encoding; 4] = [
-        Encoding::Ts2Diff,
-        Encoding::Gorilla,
-        Encoding::Plain,
-        Encoding::Rle,
-    ];
+    pub const ALL: [Encoding; 4] = [Encoding::Ts2Diff, Encoding::Gorilla, Encoding::Plain, Encoding::Rle];
 
     /// TsFile's encoding id.
     pub fn id(self) -> u8 {
@@ -293,14 +288,8 @@ macro_rules! fault_from {
                         offset,
                         bit,
                     },
-                    E::BadBitWidth { width, max, offset } => {
-                        TsFault::BadBitWidth { width, max, offset }
-                    }
-                    E::BadCount {
-                        field,
-                        count,
-                        offset,
-                    } => TsFault::BadCount {
+                    E::BadBitWidth { width, max, offset } => TsFault::BadBitWidth { width, max, offset },
+                    E::BadCount { field, count, offset } => TsFault::BadCount {
                         field: field.into(),
                         count,
                         offset,
@@ -370,14 +359,10 @@ pub fn reference_decode(input: &TsInput) -> Result<TsValue, TsFault> {
                 |v| v as i64
             )
         }
-        (Encoding::Gorilla, DataType::Float) => go!(
-            gorilla::decode32(page, gorilla::TERMINATOR_F32, stop, max),
-            Float
-        ),
-        (Encoding::Gorilla, DataType::Double) => go!(
-            gorilla::decode64(page, gorilla::TERMINATOR_F64, stop, max),
-            Double
-        ),
+        (Encoding::Gorilla, DataType::Float) => go!(gorilla::decode32(page, gorilla::TERMINATOR_F32, stop, max), Float),
+        (Encoding::Gorilla, DataType::Double) => {
+            go!(gorilla::decode64(page, gorilla::TERMINATOR_F64, stop, max), Double)
+        }
         (Encoding::Plain, DataType::Boolean) => go!(plain::decode_bool(page, max), Boolean),
         (Encoding::Plain, DataType::Int32) => go!(plain::decode_i32(page, max), Int32),
         (Encoding::Plain, DataType::Int64) => go!(plain::decode_i64(page, max), Int64),
@@ -391,9 +376,7 @@ pub fn reference_decode(input: &TsInput) -> Result<TsValue, TsFault> {
         (Encoding::Rle, DataType::Boolean) => go!(rle::decode_bool(page, max), Boolean),
         (Encoding::Rle, DataType::Int32) => go!(rle::decode_i32(page, max), Int32),
         (Encoding::Rle, DataType::Int64) => go!(rle::decode_i64(page, max), Int64),
-        (e, t) => unreachable!(
-            "{e:?} does not decode {t:?}; inputs are built and parsed for their family"
-        ),
+        (e, t) => unreachable!("{e:?} does not decode {t:?}; inputs are built and parsed for their family"),
     })
 }
 
@@ -426,9 +409,19 @@ impl Parse for TsInput {
             return None;
         }
         let count = u32::from_le_bytes(bytes.get(3..7)?.try_into().ok()?).min(MAX_VALUES_CAP);
-        let stop = if bytes[2] & 1 == 1 { StopMode::Count(count) } else { StopMode::AtTerminator };
+        let stop = if bytes[2] & 1 == 1 {
+            StopMode::Count(count)
+        } else {
+            StopMode::AtTerminator
+        };
         let max_values = u32::from_le_bytes(bytes.get(7..11)?.try_into().ok()?).min(MAX_VALUES_CAP);
-        Some(TsInput { encoding, dtype, stop, max_values, page: bytes[11..].to_vec() })
+        Some(TsInput {
+            encoding,
+            dtype,
+            stop,
+            max_values,
+            page: bytes[11..].to_vec(),
+        })
     }
 }
 
@@ -446,7 +439,9 @@ pub struct TsFamily(pub Encoding);
 
 /// The family of one encoding: its registry kernels against the reference.
 pub fn campaign(encoding: Encoding) -> Campaign<TsFamily> {
-    adapters::implementations(encoding).into_iter().fold(Campaign::new(TsFamily(encoding)), Campaign::with)
+    adapters::implementations(encoding)
+        .into_iter()
+        .fold(Campaign::new(TsFamily(encoding)), Campaign::with)
 }
 
 impl Spec for TsFamily {
@@ -460,7 +455,9 @@ impl Spec for TsFamily {
 
     fn categories(&self) -> Vec<Category<TsInput>> {
         let encoding = self.0;
-        super::named_categories(generate::CATEGORIES, move |category, index, rng| generate::generate(encoding, category, index, rng))
+        super::named_categories(generate::CATEGORIES, move |category, index, rng| {
+            generate::generate(encoding, category, index, rng)
+        })
     }
 
     fn reference(&self, input: &TsInput) -> Outcome<Self> {
@@ -474,12 +471,21 @@ impl Spec for TsFamily {
     fn shrink(&self, input: &TsInput) -> Vec<TsInput> {
         let mut out = bytes::shrink(input);
         if input.max_values > 0 {
-            out.push(TsInput { max_values: input.max_values / 2, ..input.clone() });
+            out.push(TsInput {
+                max_values: input.max_values / 2,
+                ..input.clone()
+            });
         }
         if let StopMode::Count(n) = input.stop {
             if n > 0 {
-                out.push(TsInput { stop: StopMode::Count(n / 2), ..input.clone() });
-                out.push(TsInput { stop: StopMode::Count(n - 1), ..input.clone() });
+                out.push(TsInput {
+                    stop: StopMode::Count(n / 2),
+                    ..input.clone()
+                });
+                out.push(TsInput {
+                    stop: StopMode::Count(n - 1),
+                    ..input.clone()
+                });
             }
         }
         out

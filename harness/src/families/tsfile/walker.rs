@@ -96,19 +96,16 @@ struct Cursor<'a> {
 
 impl<'a> Cursor<'a> {
     fn u8(&mut self, what: &'static str) -> Result<u8, WalkError> {
-        let b = *self.data.get(self.pos).ok_or(WalkError::Truncated {
-            what,
-            offset: self.pos,
-        })?;
+        let b = *self
+            .data
+            .get(self.pos)
+            .ok_or(WalkError::Truncated { what, offset: self.pos })?;
         self.pos += 1;
         Ok(b)
     }
     fn take(&mut self, n: usize, what: &'static str) -> Result<&'a [u8], WalkError> {
         let end = self.pos.checked_add(n).filter(|&e| e <= self.data.len());
-        let end = end.ok_or(WalkError::Truncated {
-            what,
-            offset: self.pos,
-        })?;
+        let end = end.ok_or(WalkError::Truncated { what, offset: self.pos })?;
         let s = &self.data[self.pos..end];
         self.pos = end;
         Ok(s)
@@ -133,9 +130,7 @@ impl<'a> Cursor<'a> {
         Ok(((u >> 1) as i32 ^ -((u & 1) as i32)) as i64)
     }
     fn i32_be(&mut self, what: &'static str) -> Result<i32, WalkError> {
-        Ok(i32::from_be_bytes(
-            self.take(4, what)?.try_into().expect("4 bytes"),
-        ))
+        Ok(i32::from_be_bytes(self.take(4, what)?.try_into().expect("4 bytes")))
     }
     /// A zigzag-varint length then UTF-8 bytes (`None` for length -1).
     fn string(&mut self, what: &'static str) -> Result<Option<String>, WalkError> {
@@ -189,12 +184,7 @@ fn skip_typed_statistics(c: &mut Cursor<'_>, data_type: u8) -> Result<(), WalkEr
     Ok(())
 }
 
-fn decompress(
-    compression: u8,
-    body: &[u8],
-    size: usize,
-    offset: usize,
-) -> Result<Vec<u8>, WalkError> {
+fn decompress(compression: u8, body: &[u8], size: usize, offset: usize) -> Result<Vec<u8>, WalkError> {
     let fail = |message: String| WalkError::Decompress {
         compression,
         offset,
@@ -219,8 +209,7 @@ fn decompress(
         }
         8 => {
             let mut out = Vec::new();
-            let mut decoder =
-                ruzstd::decoding::StreamingDecoder::new(body).map_err(|e| fail(e.to_string()))?;
+            let mut decoder = ruzstd::decoding::StreamingDecoder::new(body).map_err(|e| fail(e.to_string()))?;
             decoder
                 .by_ref()
                 .take(MAX_PAGE as u64 + 1)
@@ -294,9 +283,7 @@ fn ts2diff_count(page: &[u8]) -> usize {
         let wi = u32::from_be_bytes(page[at..at + 4].try_into().expect("4")) as usize;
         let bw = u32::from_be_bytes(page[at + 4..at + 8].try_into().expect("4")) as usize;
         n = n.saturating_add(wi.saturating_add(1));
-        at = at
-            .saturating_add(24)
-            .saturating_add(wi.saturating_mul(bw).div_ceil(8));
+        at = at.saturating_add(24).saturating_add(wi.saturating_mul(bw).div_ceil(8));
     }
     n.min(MAX_VALUES_CAP as usize)
 }
@@ -411,10 +398,7 @@ fn decode_values(
             Ok(c) if holds_terminator || (c.values == out.values && c.consumed == bytes.len()) => {}
             other => {
                 return Err(WalkError::Inconsistent {
-                    what: format!(
-                        "{}: GORILLA to the terminator gave {other:?}",
-                        h.measurement
-                    ),
+                    what: format!("{}: GORILLA to the terminator gave {other:?}", h.measurement),
                     offset: page,
                 })
             }
@@ -445,7 +429,10 @@ pub fn walk(file: &[u8], decode: PageDecoder<'_>) -> Result<Vec<Series>, WalkErr
     // A whole file ends with its metadata and the magic again: without it the
     // file was cut short, and the chunks it still holds are not all there is.
     if file.len() < 13 || !file.ends_with(b"TsFile") {
-        return Err(WalkError::Truncated { what: "tail magic", offset: file.len() });
+        return Err(WalkError::Truncated {
+            what: "tail magic",
+            offset: file.len(),
+        });
     }
     let mut c = Cursor { data: file, pos: 6 };
     let version = c.u8("version")?;
@@ -499,15 +486,7 @@ pub fn walk(file: &[u8], decode: PageDecoder<'_>) -> Result<Vec<Series>, WalkErr
                 if marker & 0x80 != 0 {
                     times = pages
                         .iter()
-                        .map(|p| {
-                            decode_times(
-                                decode,
-                                h.encoding,
-                                p.body.as_deref().unwrap_or(&[]),
-                                &h,
-                                p.offset,
-                            )
-                        })
+                        .map(|p| decode_times(decode, h.encoding, p.body.as_deref().unwrap_or(&[]), &h, p.offset))
                         .collect::<Result<_, _>>()?;
                     continue;
                 }
@@ -556,22 +535,16 @@ pub fn walk(file: &[u8], decode: PageDecoder<'_>) -> Result<Vec<Series>, WalkErr
                     let rows = b.i32_be("row count")?;
                     if rows < 0 || rows as usize != t.len() {
                         return Err(WalkError::Inconsistent {
-                            what: format!(
-                                "{}: value page of {rows} rows, time page of {}",
-                                h.measurement,
-                                t.len()
-                            ),
+                            what: format!("{}: value page of {rows} rows, time page of {}", h.measurement, t.len()),
                             offset: page.offset,
                         });
                     }
                     let bitmap = b.take(t.len().div_ceil(8), "bitmap")?;
                     let present = |i: usize| bitmap[i / 8] & (0x80 >> (i % 8)) != 0;
                     let dense = (0..t.len()).filter(|&i| present(i)).count();
-                    let mut v =
-                        decode_values(decode, &h, &body[b.pos..], dense, page.offset)?.into_iter();
+                    let mut v = decode_values(decode, &h, &body[b.pos..], dense, page.offset)?.into_iter();
                     for (i, &time) in t.iter().enumerate() {
-                        s.points
-                            .push((time, if present(i) { v.next() } else { None }));
+                        s.points.push((time, if present(i) { v.next() } else { None }));
                     }
                 }
             }
@@ -579,12 +552,7 @@ pub fn walk(file: &[u8], decode: PageDecoder<'_>) -> Result<Vec<Series>, WalkErr
                 // Operation index range (two i64), written by some Java versions.
                 c.take(16, "operation index range")?;
             }
-            other => {
-                return Err(WalkError::UnknownMarker {
-                    marker: other,
-                    offset,
-                })
-            }
+            other => return Err(WalkError::UnknownMarker { marker: other, offset }),
         }
     }
     Ok(series.into_values().collect())
@@ -603,10 +571,7 @@ fn cell_from_json(data_type: u8, v: &serde_json::Value) -> Result<Option<Cell>, 
         return Ok(None);
     }
     let int = || v.as_i64().ok_or_else(|| format!("not an integer: {v}"));
-    let uint = || {
-        v.as_u64()
-            .ok_or_else(|| format!("not an unsigned integer: {v}"))
-    };
+    let uint = || v.as_u64().ok_or_else(|| format!("not an unsigned integer: {v}"));
     Ok(Some(match data_type {
         0 => Cell::Boolean(int()? != 0),
         1 | 9 => Cell::Int32(int()? as i32),
@@ -626,8 +591,7 @@ fn cell_from_json(data_type: u8, v: &serde_json::Value) -> Result<Option<Cell>, 
 /// type, encoding and compression the generator asked for, and every point
 /// (time and value, nulls included) equal.
 pub fn verify(file: &[u8], json: &str, decode: PageDecoder<'_>) -> Result<Verified, String> {
-    let meta: serde_json::Value =
-        serde_json::from_str(json).map_err(|e| format!("bad JSON: {e}"))?;
+    let meta: serde_json::Value = serde_json::from_str(json).map_err(|e| format!("bad JSON: {e}"))?;
     let walked = walk(file, decode).map_err(|e| format!("walk failed: {e}"))?;
     let mut found: BTreeMap<(String, String), Series> = walked
         .into_iter()
@@ -636,21 +600,13 @@ pub fn verify(file: &[u8], json: &str, decode: PageDecoder<'_>) -> Result<Verifi
     let mut done = Verified::default();
     for want in meta["series"].as_array().ok_or("no series in JSON")? {
         let device = want["device"].as_str().ok_or("device")?.to_string();
-        let measurement = want["measurement"]
-            .as_str()
-            .ok_or("measurement")?
-            .to_string();
+        let measurement = want["measurement"].as_str().ok_or("measurement")?.to_string();
         let data_type = want["dtype"].as_u64().ok_or("dtype")? as u8;
         let points: Vec<(i64, Option<Cell>)> = want["points"]
             .as_array()
             .ok_or("points")?
             .iter()
-            .map(|p| {
-                Ok((
-                    p[0].as_i64().ok_or("time")?,
-                    cell_from_json(data_type, &p[1])?,
-                ))
-            })
+            .map(|p| Ok((p[0].as_i64().ok_or("time")?, cell_from_json(data_type, &p[1])?)))
             .collect::<Result<_, String>>()?;
         let Some(got) = found.remove(&(device.clone(), measurement.clone())) else {
             if points.iter().all(|p| p.1.is_none()) {
@@ -666,7 +622,9 @@ pub fn verify(file: &[u8], json: &str, decode: PageDecoder<'_>) -> Result<Verifi
             want["compression"].as_u64().ok_or("compression")? as u8,
         );
         if header != asked {
-            return Err(format!("{device}.{measurement}: chunk header (type, encoding, compression) {header:?}, asked for {asked:?}"));
+            return Err(format!(
+                "{device}.{measurement}: chunk header (type, encoding, compression) {header:?}, asked for {asked:?}"
+            ));
         }
         if got.points.len() != points.len() {
             return Err(format!(
@@ -686,9 +644,7 @@ pub fn verify(file: &[u8], json: &str, decode: PageDecoder<'_>) -> Result<Verifi
         done.points += points.len();
     }
     if let Some(((d, m), _)) = found.into_iter().next() {
-        return Err(format!(
-            "{d}.{m}: in the file but not written by the generator"
-        ));
+        return Err(format!("{d}.{m}: in the file but not written by the generator"));
     }
     Ok(done)
 }

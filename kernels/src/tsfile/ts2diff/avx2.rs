@@ -312,7 +312,10 @@ mod tests {
     #[test]
     fn offered_exactly_where_the_cpu_has_avx2() {
         assert_eq!(available(), std::arch::is_x86_feature_detected!("avx2"));
-        let listed = super::super::IMPLEMENTATIONS_I64.iter().find(|i| i.name == "ts2diff/avx2").expect("registered");
+        let listed = super::super::IMPLEMENTATIONS_I64
+            .iter()
+            .find(|i| i.name == "ts2diff/avx2")
+            .expect("registered");
         assert_eq!(listed.is_available(), available());
     }
 
@@ -368,11 +371,21 @@ mod tests {
         let mask = if T::BITS == 64 { u64::MAX } else { (1 << T::BITS) - 1 };
         let mut out = vec![T::default(); want.len() + 2];
         let done = decode_into(page, &mut out).expect(what);
-        assert_eq!(done, Done { values: want.len(), consumed: page.len() }, "{what}");
+        assert_eq!(
+            done,
+            Done {
+                values: want.len(),
+                consumed: page.len()
+            },
+            "{what}"
+        );
         let got: Vec<u64> = out[..want.len()].iter().map(|v| v.to_bits()).collect();
         let want: Vec<u64> = want.iter().map(|v| v & mask).collect();
         assert_eq!(got, want, "{what}");
-        assert!(out[want.len()..].iter().all(|v| v.to_bits() == 0), "{what}: wrote past the values");
+        assert!(
+            out[want.len()..].iter().all(|v| v.to_bits() == 0),
+            "{what}: wrote past the values"
+        );
     }
 
     /// A lane of another width (here 16 bits, as a caller could define:
@@ -477,9 +490,22 @@ mod tests {
                         // is decoded here; only the rest go to the portable
                         // kernel.
                         let w = width as usize;
-                        let fit = |at: usize| (0..n.div_ceil(8)).filter(|g| at + g * w + w + 16 <= page.len()).map(|g| (n - 8 * g).min(8)).sum::<usize>();
-                        let expected = if (1..=MAX_WIDTH).contains(&width) { packed_at.iter().map(|&at| fit(at)).sum() } else { 0 };
-                        assert_eq!(AVX2_DELTAS.with(|c| c.get()), expected, "{what}: deltas decoded by the AVX2 groups");
+                        let fit = |at: usize| {
+                            (0..n.div_ceil(8))
+                                .filter(|g| at + g * w + w + 16 <= page.len())
+                                .map(|g| (n - 8 * g).min(8))
+                                .sum::<usize>()
+                        };
+                        let expected = if (1..=MAX_WIDTH).contains(&width) {
+                            packed_at.iter().map(|&at| fit(at)).sum()
+                        } else {
+                            0
+                        };
+                        assert_eq!(
+                            AVX2_DELTAS.with(|c| c.get()),
+                            expected,
+                            "{what}: deltas decoded by the AVX2 groups"
+                        );
                     }
                 }
             }
