@@ -17,6 +17,8 @@
 pub mod bytea;
 #[cfg(feature = "cube")]
 pub mod cube;
+#[cfg(any(feature = "qwp", feature = "tsfile"))]
+mod probe;
 #[cfg(feature = "qwp")]
 pub mod qwp;
 #[cfg(feature = "tsfile")]
@@ -153,26 +155,9 @@ fn never() -> bool {
     false
 }
 
-/// Test-only step counters in kernels' fast paths: one per thread, so tests
-/// running in parallel do not see each other's counts.
-#[cfg(test)]
-pub(crate) type StepCounter = std::thread::LocalKey<std::cell::Cell<usize>>;
-
-/// Count one step on `counter` (compiled into tests only).
-#[cfg(test)]
-pub(crate) fn count_step(counter: &'static StepCounter) {
-    count_steps(counter, 1);
-}
-
-/// Count `n` steps on `counter` (compiled into tests only).
-#[cfg(test)]
-pub(crate) fn count_steps(counter: &'static StepCounter, n: usize) {
-    counter.with(|c| c.set(c.get() + n));
-}
-
 /// A xorshift64 generator for the kernels' tests (no RNG crate needed, the
 /// same numbers on every target).
-#[cfg(test)]
+#[cfg(all(test, any(feature = "qwp", feature = "tsfile")))]
 pub(crate) fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
     move || {
         seed ^= seed << 13;

@@ -12,6 +12,7 @@
 //! returns fresh vectors. Both validate every length the header implies before
 //! sizing any storage, so a tiny hostile column cannot force a large allocation.
 
+use crate::probe::{NoProbe, Probe, Step};
 use std::fmt;
 
 /// The clients cap a batch at this many rows.
@@ -484,13 +485,6 @@ fn short_dod_value(window: u64) -> i64 {
 /// (4 x 12) or one long one (36).
 const REFILL_BELOW: u32 = 48;
 
-// Four-at-a-time steps taken on this thread. Tests only: a guard that lets
-// the step run less often changes speed, not values, so only a count shows it.
-#[cfg(test)]
-thread_local! {
-    static FOUR_AT_A_TIME_STEPS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
-}
-
 /// Phase 1 of [`decode_gorilla`]: from value `i` (with the running `t` and
 /// `delta`), decode while a full 8-byte load fits. `buf` holds `avail`
 /// unread bits (LSB first); `next` is the first byte not yet in the buffer.
@@ -498,7 +492,7 @@ thread_local! {
 /// than 104 bits of the stream are left unread (under 48 in the buffer and
 /// at most 7 bytes not loaded); `bit` is the first unread bit.
 #[inline(always)]
-fn decode_buffered(
+fn decode_buffered<P: Probe>(
     stream: &[u8],
     out: &mut [i64],
     mut i: usize,
@@ -580,8 +574,7 @@ fn decode_buffered(
                 let twice_nines = (buf & 2) + (w2 & 2) + (w3 & 2) + (w4 & 2);
                 let len = 36 + 3 * (twice_nines as u32 / 2);
                 i += 4;
-                #[cfg(test)]
-                crate::count_step(&FOUR_AT_A_TIME_STEPS);
+                P::count(Step::QwpFourAtATime, 1);
                 buf = after_short(w4);
                 avail -= len;
                 continue;
@@ -628,7 +621,7 @@ fn decode_gorilla(stream: &[u8], offset: usize, t0: i64, t1: i64, out: &mut [i64
 
     // Phase 1: buffered (see `decode_buffered`).
     let (mut i, mut bit);
-    (i, bit, t, delta) = decode_buffered(stream, out, 2, t, delta);
+    (i, bit, t, delta) = decode_buffered::<NoProbe>(stream, out, 2, t, delta);
 
     // Phase 2: careful, one DoD at a time against the exact end of input.
     let total_bits = stream.len() * 8;
@@ -683,6 +676,7 @@ pub static IMPLEMENTATIONS: &[crate::Implementation<DecodeFn>] = &[crate::Implem
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::probe::Counting;
 
     /// Column bytes: no bitmap, Gorilla, the given seeds and bitstream.
     fn gorilla(t0: i64, t1: i64, stream: &[u8]) -> Vec<u8> {
@@ -930,7 +924,7 @@ mod tests {
                     want.push(t);
                 }
                 let mut out = vec![0i64; dods.len() + 2];
-                let (i, bit, t, delta) = decode_buffered(&stream, &mut out, 2, t1, t1 - t0);
+                let (i, bit, t, delta) = decode_buffered::<NoProbe>(&stream, &mut out, 2, t1, t1 - t0);
                 let what = format!("{len} DoDs from {shape:?}");
                 assert!(i <= out.len(), "{what}");
                 assert_eq!(out[2..i], want[2..i], "{what}");
@@ -987,9 +981,9 @@ mod tests {
             .collect();
         let stream = pack(&dods);
         let mut out = vec![0i64; dods.len() + 2];
-        FOUR_AT_A_TIME_STEPS.with(|steps| steps.set(0));
-        let (i, ..) = decode_buffered(&stream, &mut out, 2, 0, 0);
-        let steps = FOUR_AT_A_TIME_STEPS.with(|steps| steps.get());
+        Counting::reset();
+        let (i, ..) = decode_buffered::<Counting>(&stream, &mut out, 2, 0, 0);
+        let steps = Counting::steps(Step::QwpFourAtATime);
         // Every value the buffered phase decoded but the last few (fewer
         // than four left) came four at a time.
         assert!(i - 2 >= dods.len() - 12, "the buffered phase stopped at value {i}");

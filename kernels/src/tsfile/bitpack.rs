@@ -5,6 +5,7 @@
 //! last values go through a zero-padded copy.
 
 use super::Lane;
+use crate::probe::{NoProbe, Probe, Step};
 
 /// Bytes a load may touch past a group's start: `W` bytes of the group plus
 /// the 16-byte load width.
@@ -64,19 +65,8 @@ fn group<const W: u32, T: Lane, F: FnMut(u64) -> T>(src: &[u8], base: usize, out
     }
 }
 
-// Groups decoded straight from the input on this thread. Tests only: a
-// group sent to the padded copy instead decodes the same values, so only a
-// count shows that a load that fits was not taken.
-#[cfg(test)]
-thread_local! {
-    static GROUPS_FROM_INPUT: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
-    // Zero-padded copies made for the last groups: each should serve every
-    // group whose loads fit in it.
-    static PADDED_COPIES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
-}
-
 #[inline(always)]
-fn unpack_w<const W: u32, T: Lane, F: FnMut(u64) -> T>(packed: &[u8], n: usize, out: &mut [T], mut emit: F) {
+fn unpack_w<const W: u32, P: Probe, T: Lane, F: FnMut(u64) -> T>(packed: &[u8], n: usize, out: &mut [T], mut emit: F) {
     let w = W as usize;
     let groups = n / 8;
     let fast = if packed.len() >= 16 {
@@ -86,8 +76,7 @@ fn unpack_w<const W: u32, T: Lane, F: FnMut(u64) -> T>(packed: &[u8], n: usize, 
     };
     for g in 0..fast {
         group::<W, T, F>(packed, g * w, &mut out[g * 8..g * 8 + 8], &mut emit);
-        #[cfg(test)]
-        crate::count_step(&GROUPS_FROM_INPUT);
+        P::count(Step::GroupFromInput, 1);
     }
     let mut done = fast * 8;
     let mut src = fast * w;
@@ -100,8 +89,7 @@ fn unpack_w<const W: u32, T: Lane, F: FnMut(u64) -> T>(packed: &[u8], n: usize, 
         group::<W, T, F>(packed, src, &mut tmp, &mut emit);
         out[done..n].copy_from_slice(&tmp[..n - done]);
         done = n;
-        #[cfg(test)]
-        crate::count_step(&GROUPS_FROM_INPUT);
+        P::count(Step::GroupFromInput, 1);
     }
     // The rest through a zero-padded copy of the input that is left,
     // refilled when the next group's loads would run past it.
@@ -117,8 +105,7 @@ fn unpack_w<const W: u32, T: Lane, F: FnMut(u64) -> T>(packed: &[u8], n: usize, 
             buf = [0u8; TAIL];
             buf[..rest.len()].copy_from_slice(rest);
             base = 0;
-            #[cfg(test)]
-            crate::count_step(&PADDED_COPIES);
+            P::count(Step::PaddedCopy, 1);
         }
         // Lanes past `n` are emitted too (from zero bits) but not kept;
         // `emit` must tolerate that (the prefix sum's extra adds are
@@ -140,7 +127,7 @@ macro_rules! dispatch {
                     *slot = emit(0);
                 }
             }
-            $($w => unpack_w::<$w, T, _>($packed, $n, $out, $emit),)*
+            $($w => unpack_w::<$w, P, T, _>($packed, $n, $out, $emit),)*
             _ => unreachable!("bit widths are validated before unpacking"),
         }
     };
@@ -159,6 +146,18 @@ pub(crate) fn unpack<T: Lane>(packed: &[u8], width: u32, n: usize, out: &mut [T]
 /// `emit` may be called for a few lanes past `n` whose results are dropped.
 #[inline(always)]
 pub(crate) fn unpack_map<T: Lane, F: FnMut(u64) -> T>(packed: &[u8], width: u32, n: usize, out: &mut [T], emit: F) {
+    unpack_map_probed::<NoProbe, T, F>(packed, width, n, out, emit)
+}
+
+/// [`unpack_map`] reporting its groups to `P`.
+#[inline(always)]
+fn unpack_map_probed<P: Probe, T: Lane, F: FnMut(u64) -> T>(
+    packed: &[u8],
+    width: u32,
+    n: usize,
+    out: &mut [T],
+    emit: F,
+) {
     debug_assert!(packed.len() * 8 >= n * width as usize);
     dispatch!(width, packed, n, out, emit, [
         1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32
@@ -169,6 +168,7 @@ pub(crate) fn unpack_map<T: Lane, F: FnMut(u64) -> T>(packed: &[u8], width: u32,
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::probe::Counting;
 
     /// A slow MSB-first packer, local to the test.
     fn pack(values: &[u64], width: u32) -> Vec<u8> {
@@ -222,9 +222,8 @@ mod tests {
                     let mut longer = packed.clone();
                     longer.extend(std::iter::repeat_n(0xA5u8, *extra));
                     let mut out = vec![0u64; n + 3];
-                    GROUPS_FROM_INPUT.with(|c| c.set(0));
-                    PADDED_COPIES.with(|c| c.set(0));
-                    unpack(&longer, width, n, &mut out);
+                    Counting::reset();
+                    unpack_map_probed::<Counting, u64, _>(&longer, width, n, &mut out, u64::from_bits);
                     assert_eq!(&out[..n], &values[..], "width {width} n {n} extra {extra}");
                     assert!(out[n..].iter().all(|&v| v == 0), "wrote past n");
                     // Every group (the partial last one too) whose loads fit
@@ -237,7 +236,7 @@ mod tests {
                         (0..n.div_ceil(8)).filter(|g| g * w + w + 16 <= longer.len()).count()
                     };
                     assert_eq!(
-                        GROUPS_FROM_INPUT.with(|c| c.get()),
+                        Counting::steps(Step::GroupFromInput),
                         fit,
                         "width {width} n {n} extra {extra}"
                     );
@@ -246,7 +245,7 @@ mod tests {
                     let per_copy = if width == 0 { 1 } else { (TAIL - 16) / w };
                     let padded = if width == 0 { 0 } else { n.div_ceil(8) - fit };
                     assert_eq!(
-                        PADDED_COPIES.with(|c| c.get()),
+                        Counting::steps(Step::PaddedCopy),
                         padded.div_ceil(per_copy),
                         "width {width} n {n} extra {extra}"
                     );

@@ -5,6 +5,7 @@
 //! fields and up to 64 significant bits, so each value costs one load.
 
 use super::{DecodeError, Done, Field, Lane};
+use crate::probe::{NoProbe, Probe, Step};
 
 pub const TERMINATOR_I32: u32 = i32::MIN as u32;
 pub const TERMINATOR_I64: u64 = i64::MIN as u64;
@@ -58,22 +59,12 @@ impl Reader<'_> {
     }
 }
 
-#[cfg(test)]
-thread_local! {
-    /// Values the reuse loop produced (tests check that the loop is taken).
-    static REUSE_LOOP_VALUES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
-    /// Runs of `0` controls the checked path took (each in one step).
-    static ZERO_RUN_STEPS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
-    /// Values whose bits the checked path took from the 128-bit window.
-    static WIDE_EXTRACTS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
-}
-
 /// Decode into `out` (its length is the most values accepted). `W` is the
 /// value width (32 or 64); values are produced as lanes of `T`. With `FAST`,
 /// values that reuse the stored window or repeat the previous one take a
 /// short loop with one 8-byte load each; new windows, errors and the page's
 /// last bytes take the checked path.
-fn decode<const W: u32, T: Lane, const FAST: bool>(
+fn decode<const W: u32, T: Lane, const FAST: bool, P: Probe>(
     page: &[u8],
     terminator: u64,
     stop: Stop,
@@ -164,8 +155,7 @@ fn decode<const W: u32, T: Lane, const FAST: bool>(
                         }
                         out[n] = T::from_bits(prev);
                         n += 1;
-                        #[cfg(test)]
-                        crate::count_step(&REUSE_LOOP_VALUES);
+                        P::count(Step::GorillaReuseLoop, 1);
                         if n == want {
                             return Ok(Done {
                                 values: n,
@@ -196,8 +186,7 @@ fn decode<const W: u32, T: Lane, const FAST: bool>(
                         offset: value_start / 8,
                     });
                 }
-                #[cfg(test)]
-                crate::count_step(&ZERO_RUN_STEPS);
+                P::count(Step::GorillaZeroRun, 1);
                 out[n..n + take].fill(T::from_bits(prev));
                 n += take;
                 r.pos += take;
@@ -251,8 +240,7 @@ fn decode<const W: u32, T: Lane, const FAST: bool>(
             let bits = if used + sig <= 64 {
                 (hi << used) >> (64 - sig)
             } else {
-                #[cfg(test)]
-                crate::count_step(&WIDE_EXTRACTS);
+                P::count(Step::GorillaWideExtract, 1);
                 ((w << used) >> (128 - sig)) as u64
             };
             r.pos = bits_at + sig as usize;
@@ -263,24 +251,24 @@ fn decode<const W: u32, T: Lane, const FAST: bool>(
 }
 
 pub fn decode_i32_into(page: &[u8], stop: Stop, out: &mut [i32]) -> Result<Done, DecodeError> {
-    decode::<32, i32, true>(page, TERMINATOR_I32 as u64, stop, out)
+    decode::<32, i32, true, NoProbe>(page, TERMINATOR_I32 as u64, stop, out)
 }
 pub fn decode_i64_into(page: &[u8], stop: Stop, out: &mut [i64]) -> Result<Done, DecodeError> {
-    decode::<64, i64, true>(page, TERMINATOR_I64, stop, out)
+    decode::<64, i64, true, NoProbe>(page, TERMINATOR_I64, stop, out)
 }
 pub fn decode_f32_into(page: &[u8], stop: Stop, out: &mut [f32]) -> Result<Done, DecodeError> {
-    decode::<32, f32, true>(page, TERMINATOR_F32 as u64, stop, out)
+    decode::<32, f32, true, NoProbe>(page, TERMINATOR_F32 as u64, stop, out)
 }
 pub fn decode_f64_into(page: &[u8], stop: Stop, out: &mut [f64]) -> Result<Done, DecodeError> {
-    decode::<64, f64, true>(page, TERMINATOR_F64, stop, out)
+    decode::<64, f64, true, NoProbe>(page, TERMINATOR_F64, stop, out)
 }
 /// 32-bit patterns with an explicit terminator (INT32 or FLOAT bits).
 pub fn decode32_into(page: &[u8], terminator: u32, stop: Stop, out: &mut [u32]) -> Result<Done, DecodeError> {
-    decode::<32, u32, true>(page, terminator as u64, stop, out)
+    decode::<32, u32, true, NoProbe>(page, terminator as u64, stop, out)
 }
 /// 64-bit patterns with an explicit terminator (INT64 or DOUBLE bits).
 pub fn decode64_into(page: &[u8], terminator: u64, stop: Stop, out: &mut [u64]) -> Result<Done, DecodeError> {
-    decode::<64, u64, true>(page, terminator, stop, out)
+    decode::<64, u64, true, NoProbe>(page, terminator, stop, out)
 }
 
 pub type Decode32 = fn(&[u8], u32, Stop, &mut [u32]) -> Result<Done, DecodeError>;
@@ -289,12 +277,12 @@ pub type Decode64 = fn(&[u8], u64, Stop, &mut [u64]) -> Result<Done, DecodeError
 /// [`decode32_into`] without the reuse loop: every value through the
 /// checked 128-bit window path (the first kernel, kept as a second opinion).
 pub fn decode32_checked_into(page: &[u8], terminator: u32, stop: Stop, out: &mut [u32]) -> Result<Done, DecodeError> {
-    decode::<32, u32, false>(page, terminator as u64, stop, out)
+    decode::<32, u32, false, NoProbe>(page, terminator as u64, stop, out)
 }
 
 /// [`decode64_into`] without the reuse loop.
 pub fn decode64_checked_into(page: &[u8], terminator: u64, stop: Stop, out: &mut [u64]) -> Result<Done, DecodeError> {
-    decode::<64, u64, false>(page, terminator, stop, out)
+    decode::<64, u64, false, NoProbe>(page, terminator, stop, out)
 }
 
 /// 32-bit implementations, best first.
@@ -312,6 +300,7 @@ pub static IMPLEMENTATIONS_64: &[crate::Implementation<Decode64>] = &[
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::probe::Counting;
 
     /// MSB-first bit writer for hand-built pages.
     struct Bits {
@@ -365,9 +354,9 @@ mod tests {
             let tail = 64 / (2 + sig as usize) + 1;
             let check = |page: &[u8], stop: Stop| {
                 let mut out = vec![0u64; want.len()];
-                REUSE_LOOP_VALUES.with(|c| c.set(0));
-                let done = decode64_into(page, TERMINATOR_F64, stop, &mut out).unwrap();
-                let fast = REUSE_LOOP_VALUES.with(|c| c.get());
+                Counting::reset();
+                let done = decode::<64, u64, true, Counting>(page, TERMINATOR_F64, stop, &mut out).unwrap();
+                let fast = Counting::steps(Step::GorillaReuseLoop);
                 assert_eq!(
                     (done.values, out.as_slice()),
                     (want.len(), want.as_slice()),
@@ -463,11 +452,11 @@ mod tests {
             let xor = u64::MAX >> (64 - sig);
             bits.put(xor, sig);
             let mut out = [0u64; 2];
-            WIDE_EXTRACTS.with(|c| c.set(0));
-            let done = decode64_checked_into(&bits.bytes, TERMINATOR_F64, Stop::Count(2), &mut out);
+            Counting::reset();
+            let done = decode::<64, u64, false, Counting>(&bits.bytes, TERMINATOR_F64, Stop::Count(2), &mut out);
             assert_eq!((done.map(|d| d.values), out), (Ok(2), [0, xor]), "sig {sig}");
             let wide = usize::from(14 + sig > 64);
-            assert_eq!(WIDE_EXTRACTS.with(|c| c.get()), wide, "sig {sig}");
+            assert_eq!(Counting::steps(Step::GorillaWideExtract), wide, "sig {sig}");
         }
     }
 
@@ -479,10 +468,10 @@ mod tests {
         page.extend([0u8; 40]);
         let mut out = [0i32; 300];
         for (count, steps) in [(1, 0), (2, 1), (65, 1), (66, 2), (150, 3), (300, 5)] {
-            ZERO_RUN_STEPS.with(|c| c.set(0));
-            let done = decode_i32_into(&page, Stop::Count(count), &mut out);
+            Counting::reset();
+            let done = decode::<32, i32, true, Counting>(&page, TERMINATOR_I32 as u64, Stop::Count(count), &mut out);
             assert_eq!(done.map(|d| d.values), Ok(count));
-            assert_eq!(ZERO_RUN_STEPS.with(|c| c.get()), steps, "{count} values");
+            assert_eq!(Counting::steps(Step::GorillaZeroRun), steps, "{count} values");
         }
     }
 

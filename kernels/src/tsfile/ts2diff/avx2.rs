@@ -14,6 +14,7 @@
 //! portable fused kernel, continuing from the last value written here.
 
 use super::super::{DecodeError, Done, IntLane};
+use crate::probe::{NoProbe, Probe, Step};
 use core::arch::x86_64::*;
 
 /// Widths handled here: a delta and its bit offset inside its first byte
@@ -66,6 +67,11 @@ const fn shifts(w: u32) -> [u32; 8] {
 /// Decode a page (same contract as [`super::decode_fused_into`]). Without
 /// AVX2 it runs the portable fused kernel, so forcing it is always safe.
 pub fn decode_into<T: IntLane>(page: &[u8], out: &mut [T]) -> Result<Done, DecodeError> {
+    decode_probed::<NoProbe, T>(page, out)
+}
+
+/// [`decode_into`] reporting the deltas its AVX2 groups decode to `P`.
+fn decode_probed<P: Probe, T: IntLane>(page: &[u8], out: &mut [T]) -> Result<Done, DecodeError> {
     if !available() {
         return super::decode_fused_into(page, out);
     }
@@ -75,19 +81,11 @@ pub fn decode_into<T: IntLane>(page: &[u8], out: &mut [T]) -> Result<Done, Decod
         return super::decode_fused_into(page, out);
     }
     // SAFETY: AVX2 is present (checked just above).
-    unsafe { decode_avx2(page, out) }
-}
-
-// Deltas decoded by the AVX2 groups on this thread. Tests only: the
-// portable kernel decodes whatever this one leaves to it with the same
-// values, so a guard that sends too much there shows only in a count.
-#[cfg(test)]
-thread_local! {
-    static AVX2_DELTAS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    unsafe { decode_avx2::<P, T>(page, out) }
 }
 
 #[target_feature(enable = "avx2")]
-unsafe fn decode_avx2<T: IntLane>(page: &[u8], out: &mut [T]) -> Result<Done, DecodeError> {
+unsafe fn decode_avx2<P: Probe, T: IntLane>(page: &[u8], out: &mut [T]) -> Result<Done, DecodeError> {
     super::decode_blocks(page, out, |packed, width, deltas: &mut [T], first, min| {
         let (groups, partial) = fast_groups(packed.len(), width, deltas.len());
         let done = groups * 8 + partial;
@@ -96,8 +94,7 @@ unsafe fn decode_avx2<T: IntLane>(page: &[u8], out: &mut [T]) -> Result<Done, De
             // every group's loads inside `packed` and `done <=
             // deltas.len()`.
             unsafe { dispatch(packed, width, groups, partial, deltas, first, min) };
-            #[cfg(test)]
-            crate::count_steps(&AVX2_DELTAS, done);
+            P::count(Step::Avx2Deltas, done);
         }
         if done < deltas.len() {
             let acc = if done == 0 { first } else { deltas[done - 1] };
@@ -305,6 +302,7 @@ unsafe fn groups32<const W: u32>(packed: &[u8], groups: usize, partial: usize, o
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::probe::Counting;
 
     /// The kernel is offered exactly where the CPU has AVX2 (its other tests
     /// skip without it, so a detection that always said no would leave them
@@ -370,7 +368,7 @@ mod tests {
     fn check_page<T: IntLane + std::fmt::Debug>(page: &[u8], want: &[u64], what: &str) {
         let mask = if T::BITS == 64 { u64::MAX } else { (1 << T::BITS) - 1 };
         let mut out = vec![T::default(); want.len() + 2];
-        let done = decode_into(page, &mut out).expect(what);
+        let done = decode_probed::<Counting, T>(page, &mut out).expect(what);
         assert_eq!(
             done,
             Done {
@@ -419,14 +417,14 @@ mod tests {
         let mut want = vec![Lane16::default(); 82];
         let wanted = super::super::decode_fused_into(&page, &mut want).unwrap();
         let mut got = vec![Lane16::default(); 82];
-        AVX2_DELTAS.with(|c| c.set(0));
-        assert_eq!(decode_into(&page, &mut got), Ok(wanted));
+        Counting::reset();
+        assert_eq!(decode_probed::<Counting, _>(&page, &mut got), Ok(wanted));
         assert_eq!(got, want);
-        assert_eq!(AVX2_DELTAS.with(|c| c.get()), 0);
+        assert_eq!(Counting::steps(Step::Avx2Deltas), 0);
         // The same blocks in 32-bit lanes do reach the AVX2 groups.
         if available() {
-            decode_into(&two_blocks(4), &mut vec![0u32; 82]).unwrap();
-            assert!(AVX2_DELTAS.with(|c| c.get()) > 0);
+            decode_probed::<Counting, _>(&two_blocks(4), &mut vec![0u32; 82]).unwrap();
+            assert!(Counting::steps(Step::Avx2Deltas) > 0);
         }
     }
 
@@ -479,7 +477,7 @@ mod tests {
                             }
                         }
                         let what = format!("word {word} width {width} n {n} blocks {blocks}");
-                        AVX2_DELTAS.with(|c| c.set(0));
+                        Counting::reset();
                         if word == 8 {
                             check_page::<i64>(&page, &want, &what);
                         } else {
@@ -502,7 +500,7 @@ mod tests {
                             0
                         };
                         assert_eq!(
-                            AVX2_DELTAS.with(|c| c.get()),
+                            Counting::steps(Step::Avx2Deltas),
                             expected,
                             "{what}: deltas decoded by the AVX2 groups"
                         );
