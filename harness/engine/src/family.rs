@@ -1,6 +1,7 @@
 //! [`Family`]: a campaign with its types erased, so a registry, a command
 //! line or a fuzz target can hold campaigns of different specs.
 
+use crate::buffers::Buffers;
 use crate::campaign::{Campaign, Role};
 use crate::canonical::Canonical;
 use crate::judge::first_mismatch;
@@ -17,6 +18,25 @@ pub struct ImplementationInfo {
     pub role: Role,
     /// Whether this host can run it.
     pub available: bool,
+}
+
+/// Generated inputs and one implementation that decodes them, for
+/// benchmarks: [`run`](Workload::run) decodes every input once, through the
+/// same adapter and buffers a campaign uses (so the time includes the
+/// canary fill and the outcome's copy, for kernels and reference alike).
+pub struct Workload<'a> {
+    /// Inputs decoded per run.
+    pub inputs: usize,
+    /// Their total size in canonical bytes (for a throughput figure).
+    pub bytes: u64,
+    run: Box<dyn FnMut() + 'a>,
+}
+
+impl Workload<'_> {
+    /// Decode every input once.
+    pub fn run(&mut self) {
+        (self.run)()
+    }
 }
 
 /// A campaign behind a trait object.
@@ -40,6 +60,10 @@ pub trait Family: Send + Sync {
     /// Canonical bytes of every step of the generated cases, named
     /// `category-index-case-step`, for seed corpora.
     fn corpus(&self, cases: u64, seed: u64) -> Vec<(String, Vec<u8>)>;
+    /// The inputs of the categories `keep` accepts (`cases` calls each, from
+    /// `seed`), decoded by the implementation `name` (`"reference"` for the
+    /// reference). `None` if no available implementation has that name.
+    fn workload(&self, name: &str, cases: u64, seed: u64, keep: &dyn Fn(&str) -> bool) -> Option<Workload<'_>>;
 }
 
 impl<S: Spec> Campaign<S> {
@@ -98,6 +122,40 @@ impl<S: Spec> Family for Campaign<S> {
         let mut u = arbitrary::Unstructured::new(data);
         let case = self.spec.arbitrary_case(&mut u).ok()?;
         Some(self.check(&case, peers))
+    }
+
+    fn workload(&self, name: &str, cases: u64, seed: u64, keep: &dyn Fn(&str) -> bool) -> Option<Workload<'_>> {
+        let mut inputs = Vec::new();
+        for category in self.spec.categories().into_iter().filter(|c| keep(c.name)) {
+            for index in 0..category.calls(cases) {
+                let generated = category.generate(index, &mut case_rng(seed, self.spec.name(), category.name, index));
+                inputs.extend(generated.into_iter().flat_map(|case| case.steps));
+            }
+        }
+        let bytes = inputs.iter().map(|input| input.to_canonical().len() as u64).sum();
+        let count = inputs.len();
+        let run: Box<dyn FnMut() + '_> = if name == "reference" {
+            Box::new(move || {
+                for input in &inputs {
+                    let _ = std::hint::black_box(self.spec.reference(input));
+                }
+            })
+        } else {
+            let implementation = self.implementations.iter().find(|i| i.name == name && i.available)?;
+            let mut decoder = implementation.decoder();
+            let mut buffers = Buffers::new(crate::CANARIES[0]);
+            Box::new(move || {
+                for input in &inputs {
+                    let _ = std::hint::black_box(decoder.decode(input, &mut buffers));
+                    buffers.end_call();
+                }
+            })
+        };
+        Some(Workload {
+            inputs: count,
+            bytes,
+            run,
+        })
     }
 
     fn corpus(&self, cases: u64, seed: u64) -> Vec<(String, Vec<u8>)> {

@@ -72,7 +72,7 @@ mod spec;
 pub use buffers::{BufferFault, Buffers, Element, Out};
 pub use campaign::{AllowedDifference, Campaign, Decoder, Implementation, Role};
 pub use canonical::Canonical;
-pub use family::{Family, ImplementationInfo};
+pub use family::{Family, ImplementationInfo, Workload};
 pub use judge::{Mismatch, CANARIES};
 pub use panic::install_quiet_panic_hook;
 pub use report::{FamilyReport, Manifest};

@@ -573,3 +573,57 @@ fn failures_shrink_within_the_budget() {
         "wrong only at 4 bytes: the step stays whole"
     );
 }
+
+/// [`Pairs`] whose reference counts its calls.
+struct CountedPairs(Arc<AtomicU64>);
+
+impl Spec for CountedPairs {
+    type Input = Payload;
+    type Output = Vec<u16>;
+    type Error = Odd;
+    fn name(&self) -> &'static str {
+        "counted-pairs"
+    }
+    fn categories(&self) -> Vec<Category<Payload>> {
+        Pairs.categories()
+    }
+    fn reference(&self, input: &Payload) -> Outcome<Self> {
+        self.0.fetch_add(1, Ordering::Relaxed);
+        pairs(input)
+    }
+}
+
+#[test]
+fn workloads_decode_the_kept_categories_with_the_named_implementation() {
+    let reference_calls = Arc::new(AtomicU64::new(0));
+    let kernel_calls = Arc::new(AtomicU64::new(0));
+    let counter = kernel_calls.clone();
+    let family: Box<dyn Family> = Box::new(
+        Campaign::new(CountedPairs(reference_calls.clone()))
+            .kernel_fn("k", move |i: &Payload| {
+                counter.fetch_add(1, Ordering::Relaxed);
+                pairs(i)
+            })
+            .with(crossdec_engine::Implementation::new(
+                "gone",
+                Role::Kernel,
+                false,
+                || |i: &Payload, _: &mut Buffers| pairs(i),
+            )),
+    );
+    // "counted" at 3 calls: inputs of 0, 1 and 2 bytes.
+    let mut counted = family.workload("k", 3, 1, &|c| c == "counted").unwrap();
+    assert_eq!((counted.inputs, counted.bytes), (3, 3));
+    counted.run();
+    counted.run();
+    assert_eq!(kernel_calls.load(Ordering::Relaxed), 6);
+    assert_eq!(reference_calls.load(Ordering::Relaxed), 0);
+    // Every category: "steps" adds 2 calls x 2 cases x 2 steps of 2 and 4 bytes.
+    let mut all = family.workload("reference", 3, 1, &|_| true).unwrap();
+    assert_eq!((all.inputs, all.bytes), (11, 27));
+    all.run();
+    assert_eq!(reference_calls.load(Ordering::Relaxed), 11);
+    assert_eq!(kernel_calls.load(Ordering::Relaxed), 6);
+    assert!(family.workload("gone", 3, 1, &|_| true).is_none(), "unavailable");
+    assert!(family.workload("missing", 3, 1, &|_| true).is_none(), "unknown");
+}

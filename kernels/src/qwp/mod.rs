@@ -303,7 +303,7 @@ impl TimestampDecoder {
             validity.fill(true);
             return decode_values(&layout.values, values);
         };
-        // Grows, never shrinks (a `<` test here had an equivalent `<=` mutant).
+        // Grows, never shrinks.
         self.dense.resize(self.dense.len().max(layout.dense), 0);
         let dense = &mut self.dense[..layout.dense];
         let consumed = decode_values(&layout.values, dense)?;
