@@ -65,8 +65,7 @@ pub fn run(
         if lo >= 16 {
             return Err(DecodeError::invalid_digit(i + 1, c2));
         }
-        // `+`, not `|`: the fields are disjoint, and a mutated `^` would
-        // give the same byte (an equivalent mutant) where `-` and `*` do not.
+        // The nibbles are disjoint bit fields: their sum is the byte.
         out[o] = (hi << 4) + lo;
         o += 1;
         i += 2;

@@ -454,8 +454,8 @@ fn select_by_bit1(window: u64, if_set: u64, if_clear: u64) -> u64 {
 #[cfg(not(target_arch = "x86_64"))]
 use select_by_bit1_portable as select_by_bit1;
 
-/// The select in plain Rust: what other targets use. Compiled (and tested)
-/// on x86_64 too, so that its mutants are judged where the tests run.
+/// The select in plain Rust: what other targets use. Compiled and tested on
+/// x86_64 too, so the code they run is checked on the development host.
 #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
 #[inline(always)]
 fn select_by_bit1_portable(window: u64, if_set: u64, if_clear: u64) -> u64 {

@@ -170,9 +170,7 @@ impl Lane for f64 {
 /// Returns (value, bytes).
 #[inline]
 pub(crate) fn uvarint32(data: &[u8], at: usize, field: Field) -> Result<(u32, usize), DecodeError> {
-    // Fast path: one byte. (Written as a comparison: `b & 0x80 == 0` here
-    // has an equivalent mutant, `|`, that only sends every varint down the
-    // general loop.)
+    // Fast path: one byte, a value below the continuation bit.
     if let Some(&b) = data.get(at) {
         if b < 0x80 {
             return Ok((b as u32, 1));

@@ -73,7 +73,7 @@ fn swap64_portable<T: Lane>(src: &[u8], out: &mut [T]) {
 }
 
 /// A big-endian host: the bytes already are the values. Its own function so
-/// mutation testing can run exactly this code where it compiles (ci/mutants).
+/// that a test (and a mutation run) on a big-endian host reaches exactly it.
 #[cfg(target_endian = "big")]
 #[inline]
 fn copy_on_big_endian_host<T: Lane>(src: &[u8], out: &mut [T]) {
