@@ -98,19 +98,22 @@ pub fn decode_into<T: Lane>(page: &[u8], out: &mut [T]) -> Result<Done, DecodeEr
                     });
                 }
                 pos += 1;
-                let count = (groups - 1) * 8 + last;
-                if count > max - n {
+                // In u64: up to 2^31 groups overflow a 32-bit usize.
+                let count = (groups as u64 - 1) * 8 + last as u64;
+                if count > (max - n) as u64 {
                     return Err(DecodeError::TooManyValues { max, offset: run });
                 }
-                let packed_len = groups * width as usize;
-                if end - pos < packed_len {
+                let count = count as usize;
+                let packed_len = groups as u64 * u64::from(width);
+                if ((end - pos) as u64) < packed_len {
                     return Err(DecodeError::Truncated {
                         field: Field::Groups,
                         offset: pos,
                         bit: 0,
                     });
                 }
-                let used = (count * width as usize).div_ceil(8);
+                let packed_len = packed_len as usize;
+                let used = (count as u64 * u64::from(width)).div_ceil(8) as usize;
                 bitpack::unpack(&body[pos..pos + used], width, count, &mut out[n..n + count]);
                 n += count;
                 pos += packed_len;
@@ -174,6 +177,21 @@ mod tests {
             })
         );
         assert_eq!(out, [0, -1, -2, -3, -4, 0]);
+    }
+
+    /// A bit-packed run declaring 2^29 + 1 or 2^29 groups: its value count
+    /// (2^32 + 1, 2^32 - 1) and byte length overflow a 32-bit `usize`, where
+    /// wrapped arithmetic would accept one value or read past the page.
+    #[test]
+    fn group_counts_past_32_bits_are_too_many_values() {
+        let mut out = vec![0i32; 1000];
+        let too_many = |offset| Err(DecodeError::TooManyValues { max: 1000, offset });
+        let wraps_to_one_value = [
+            0x0f, 0x08, 0x83, 0x80, 0x80, 0x80, 0x04, 0x01, 0x2a, 0, 0, 0, 0, 0, 0, 0,
+        ];
+        assert_eq!(decode_i32_into(&wraps_to_one_value, &mut out), too_many(2));
+        let wraps_to_no_bytes = [0x09, 0x08, 0x02, 0x01, 0x81, 0x80, 0x80, 0x80, 0x04, 0x07];
+        assert_eq!(decode_i32_into(&wraps_to_no_bytes, &mut out), too_many(4));
     }
 
     #[test]

@@ -127,7 +127,7 @@ fn decode(page: &[u8], width: u32, sum: Sum, max_values: usize) -> Result<Decode
                 offset: block,
             });
         }
-        if values.len() + count > max_values {
+        if count > max_values - values.len() {
             return Err(DecodeError::TooManyValues {
                 max: max_values,
                 offset: block,

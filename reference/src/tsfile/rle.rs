@@ -98,7 +98,7 @@ fn decode(page: &[u8], kind: Kind, max_values: usize) -> Result<Decoded<u64>, De
                         offset: run,
                     });
                 }
-                if values.len() + count > max_values {
+                if count > max_values - values.len() {
                     return Err(DecodeError::TooManyValues {
                         max: max_values,
                         offset: run,
@@ -130,22 +130,26 @@ fn decode(page: &[u8], kind: Kind, max_values: usize) -> Result<Decoded<u64>, De
                         offset: last_at,
                     });
                 }
-                let count = (groups - 1) * 8 + last;
-                if values.len() + count > max_values {
+                // In u64: a header may declare up to 2^31 groups, whose
+                // counts overflow a 32-bit usize.
+                let count = (groups as u64 - 1) * 8 + last as u64;
+                if count > (max_values - values.len()) as u64 {
                     return Err(DecodeError::TooManyValues {
                         max: max_values,
                         offset: run,
                     });
                 }
+                let count = count as usize;
                 let packed_at = b.pos;
-                let packed_len = groups * bit_width as usize;
-                if b.remaining() < packed_len {
+                let packed_len = groups as u64 * u64::from(bit_width);
+                if (b.remaining() as u64) < packed_len {
                     return Err(DecodeError::Truncated {
                         field: Field::Groups,
                         offset: packed_at,
                         bit: 0,
                     });
                 }
+                let packed_len = packed_len as usize;
                 let mut bits = Bits::new(&page[packed_at..packed_at + packed_len]);
                 for _ in 0..count {
                     values.push(bits.bits(bit_width).expect("length checked above"));
@@ -305,6 +309,19 @@ mod tests {
         insta::assert_snapshot!(hex(&p64), @"04 10 06 12 34");
         assert_eq!(decode_i32(&p32, 3).unwrap().values, vec![0x1234; 3]);
         assert_eq!(decode_i64(&p64, 3).unwrap().values, vec![0x1234; 3]);
+    }
+
+    /// Runs declaring 2^29 + 1 and 2^29 groups of 8-bit values: counts and
+    /// byte lengths past 2^32, to be refused on 32-bit targets too.
+    #[test]
+    fn group_counts_past_32_bits_are_too_many_values() {
+        let too_many = |offset| Err(DecodeError::TooManyValues { max: 1000, offset });
+        let one_package = [
+            0x0f, 0x08, 0x83, 0x80, 0x80, 0x80, 0x04, 0x01, 0x2a, 0, 0, 0, 0, 0, 0, 0,
+        ];
+        assert_eq!(decode_i32(&one_package, 1000), too_many(2));
+        let after_a_run = [0x09, 0x08, 0x02, 0x01, 0x81, 0x80, 0x80, 0x80, 0x04, 0x07];
+        assert_eq!(decode_i32(&after_a_run, 1000), too_many(4));
     }
 
     #[test]

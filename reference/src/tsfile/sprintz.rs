@@ -268,7 +268,7 @@ fn decode(page: &[u8], kind: Kind, max_values: usize) -> Result<Decoded<u64>, De
                     offset: block,
                 });
             }
-            if values.len() + size > max_values {
+            if size > max_values - values.len() {
                 return Err(DecodeError::TooManyValues {
                     max: max_values,
                     offset: block,
@@ -289,7 +289,7 @@ fn decode(page: &[u8], kind: Kind, max_values: usize) -> Result<Decoded<u64>, De
                 offset: block,
             });
         }
-        if values.len() + BLOCK > max_values {
+        if BLOCK > max_values - values.len() {
             return Err(DecodeError::TooManyValues {
                 max: max_values,
                 offset: block,

@@ -65,7 +65,7 @@ fn decode(page: &[u8], width: u32, max_values: usize) -> Result<Decoded<u64>, De
         let min_delta = r.be(word, Field::MinDeltaBase)?;
         let first = r.be(word, Field::FirstValue)?;
         let n = write_index as usize;
-        if values.len() + n + 1 > max_values {
+        if n >= max_values - values.len() {
             return Err(DecodeError::TooManyValues {
                 max: max_values,
                 offset: block,

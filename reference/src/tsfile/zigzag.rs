@@ -53,7 +53,7 @@ fn decode(page: &[u8], width: u32, max_values: usize) -> Result<Decoded<u64>, De
                 offset: count_at,
             });
         }
-        if values.len() + count > max_values {
+        if count > max_values - values.len() {
             return Err(DecodeError::TooManyValues {
                 max: max_values,
                 offset: group,
