@@ -89,8 +89,11 @@ impl<S: Spec + ?Sized> Implementation<S> {
 }
 
 /// A difference between a peer and the reference that is allowed, with the
-/// reason. Rules apply to peers only (kernels are compared exactly), and
-/// every use is counted in the report under `id`.
+/// reason. Rules apply to peers only (kernels are compared exactly), every
+/// use is counted in the report under `id`, and each rule says how often it
+/// may explain a difference in each category (`bounds`): a rule that
+/// suddenly explains far more than it should (a broadened condition, a peer
+/// regression) fails the run instead of hiding it.
 pub struct AllowedDifference<S: Spec + ?Sized> {
     /// Stable id, counted in reports and manifests.
     pub id: &'static str,
@@ -101,6 +104,36 @@ pub struct AllowedDifference<S: Spec + ?Sized> {
     /// Given the input, the reference's outcome and the peer's, does this
     /// rule explain the difference?
     pub applies: fn(&S::Input, &Outcome<S>, &Outcome<S>) -> bool,
+    /// (category name prefix, share): in a category whose name starts with
+    /// the prefix (the first match counts), the rule may explain about that
+    /// share of the peer's decode calls compared there (see
+    /// [`allowed_uses`](Self::allowed_uses)). In a category no prefix
+    /// matches it may explain none.
+    pub bounds: &'static [(&'static str, f64)],
+}
+
+impl<S: Spec + ?Sized> AllowedDifference<S> {
+    /// The share of a peer's calls in `category` this rule may explain.
+    pub fn bound_in(&self, category: &str) -> f64 {
+        self.bounds
+            .iter()
+            .find(|(prefix, _)| category.starts_with(prefix))
+            .map_or(0.0, |&(_, share)| share)
+    }
+
+    /// How many of `compared` calls in `category` the rule may explain: none
+    /// where its share is zero; elsewhere the share's expected count plus
+    /// three standard deviations of a binomial count and one, so a short run
+    /// (a time budget's few calls) does not fail on the luck of its draw
+    /// while a long one stays close to the share.
+    pub fn allowed_uses(&self, category: &str, compared: u64) -> u64 {
+        let share = self.bound_in(category);
+        if share <= 0.0 {
+            return 0;
+        }
+        let expected = share * compared as f64;
+        (expected + 3.0 * expected.sqrt() + 1.0).floor() as u64
+    }
 }
 
 impl<S: Spec + ?Sized> Clone for AllowedDifference<S> {
@@ -110,6 +143,7 @@ impl<S: Spec + ?Sized> Clone for AllowedDifference<S> {
             implementation: self.implementation,
             reason: self.reason,
             applies: self.applies,
+            bounds: self.bounds,
         }
     }
 }

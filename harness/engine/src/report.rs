@@ -30,6 +30,9 @@ pub struct CategoryReport {
     pub failures: u64,
     /// SHA-256 over the category's cases (see [`crate::digest`]).
     pub digest: String,
+    /// Differences tolerated here, by allowed-difference rule id.
+    #[serde(default)]
+    pub tolerated: BTreeMap<String, u64>,
 }
 
 /// One implementation's share of a run.
@@ -93,6 +96,29 @@ pub struct AllowedDifferenceReport {
     pub implementation: String,
     /// Why it is allowed.
     pub reason: String,
+    /// (category name prefix, largest share of the peer's calls there).
+    #[serde(default)]
+    pub bounds: Vec<(String, f64)>,
+}
+
+/// An allowed difference that explained more of a category than its bound
+/// lets it: a failure of the run.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct BoundExceeded {
+    /// The rule's id.
+    pub rule: String,
+    /// The peer it applies to.
+    pub implementation: String,
+    /// The category.
+    pub category: String,
+    /// Differences the rule explained there.
+    pub tolerated: u64,
+    /// The peer's decode calls compared there.
+    pub compared: u64,
+    /// The rule's share there.
+    pub bound: f64,
+    /// The uses that share allows for `compared` calls.
+    pub allowed: u64,
 }
 
 /// One family's campaign.
@@ -112,7 +138,10 @@ pub struct FamilyReport {
     pub allowed_differences: Vec<AllowedDifferenceReport>,
     /// The first failures, minimized.
     pub failures: Vec<Failure>,
-    /// Every failing (case, implementation) pair.
+    /// Allowed differences used beyond their bounds.
+    #[serde(default)]
+    pub bounds_exceeded: Vec<BoundExceeded>,
+    /// Every failing (case, implementation) pair, plus every bound exceeded.
     pub failure_count: u64,
     /// SHA-256 over every case's canonical input and reference outcome.
     pub digest: String,
@@ -311,7 +340,20 @@ pub fn summary(reports: &[FamilyReport]) -> String {
             let _ = writeln!(s, "    minimized expected: {}", clip(&f.minimized_expected));
             let _ = writeln!(s, "    minimized got:      {}", clip(&f.minimized_got));
         }
-        if r.failure_count as usize > r.failures.len() {
+        for b in &r.bounds_exceeded {
+            let _ = writeln!(
+                s,
+                "  BOUND EXCEEDED: {} explained {} of {}'s {} calls in {}, more than the {} its share of {:.1}% allows",
+                b.rule,
+                b.tolerated,
+                b.implementation,
+                b.compared,
+                b.category,
+                b.allowed,
+                100.0 * b.bound
+            );
+        }
+        if r.failure_count as usize > r.failures.len() + r.bounds_exceeded.len() {
             let _ = writeln!(s, "  ... {} failures in all", r.failure_count);
         }
     }
@@ -345,6 +387,7 @@ mod tests {
                 steps: 5,
                 failures: 1,
                 digest: "ab".repeat(32),
+                tolerated: BTreeMap::new(),
             }],
             implementations: vec![
                 ImplementationReport {
@@ -367,6 +410,7 @@ mod tests {
                 },
             ],
             allowed_differences: vec![],
+            bounds_exceeded: vec![],
             failures: vec![Failure {
                 family: "f".into(),
                 category: "c".into(),
@@ -443,6 +487,32 @@ mod tests {
             ..report()
         };
         assert!(!summary(&[all_listed]).contains("failures in all"));
+    }
+
+    #[test]
+    fn summary_names_every_bound_exceeded_and_counts_it_as_listed() {
+        let exceeded = FamilyReport {
+            failures: vec![],
+            failure_count: 1,
+            bounds_exceeded: vec![BoundExceeded {
+                rule: "rule".into(),
+                implementation: "p".into(),
+                category: "c".into(),
+                tolerated: 3,
+                compared: 4,
+                bound: 0.0,
+                allowed: 0,
+            }],
+            ..report()
+        };
+        let text = summary(&[exceeded]);
+        assert!(
+            text.contains(
+                "  BOUND EXCEEDED: rule explained 3 of p's 4 calls in c, more than the 0 its share of 0.0% allows\n"
+            ),
+            "{text}"
+        );
+        assert!(!text.contains("failures in all"), "{text}");
     }
 
     #[test]

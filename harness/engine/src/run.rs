@@ -11,7 +11,9 @@ use crate::canonical::Canonical;
 use crate::digest::{case_digest, FamilyDigest, Sha};
 use crate::judge::{expected_outcomes, judge, Mismatch};
 use crate::minimise::minimise;
-use crate::report::{AllowedDifferenceReport, CategoryReport, Failure, FamilyReport, ImplementationReport};
+use crate::report::{
+    AllowedDifferenceReport, BoundExceeded, CategoryReport, Failure, FamilyReport, ImplementationReport,
+};
 use crate::spec::{case_rng, Case, Spec};
 
 /// Progress callbacks for a front end (a progress bar, a log).
@@ -149,6 +151,7 @@ impl<S: Spec> Campaign<S> {
         let mut category_reports = Vec::new();
         let mut stats: Vec<(u64, u64, BTreeMap<String, u64>)> = vec![(0, 0, BTreeMap::new()); impls.len()];
         let mut failures = Vec::new();
+        let mut bounds_exceeded = Vec::new();
         let mut failure_count = 0;
 
         for category in &categories {
@@ -175,6 +178,8 @@ impl<S: Spec> Campaign<S> {
                 ..Default::default()
             };
             digest.start_category(category.name);
+            // This category's share of `stats`: (compared, tolerated by rule).
+            let mut here: Vec<(u64, BTreeMap<&str, u64>)> = vec![(0, BTreeMap::new()); impls.len()];
             for (index, results, kept) in results {
                 for (sub_index, r) in results.iter().enumerate() {
                     report.cases += 1;
@@ -183,8 +188,11 @@ impl<S: Spec> Campaign<S> {
                     for (k, (compared, failed, tolerated)) in r.per_impl.iter().enumerate() {
                         stats[k].0 += compared;
                         stats[k].1 += u64::from(*failed);
+                        here[k].0 += compared;
                         for id in tolerated {
                             *stats[k].2.entry(id.to_string()).or_default() += 1;
+                            *here[k].1.entry(id).or_default() += 1;
+                            *report.tolerated.entry(id.to_string()).or_default() += 1;
                         }
                     }
                     for (k, mismatch) in &r.failures {
@@ -213,6 +221,25 @@ impl<S: Spec> Campaign<S> {
                             minimized_got: small_mismatch.map(|m| m.got_with_faults()).unwrap_or_default(),
                         });
                     }
+                }
+            }
+            for rule in &self.allowed {
+                let Some(k) = impls.iter().position(|i| i.name == rule.implementation) else {
+                    continue;
+                };
+                let (compared, tolerated) = (here[k].0, here[k].1.get(rule.id).copied().unwrap_or(0));
+                let allowed = rule.allowed_uses(category.name, compared);
+                if tolerated > allowed {
+                    failure_count += 1;
+                    bounds_exceeded.push(BoundExceeded {
+                        rule: rule.id.into(),
+                        implementation: rule.implementation.into(),
+                        category: category.name.into(),
+                        tolerated,
+                        compared,
+                        bound: rule.bound_in(category.name),
+                        allowed,
+                    });
                 }
             }
             report.digest = digest.end_category();
@@ -253,9 +280,11 @@ impl<S: Spec> Campaign<S> {
                     id: a.id.into(),
                     implementation: a.implementation.into(),
                     reason: a.reason.into(),
+                    bounds: a.bounds.iter().map(|&(p, s)| (p.into(), s)).collect(),
                 })
                 .collect(),
             failures,
+            bounds_exceeded,
             failure_count,
             digest: digest.finish(),
             seconds: started.elapsed().as_secs_f64(),

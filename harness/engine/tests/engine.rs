@@ -3,10 +3,12 @@
 //! These are the tests that judge the engine's mutants, so each checks
 //! exact numbers and texts.
 
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use crossdec_engine::bytes::{self, Payload};
+use crossdec_engine::report::{self, BoundExceeded};
 use crossdec_engine::{
     canonical_enum, case_rng, AllowedDifference, Buffers, Campaign, Case, Category, Family, Outcome, Progress, Role,
     RunOptions, Spec,
@@ -172,6 +174,8 @@ fn peers_run_once_and_only_their_allowed_differences_tolerate() {
         implementation: "lax",
         reason: "accepts odd lengths",
         applies: |input, expected, got| input.0.len() % 2 == 1 && expected.is_err() && got == &Ok(vec![]),
+        // Half of "counted" is odd (4 of 8 calls): exactly at the bound.
+        bounds: &[("counted", 0.5)],
     };
     let with_rule = Campaign::new(Pairs).allow(rule.clone());
     assert_eq!(
@@ -188,6 +192,13 @@ fn peers_run_once_and_only_their_allowed_differences_tolerate() {
     assert_eq!(as_peer.allowed_differences[0].id, "lax-accepts-odd");
     assert_eq!(as_peer.allowed_differences[0].implementation, "lax");
     assert_eq!(as_peer.allowed_differences[0].reason, "accepts odd lengths");
+    assert_eq!(as_peer.allowed_differences[0].bounds, [("counted".to_string(), 0.5)]);
+    assert!(as_peer.bounds_exceeded.is_empty());
+    let tolerated_here: Vec<_> = as_peer.categories.iter().map(|c| c.tolerated.clone()).collect();
+    assert_eq!(
+        tolerated_here,
+        [BTreeMap::from([("lax-accepts-odd".to_string(), 4)]), BTreeMap::new()]
+    );
     // The same decoder as a kernel: rules never apply to kernels.
     let as_kernel = run(Campaign::new(Pairs).kernel_fn("lax", lax));
     assert_eq!(as_kernel.failure_count, 4);
@@ -201,6 +212,79 @@ fn peers_run_once_and_only_their_allowed_differences_tolerate() {
         })
         .run(&options(8));
     assert_eq!(other.failure_count, 4);
+}
+
+#[test]
+fn an_allowed_difference_used_beyond_its_bound_fails_the_run() {
+    let lax = |input: &Payload| {
+        if input.0.len() % 2 == 1 {
+            Ok(vec![])
+        } else {
+            pairs(input)
+        }
+    };
+    let run = |bounds: &'static [(&'static str, f64)]| {
+        Campaign::new(Pairs)
+            .peer("lax", true, move || move |i: &Payload, _: &mut Buffers| lax(i))
+            .allow(AllowedDifference {
+                id: "lax-accepts-odd",
+                implementation: "lax",
+                reason: "accepts odd lengths",
+                applies: |input, _, got| input.0.len() % 2 == 1 && got == &Ok(vec![]),
+                bounds,
+            })
+            .run(&options(8))
+    };
+    // 4 of the 8 calls in "counted" need the rule. A share of 0.05 allows
+    // 0.4 + 3 * sqrt(0.4) + 1 = 3.3 of them; 0.1 allows 4.48.
+    let within = run(&[("coun", 0.1), ("counted", 0.0)]);
+    assert_eq!((within.failure_count, within.bounds_exceeded.len()), (0, 0));
+    let over = run(&[("counted", 0.05)]);
+    assert_eq!(over.failure_count, 1);
+    assert_eq!(
+        over.bounds_exceeded,
+        [BoundExceeded {
+            rule: "lax-accepts-odd".into(),
+            implementation: "lax".into(),
+            category: "counted".into(),
+            tolerated: 4,
+            compared: 8,
+            bound: 0.05,
+            allowed: 3,
+        }]
+    );
+    // A category no prefix names allows the rule nothing.
+    let elsewhere = run(&[("steps", 1.0)]);
+    assert_eq!(elsewhere.failure_count, 1);
+    assert_eq!(
+        (elsewhere.bounds_exceeded[0].bound, elsewhere.bounds_exceeded[0].allowed),
+        (0.0, 0)
+    );
+    // Categories where the rule is never needed pass at any bound.
+    assert!(elsewhere.bounds_exceeded.iter().all(|b| b.category == "counted"));
+    let manifest = report::manifest(&[over], 9, 8);
+    assert_eq!(manifest.failures, 1);
+}
+
+#[test]
+fn allowed_uses_are_the_share_with_a_binomial_margin() {
+    let rule = AllowedDifference::<Pairs> {
+        id: "r",
+        implementation: "p",
+        reason: "",
+        applies: |_, _, _| true,
+        bounds: &[("malformed-", 0.01), ("malformed-header", 1.0), ("edges", 0.25)],
+    };
+    // The first matching prefix counts; unnamed categories allow nothing.
+    assert_eq!(rule.bound_in("malformed-header"), 0.01);
+    assert_eq!(rule.bound_in("edges-x"), 0.25);
+    assert_eq!(rule.bound_in("random"), 0.0);
+    assert_eq!(rule.allowed_uses("random", 1_000_000), 0);
+    // 0.25 * 16 = 4, + 3 * 2 + 1 = 11; 0.25 * 10_000 = 2500, + 150 + 1.
+    assert_eq!(rule.allowed_uses("edges", 16), 11);
+    assert_eq!(rule.allowed_uses("edges", 10_000), 2651);
+    assert_eq!(rule.allowed_uses("edges", 0), 1);
+    assert_eq!(rule.allowed_uses("malformed-counts", 100), 5);
 }
 
 #[test]
