@@ -490,6 +490,7 @@ pub fn generate(encoding: Encoding, category: &str, index: u64, rng: &mut CaseRn
         }
         "malformed-corrupt" => vec![Case::one(corrupt(rng, encoding))],
         "malformed-counts" => vec![Case::one(bad_counts(rng, encoding))],
+        "varint-edges" => vec![Case::one(super::varint_edges::generate(encoding, rng))],
         "reuse" => {
             // Big then small then big, valid and broken mixed: buffers must
             // grow and shrink without stale values leaking through.

@@ -6,6 +6,7 @@
 
 mod adapters;
 pub mod generate;
+mod varint_edges;
 pub mod walker;
 
 pub use adapters::{decode_values, decode_with, kernel_names};
@@ -455,7 +456,11 @@ impl Spec for TsFamily {
 
     fn categories(&self) -> Vec<Category<TsInput>> {
         let encoding = self.0;
-        super::named_categories(generate::CATEGORIES, move |category, index, rng| {
+        let mut table = generate::CATEGORIES.to_vec();
+        if varint_edges::applies(encoding) {
+            table.push(("varint-edges", 1.0));
+        }
+        super::named_categories(&table, move |category, index, rng| {
             generate::generate(encoding, category, index, rng)
         })
     }
