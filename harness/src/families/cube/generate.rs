@@ -14,6 +14,7 @@ pub const CATEGORIES: &[(&str, f64)] = &[
     ("rows", 1.0),
     ("rows-late-keys", 0.5),
     ("edges", 1.0),
+    ("number-forms", 1.0),
     ("unmappable", 1.0),
     ("literals-limits", 0.5),
     ("structure", 1.0),
@@ -341,6 +342,52 @@ pub fn value(rng: &mut impl Rng, ty: Ty, mode: Mode) -> String {
     }
 }
 
+/// A JSON number in one of the forms a column parser meets: exponents of
+/// either case and sign (`1e20`, `1.5E-7`, `-0e0`, `2E+0`), zero-padded and
+/// huge exponents (`1e007`, `1e400`, `1e-400`), many fraction digits,
+/// integers written with a fraction or an exponent (`12.000`, `12e3`,
+/// `1200e-2`), and mantissas at the int64 and 2^53 boundaries.
+fn number_form(rng: &mut impl Rng) -> String {
+    const MANTISSAS: &[&str] = &[
+        "0",
+        "1",
+        "5",
+        "12",
+        "1200",
+        "9223372036854775807",
+        "9223372036854775808",
+        "9007199254740993",
+        "18446744073709551616",
+        "123456789012345678901234567890",
+    ];
+    let sign = if rng.gen_bool(0.3) { "-" } else { "" };
+    let int = if rng.gen_bool(0.5) {
+        MANTISSAS.choose(rng).unwrap().to_string()
+    } else {
+        rng.gen_range(0..1_000_000u64).to_string()
+    };
+    let fraction = match rng.gen_range(0..4) {
+        0 => String::new(),
+        1 => format!(".{}", "0".repeat(rng.gen_range(1..4))),
+        2 => format!(".{}", rng.gen_range(0..1000u32)),
+        _ => {
+            let digits: String = (0..rng.gen_range(17..45))
+                .map(|_| char::from(b'0' + rng.gen_range(0..10u8)))
+                .collect();
+            format!(".{digits}")
+        }
+    };
+    let exponent = match rng.gen_range(0..6) {
+        0 if !fraction.is_empty() => String::new(),
+        0 | 1 => format!("{}{}", ["e", "E"].choose(rng).unwrap(), rng.gen_range(0..25u32)),
+        2 => format!("{}-{}", ["e", "E"].choose(rng).unwrap(), rng.gen_range(0..25u32)),
+        3 => format!("E+{}", rng.gen_range(0..25u32)),
+        4 => format!("e{:03}", rng.gen_range(0..20u32)),
+        _ => format!("e{}{}", ["", "-"].choose(rng).unwrap(), rng.gen_range(300..420u32)),
+    };
+    format!("{sign}{int}{fraction}{exponent}")
+}
+
 /// Pick an edge value; the ones marked `!` (errors) only now and then.
 trait PickEdge {
     fn pick_edge(&self, rng: &mut impl Rng) -> String;
@@ -614,6 +661,17 @@ pub fn generate(category: &str, _index: u64, rng: &mut CaseRng) -> Vec<Case<Cube
         }
         "edges" => {
             let table = random_table(rng, max_fields, max_rows, Mode::Edge);
+            let shape = random_shape(rng);
+            vec![Case::one(input_of(rng, &table, shape))]
+        }
+        "number-forms" => {
+            let mut table = random_table(rng, max_fields, max_rows, Mode::Normal);
+            for cell in table.cells.iter_mut().flatten().flatten() {
+                if rng.gen_bool(0.8) {
+                    let number = number_form(rng);
+                    *cell = if rng.gen_bool(0.3) { quote(&number) } else { number };
+                }
+            }
             let shape = random_shape(rng);
             vec![Case::one(input_of(rng, &table, shape))]
         }
@@ -951,5 +1009,71 @@ fn structure(rng: &mut CaseRng) -> Vec<Case<CubeInput>> {
                 Some(rng.gen_range(0..5)),
             ))]
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    /// RFC 8259's number grammar: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
+    fn is_json_number(s: &str) -> bool {
+        let b = s.as_bytes();
+        let mut i = usize::from(b.first() == Some(&b'-'));
+        let digits = |i: &mut usize| {
+            let start = *i;
+            while b.get(*i).is_some_and(u8::is_ascii_digit) {
+                *i += 1;
+            }
+            *i > start
+        };
+        match b.get(i) {
+            Some(b'0') => i += 1,
+            Some(b'1'..=b'9') => {
+                digits(&mut i);
+            }
+            _ => return false,
+        }
+        if b.get(i) == Some(&b'.') {
+            i += 1;
+            if !digits(&mut i) {
+                return false;
+            }
+        }
+        if matches!(b.get(i), Some(b'e' | b'E')) {
+            i += 1;
+            if matches!(b.get(i), Some(b'+' | b'-')) {
+                i += 1;
+            }
+            if !digits(&mut i) {
+                return false;
+            }
+        }
+        i == b.len()
+    }
+
+    #[test]
+    fn number_forms_are_json_numbers_of_every_form() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        let forms: Vec<String> = (0..3000).map(|_| number_form(&mut rng)).collect();
+        for f in &forms {
+            assert!(is_json_number(f), "{f}");
+        }
+        let some = |p: &dyn Fn(&str) -> bool| forms.iter().any(|f| p(f));
+        assert!(some(&|f| f.contains('E')) && some(&|f| f.contains('e')));
+        assert!(some(&|f| f.contains("e-") || f.contains("E-")) && some(&|f| f.contains("E+")));
+        assert!(some(&|f| f.starts_with("-0") && (f.contains('e') || f.contains('E'))));
+        assert!(some(&|f| f.contains("e00") || f.contains("e01")));
+        assert!(some(&|f| f.split(['e', 'E']).nth(1).is_some_and(|x| x
+            .trim_start_matches('-')
+            .len()
+            == 3
+            && x.trim_start_matches('-') >= "300")));
+        assert!(some(&|f| f.split('.').nth(1).is_some_and(|x| x.len() > 20)));
+        assert!(some(&|f| f.starts_with("9223372036854775808")));
+        assert!(some(&|f| !f.contains('.') && f.contains(['e', 'E'])));
+        assert!(some(&|f| f.contains('.') && !f.contains(['e', 'E'])));
+        assert!(!is_json_number("01") && !is_json_number("1.") && !is_json_number("1e") && !is_json_number("+1"));
     }
 }
