@@ -1,5 +1,5 @@
-//! Fuzz corpora and findings, replayed as ordinary tests on every target
-//! (natively, on s390x and aarch64 under QEMU, under Miri), since libFuzzer
+//! Fuzz corpora and findings, replayed as ordinary tests wherever the
+//! harness tests run (natively and on s390x under QEMU), since libFuzzer
 //! itself only runs on x86_64. `ci/fuzz` adds one named test per crash below.
 
 use std::path::{Path, PathBuf};
@@ -10,12 +10,22 @@ fn fuzz_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz")
 }
 
-/// Replay `dir/<target>/*`; returns (files checked, failures).
-fn replay(dir: &Path, limit: usize) -> (usize, Vec<String>) {
-    let mut checked = 0;
-    let mut failures = Vec::new();
+/// What a replay saw.
+#[derive(Default)]
+struct Replayed {
+    /// Files read.
+    files: usize,
+    /// Per target: (files, files that were inputs of the family and so
+    /// compared); a file that is not an input checks nothing.
+    per_target: Vec<(String, usize, usize)>,
+    failures: Vec<String>,
+}
+
+/// Replay `dir/<target>/*`.
+fn replay(dir: &Path, limit: usize) -> Replayed {
+    let mut seen = Replayed::default();
     let Ok(targets) = std::fs::read_dir(dir) else {
-        return (0, failures);
+        return seen;
     };
     let mut targets: Vec<_> = targets.flatten().map(|e| e.path()).collect();
     targets.sort();
@@ -33,15 +43,22 @@ fn replay(dir: &Path, limit: usize) -> (usize, Vec<String>) {
             .map(|e| e.path())
             .collect();
         files.sort();
+        let (mut read, mut inputs) = (0, 0);
         for file in files.into_iter().take(limit) {
             let data = std::fs::read(&file).unwrap();
-            checked += 1;
-            if let Err(problem) = fuzzer.check(&data) {
-                failures.push(format!("{}: {problem}", file.display()));
+            read += 1;
+            match fuzzer.check(&data) {
+                Ok(was_input) => inputs += usize::from(was_input),
+                Err(problem) => {
+                    inputs += 1;
+                    seen.failures.push(format!("{}: {problem}", file.display()));
+                }
             }
         }
+        seen.files += read;
+        seen.per_target.push((name, read, inputs));
     }
-    (checked, failures)
+    seen
 }
 
 /// `CROSSDEC_REPLAY_ONLY=cube_,pg_bytea_`: replay only the targets whose
@@ -63,14 +80,23 @@ fn limit() -> usize {
 
 #[test]
 fn committed_corpora_agree() {
-    let (checked, failures) = replay(&fuzz_dir().join("corpus"), limit());
-    assert!(checked > 0, "no corpus files under fuzz/corpus");
+    let seen = replay(&fuzz_dir().join("corpus"), limit());
+    assert!(seen.files > 0, "no corpus files under fuzz/corpus");
     assert!(
-        failures.is_empty(),
-        "{} of {checked} corpus files disagree:\n{}",
-        failures.len(),
-        failures.join("\n")
+        seen.failures.is_empty(),
+        "{} of {} corpus files disagree:\n{}",
+        seen.failures.len(),
+        seen.files,
+        seen.failures.join("\n")
     );
+    // A corpus of files its family cannot parse would pass while comparing
+    // nothing: most of every target's files must be inputs.
+    for (target, files, inputs) in &seen.per_target {
+        assert!(
+            *inputs * 2 > *files,
+            "fuzz/corpus/{target}: only {inputs} of {files} files are inputs of its family"
+        );
+    }
 }
 
 #[test]
@@ -89,8 +115,15 @@ fn every_target_has_a_corpus() {
 
 #[test]
 fn committed_regressions_agree() {
-    let (_, failures) = replay(&fuzz_dir().join("regressions"), usize::MAX);
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    let seen = replay(&fuzz_dir().join("regressions"), usize::MAX);
+    assert!(seen.failures.is_empty(), "{}", seen.failures.join("\n"));
+    // Every finding is an input: one that no longer parses guards nothing.
+    for (target, files, inputs) in &seen.per_target {
+        assert_eq!(
+            inputs, files,
+            "fuzz/regressions/{target}: a finding is no longer an input"
+        );
+    }
 }
 
 /// One named test per fuzz finding (its minimized input stays in fuzz/regressions/<target>/).
