@@ -5,6 +5,8 @@
 //! the CI scripts all read.
 
 pub use crossdec_engine as engine;
+pub mod budget;
+pub mod changes;
 pub mod families;
 pub mod fuzzing;
 pub mod golden;
