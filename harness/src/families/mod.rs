@@ -39,6 +39,7 @@ pub const SHARED_SOURCES: &[&str] = &[
     "reference/src/lib.rs",
     "reference/Cargo.toml",
     "harness/src/*.rs",
+    "harness/src/cli/",
     "harness/src/families/mod.rs",
     "harness/Cargo.toml",
     "Cargo.toml",
