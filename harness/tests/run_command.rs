@@ -491,7 +491,7 @@ fn junit_has_a_case_per_category_failures_with_reproducers_and_skipped_implement
     let report = failing_report();
     let xml = crossdec_harness::junit::document(
         "crossdec",
-        &crossdec_harness::junit::campaign_suites("", &[report.clone()]),
+        &crossdec_harness::junit::campaign_suites("", std::slice::from_ref(&report)),
     );
     let root = parse_xml(&xml).unwrap_or_else(|e| panic!("{e}\n{xml}"));
     assert_eq!(root.name, "testsuites");
