@@ -131,7 +131,7 @@ fn plan(args: &RunArgs) -> Result<Plan, String> {
         ..RunOptions::default()
     };
     if let Some(path) = &args.like {
-        return like(path, base);
+        return replay_manifest(path, base);
     }
     let budget = args.time.as_deref().map(budget::parse_duration).transpose()?;
     let selected = select(&args.family)?;
@@ -175,7 +175,7 @@ fn plan(args: &RunArgs) -> Result<Plan, String> {
         None => vec![false; selected.len()],
     };
     let runs = match budget {
-        Some(seconds) => spread(selected, &changed, seconds, &base),
+        Some(seconds) => spread_budget(selected, &changed, seconds, &base),
         None => selected
             .into_iter()
             .zip(&changed)
@@ -213,7 +213,7 @@ fn select(names: &[String]) -> Result<Vec<Box<dyn Family>>, String> {
 
 /// Calibrate every family, then give each its share of what is left of
 /// `seconds` as exact calls per category.
-fn spread(
+fn spread_budget(
     selected: Vec<Box<dyn Family>>,
     changed: &[bool],
     seconds: f64,
@@ -250,7 +250,7 @@ fn spread(
 }
 
 /// The seed, families and per-category calls of the manifest at `path`.
-fn like(path: &Path, base: RunOptions) -> Result<Plan, String> {
+fn replay_manifest(path: &Path, base: RunOptions) -> Result<Plan, String> {
     let manifest = read_manifest(path)?;
     if manifest.families.is_empty() {
         return Err(format!("{}: the manifest lists no families", path.display()));
