@@ -14,8 +14,16 @@ use std::collections::BTreeMap;
 
 use crate::engine::FamilyReport;
 
-/// Generator calls per category (before scaling) of the calibration run.
-pub const CALIBRATION_CASES: u64 = 4;
+/// Generator calls per category (before scaling) of the calibration's
+/// first, rough probe.
+pub const PROBE_CASES: u64 = 4;
+/// The share of a family's budget its calibration may spend: a call's cost
+/// varies with its index (random sizes, index-driven lengths), so a few
+/// calls say little, and the calibration runs as many as this share allows.
+pub const CALIBRATION_SHARE: f64 = 0.1;
+/// The most generator calls per category (before scaling) a calibration
+/// runs.
+pub const MAX_CALIBRATION_CASES: u64 = 1000;
 /// The fewest generator calls a category gets under a budget.
 pub const FLOOR_CALLS: u64 = 4;
 /// The most generator calls a category gets under a budget, whatever the
@@ -51,6 +59,17 @@ pub fn parse_duration(text: &str) -> Result<f64, String> {
             "--time {text:?}: not a positive duration (60s, 2m, or plain seconds)"
         )),
     }
+}
+
+/// Generator calls per category (before scaling) of the calibration run of
+/// a family whose probe of [`PROBE_CASES`] took `probe_seconds` and whose
+/// share of the budget is `share_seconds`: what spends about
+/// [`CALIBRATION_SHARE`] of the share, within [`PROBE_CASES`] and
+/// [`MAX_CALIBRATION_CASES`].
+pub fn calibration_cases(probe_seconds: f64, share_seconds: f64) -> u64 {
+    let per_case = probe_seconds.max(1e-6) / PROBE_CASES as f64;
+    let cases = (share_seconds * CALIBRATION_SHARE / per_case).floor();
+    cases.clamp(PROBE_CASES as f64, MAX_CALIBRATION_CASES as f64) as u64
 }
 
 /// A category's weight and measured cost.
@@ -164,6 +183,15 @@ pub fn depth_cases(cases: u64, changed: bool) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_calibration_spends_a_tenth_of_the_share_within_bounds() {
+        // The probe: 4 cases in 0.5 s. A tenth of 100 s is 10 s: 80 cases.
+        assert_eq!(calibration_cases(0.5, 100.0), 80);
+        assert_eq!(calibration_cases(0.5, 1.0), PROBE_CASES);
+        assert_eq!(calibration_cases(0.0, 100.0), MAX_CALIBRATION_CASES);
+        assert_eq!(calibration_cases(1e-3, 1e6), MAX_CALIBRATION_CASES);
+    }
 
     #[test]
     fn durations_in_seconds_minutes_hours_or_plain() {

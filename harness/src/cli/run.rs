@@ -211,7 +211,8 @@ fn select(names: &[String]) -> Result<Vec<Box<dyn Family>>, String> {
         .collect()
 }
 
-/// Calibrate every family, then give each its share of what is left of
+/// Calibrate every family (a rough probe, then as many calls as a tenth of
+/// its share allows), then give each its share of what is left of
 /// `seconds` as exact calls per category.
 fn spread_budget(
     selected: Vec<Box<dyn Family>>,
@@ -220,14 +221,24 @@ fn spread_budget(
     base: &RunOptions,
 ) -> Vec<(Box<dyn Family>, RunOptions)> {
     let started = Instant::now();
-    let calibration = RunOptions {
-        cases: budget::CALIBRATION_CASES,
+    let calibration = |cases| RunOptions {
+        cases,
         max_failures: 0,
         ..base.clone()
     };
     let costs: Vec<Vec<budget::CategoryCost>> = selected
         .iter()
-        .map(|f| budget::costs(&f.run(&calibration), &f.category_scales()))
+        .zip(budget::shares(changed, seconds))
+        .map(|(f, share)| {
+            let probe = f.run(&calibration(budget::PROBE_CASES));
+            let cases = budget::calibration_cases(probe.seconds, share);
+            let measured = if cases > budget::PROBE_CASES {
+                f.run(&calibration(cases))
+            } else {
+                probe
+            };
+            budget::costs(&measured, &f.category_scales())
+        })
         .collect();
     let calibrated = started.elapsed().as_secs_f64();
     let shares = budget::shares(changed, (seconds - calibrated).max(0.0));
