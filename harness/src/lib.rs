@@ -5,9 +5,13 @@
 //! the CI scripts all read.
 
 pub use crossdec_engine as engine;
+pub mod budget;
+pub mod changes;
+pub mod cli;
 pub mod families;
 pub mod fuzzing;
 pub mod golden;
+pub mod junit;
 pub mod oracles;
 
 /// The target triple this binary was built for.

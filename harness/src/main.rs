@@ -1,14 +1,15 @@
 //! `crossdec`: run differential campaigns, check single inputs, gate
 //! cross-architecture runs.
 
-use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use crossdec_harness::engine::report::{self, Manifest, RunReport};
-use crossdec_harness::engine::{gate, Family, FamilyReport, Progress, RunOptions};
+use crossdec_harness::engine::gate;
 use crossdec_harness::families;
+
+use crossdec_harness::cli::junit::JunitArgs;
+use crossdec_harness::cli::run::{read_manifest, RunArgs};
 
 #[derive(Parser)]
 #[command(
@@ -25,6 +26,8 @@ struct Cli {
 enum Command {
     /// Run differential campaigns (every family when no --family is given).
     Run(RunArgs),
+    /// Write one JUnit XML file from runs' report.json files and CI stages.
+    Junit(JunitArgs),
     /// List families, their categories and implementations.
     List,
     /// Check one canonical input (hex) against every available implementation.
@@ -88,39 +91,24 @@ enum Command {
     },
 }
 
-#[derive(clap::Args, Default)]
-struct RunArgs {
-    /// Family to run (repeatable); all when omitted.
-    #[arg(long)]
-    family: Vec<String>,
-    /// Generator calls per category (a category scales this).
-    #[arg(long, env = "CROSSDEC_CASES", default_value_t = 200)]
-    cases: u64,
-    #[arg(long, env = "CROSSDEC_SEED", default_value_t = 1)]
-    seed: u64,
-    /// Only this implementation (repeatable).
-    #[arg(long = "impl")]
-    implementations: Vec<String>,
-    /// Only this category (repeatable).
-    #[arg(long)]
-    category: Vec<String>,
-    /// Directory for report.json and manifest.json.
-    #[arg(long, default_value = "crossdec-out")]
-    out: PathBuf,
-    /// No progress bar even on a terminal.
-    #[arg(long)]
-    no_progress: bool,
-}
-
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match cli.command.unwrap_or(Command::Run(RunArgs {
-        cases: 200,
-        seed: 1,
-        out: "crossdec-out".into(),
-        ..Default::default()
-    })) {
-        Command::Run(args) => run(args),
+    match cli.command.unwrap_or(Command::Run(RunArgs::defaults())) {
+        Command::Run(args) => match crossdec_harness::cli::run::run(&args) {
+            Ok(true) => ExitCode::SUCCESS,
+            Ok(false) => ExitCode::FAILURE,
+            Err(problem) => {
+                eprintln!("crossdec run: {problem}");
+                ExitCode::from(2)
+            }
+        },
+        Command::Junit(args) => match crossdec_harness::cli::junit::junit(&args) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(problem) => {
+                eprintln!("crossdec junit: {problem}");
+                ExitCode::from(2)
+            }
+        },
         Command::List => {
             for f in families::all() {
                 println!("{}", f.name());
@@ -333,74 +321,6 @@ fn replay_command(paths: &[PathBuf], target: Option<String>, family: Option<Stri
     }
 }
 
-fn run(args: RunArgs) -> ExitCode {
-    // A panicking decoder is caught and reported as a failure with its
-    // message; the default hook would also print a backtrace per case.
-    // Panics anywhere else (a generator) still print.
-    crossdec_harness::engine::install_quiet_panic_hook();
-    let selected: Vec<Box<dyn Family>> = if args.family.is_empty() {
-        families::all()
-    } else {
-        let mut out = Vec::new();
-        for name in &args.family {
-            match families::by_name(name) {
-                Some(f) => out.push(f),
-                None => {
-                    let known: Vec<_> = families::all().iter().map(|f| f.name()).collect();
-                    eprintln!("no family {name}; known: {}", known.join(", "));
-                    return ExitCode::from(2);
-                }
-            }
-        }
-        out
-    };
-    let options = RunOptions {
-        cases: args.cases,
-        seed: args.seed,
-        implementations: args.implementations,
-        categories: args.category,
-        progress: (!args.no_progress && std::io::stderr().is_terminal())
-            .then(|| std::sync::Arc::new(Bar::default()) as _),
-        ..RunOptions::default()
-    };
-    println!(
-        "crossdec {} on {} ({}-endian), seed {}, {} generator calls per category",
-        env!("CARGO_PKG_VERSION"),
-        crossdec_harness::TARGET,
-        report::endian(),
-        options.seed,
-        options.cases
-    );
-    let reports: Vec<_> = selected.iter().map(|f| f.run(&options)).collect();
-    print!("{}", report::summary(&reports));
-    let manifest = report::manifest(&reports, options.seed, options.cases);
-    let failures = manifest.failures;
-    if let Err(e) = write_outputs(&args.out, manifest, reports) {
-        eprintln!("could not write reports to {}: {e}", args.out.display());
-        return ExitCode::from(2);
-    }
-    if failures > 0 {
-        println!("FAILED: {failures} disagreements (reports in {})", args.out.display());
-        ExitCode::FAILURE
-    } else {
-        println!("ok: every implementation agreed (reports in {})", args.out.display());
-        ExitCode::SUCCESS
-    }
-}
-
-fn write_outputs(dir: &PathBuf, manifest: Manifest, families: Vec<FamilyReport>) -> std::io::Result<()> {
-    std::fs::create_dir_all(dir)?;
-    std::fs::write(dir.join("manifest.json"), serde_json::to_string_pretty(&manifest)?)?;
-    let report = RunReport { manifest, families };
-    std::fs::write(dir.join("report.json"), serde_json::to_string_pretty(&report)?)?;
-    Ok(())
-}
-
-fn read_manifest(path: &std::path::Path) -> Result<Manifest, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
-}
-
 fn gate_command(native: PathBuf, cross: Vec<String>, require_all_kernels: bool, exempt: Vec<String>) -> ExitCode {
     let mut exemptions = Vec::new();
     for e in &exempt {
@@ -461,38 +381,6 @@ fn gate_command(native: PathBuf, cross: Vec<String>, require_all_kernels: bool, 
             println!("gate: FAIL: {p}");
         }
         ExitCode::FAILURE
-    }
-}
-
-/// A progress bar per family on the terminal.
-#[derive(Default)]
-struct Bar(std::sync::Mutex<Option<indicatif::ProgressBar>>);
-
-impl Progress for Bar {
-    fn family(&self, name: &str, calls: u64) {
-        let bar = indicatif::ProgressBar::new(calls);
-        bar.set_style(
-            indicatif::ProgressStyle::with_template("{prefix:>14} [{bar:40}] {pos}/{len} {msg} ({eta})")
-                .expect("valid template")
-                .progress_chars("=> "),
-        );
-        bar.set_prefix(name.to_string());
-        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = Some(bar);
-    }
-    fn category(&self, name: &str) {
-        if let Some(bar) = &*self.0.lock().unwrap_or_else(|p| p.into_inner()) {
-            bar.set_message(name.to_string());
-        }
-    }
-    fn advance(&self) {
-        if let Some(bar) = &*self.0.lock().unwrap_or_else(|p| p.into_inner()) {
-            bar.inc(1);
-        }
-    }
-    fn finish(&self) {
-        if let Some(bar) = self.0.lock().unwrap_or_else(|p| p.into_inner()).take() {
-            bar.finish_and_clear();
-        }
     }
 }
 

@@ -45,6 +45,10 @@ pub trait Family: Send + Sync {
     fn name(&self) -> &'static str;
     /// Its categories, in run order.
     fn category_names(&self) -> Vec<&'static str>;
+    /// Its categories' names and scales (generator calls per
+    /// [`RunOptions::cases`]), in run order: the weights a time budget
+    /// spreads by.
+    fn category_scales(&self) -> Vec<(&'static str, f64)>;
     /// Every registered implementation.
     fn implementation_list(&self) -> Vec<ImplementationInfo>;
     /// Run the campaign.
@@ -95,6 +99,10 @@ impl<S: Spec> Family for Campaign<S> {
 
     fn category_names(&self) -> Vec<&'static str> {
         self.spec.categories().iter().map(|c| c.name).collect()
+    }
+
+    fn category_scales(&self) -> Vec<(&'static str, f64)> {
+        self.spec.categories().iter().map(|c| (c.name, c.scale)).collect()
     }
 
     fn implementation_list(&self) -> Vec<ImplementationInfo> {

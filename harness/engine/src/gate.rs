@@ -3,8 +3,9 @@
 //!
 //! Checks: the manifest's byte order is the expected one; neither run failed;
 //! every category of every family ran at least one case; both runs used the
-//! same seed and counts and produced the same digest per family; and,
-//! optionally, every registered kernel ran on at least one of the targets.
+//! same seed and generator calls per category and produced the same digest
+//! per family; and, optionally, every registered kernel ran on at least one
+//! of the targets.
 
 use std::collections::BTreeSet;
 
@@ -34,6 +35,12 @@ pub fn compare(native: &Manifest, cross: &Manifest, endian: &str) -> Vec<String>
             problems.push(format!("{who} has no results for family {}", nf.family));
             continue;
         };
+        if nf.calls_per_category != cf.calls_per_category {
+            problems.push(format!(
+                "{}: generator calls per category differ: native {:?}, {} {:?} (replay the native run with --like)",
+                nf.family, nf.calls_per_category, cross.target, cf.calls_per_category
+            ));
+        }
         if nf.cases_per_category != cf.cases_per_category {
             problems.push(format!(
                 "{}: cases per category differ: native {:?}, {} {:?}",
@@ -168,6 +175,7 @@ mod tests {
                 kernels_available: vec!["k".into()],
                 kernels_ran: vec!["k".into()],
                 cases_per_category: BTreeMap::from([("c".into(), cases)]),
+                calls_per_category: BTreeMap::from([("c".into(), 3)]),
                 category_digests: BTreeMap::from([("c".into(), digest.into())]),
                 digest: digest.into(),
                 tolerated: BTreeMap::new(),
@@ -207,6 +215,17 @@ mod tests {
         assert!(
             problems.iter().any(|p| p.contains("cases per category differ")),
             "{problems:?}"
+        );
+    }
+
+    #[test]
+    fn other_calls_per_category_fail_the_comparison() {
+        let native = manifest("x86_64", "little", "d", 5);
+        let mut cross = manifest("s390x", "big", "d", 5);
+        cross.families[0].calls_per_category.insert("c".into(), 4);
+        assert_eq!(
+            compare(&native, &cross, "big"),
+            ["f: generator calls per category differ: native {\"c\": 3}, s390x {\"c\": 4} (replay the native run with --like)"]
         );
     }
 

@@ -22,6 +22,9 @@ pub const TARGET: &str = env!("CROSSDEC_ENGINE_TARGET");
 pub struct CategoryReport {
     /// The category's name.
     pub name: String,
+    /// Generator calls made.
+    #[serde(default)]
+    pub calls: u64,
     /// Cases generated.
     pub cases: u64,
     /// Decode steps in those cases.
@@ -33,6 +36,9 @@ pub struct CategoryReport {
     /// Differences tolerated here, by allowed-difference rule id.
     #[serde(default)]
     pub tolerated: BTreeMap<String, u64>,
+    /// Wall time, minimizing included.
+    #[serde(default)]
+    pub seconds: f64,
 }
 
 /// One implementation's share of a run.
@@ -167,7 +173,9 @@ pub struct Manifest {
     pub target_endian: String,
     /// The seed.
     pub seed: u64,
-    /// Generator calls per category before scaling.
+    /// Generator calls per category before scaling, for the categories a
+    /// run gave no exact count ([`FamilyManifest::calls_per_category`] has
+    /// what each category really ran).
     pub cases: u64,
     /// Per family.
     pub families: Vec<FamilyManifest>,
@@ -191,6 +199,10 @@ pub struct FamilyManifest {
     pub kernels_ran: Vec<String>,
     /// Cases per category.
     pub cases_per_category: BTreeMap<String, u64>,
+    /// Generator calls per category: what `--like` replays, so another
+    /// target sees exactly these cases.
+    #[serde(default)]
+    pub calls_per_category: BTreeMap<String, u64>,
     /// Digest per category.
     #[serde(default)]
     pub category_digests: BTreeMap<String, String>,
@@ -240,6 +252,7 @@ fn family_manifest(r: &FamilyReport) -> FamilyManifest {
         kernels_available: kernels(|i| i.available),
         kernels_ran: kernels(|i| i.ran),
         cases_per_category: r.categories.iter().map(|c| (c.name.clone(), c.cases)).collect(),
+        calls_per_category: r.categories.iter().map(|c| (c.name.clone(), c.calls)).collect(),
         category_digests: r
             .categories
             .iter()
@@ -383,11 +396,13 @@ mod tests {
             cases_per_category_call: 2,
             categories: vec![CategoryReport {
                 name: "c".into(),
+                calls: 2,
                 cases: 4,
                 steps: 5,
                 failures: 1,
                 digest: "ab".repeat(32),
                 tolerated: BTreeMap::new(),
+                seconds: 0.25,
             }],
             implementations: vec![
                 ImplementationReport {
@@ -450,6 +465,7 @@ mod tests {
             BTreeMap::from([("k".into(), true), ("p".into(), true)])
         );
         assert_eq!(f.cases_per_category, BTreeMap::from([("c".into(), 4)]));
+        assert_eq!(f.calls_per_category, BTreeMap::from([("c".into(), 2)]));
         assert_eq!(f.category_digests, BTreeMap::from([("c".into(), "ab".repeat(32))]));
         assert_eq!(
             f.tolerated,

@@ -14,7 +14,7 @@ use crate::minimise::minimise;
 use crate::report::{
     AllowedDifferenceReport, BoundExceeded, CategoryReport, Failure, FamilyReport, ImplementationReport,
 };
-use crate::spec::{case_rng, Case, Spec};
+use crate::spec::{case_rng, Case, Category, Spec};
 
 /// Progress callbacks for a front end (a progress bar, a log).
 pub trait Progress: Send + Sync {
@@ -33,6 +33,11 @@ pub trait Progress: Send + Sync {
 pub struct RunOptions {
     /// Generator calls per category, before the category's scale.
     pub cases: u64,
+    /// Exact generator calls for the categories named here, in place of
+    /// `cases` times their scale: a time budget's plan, or the counts of
+    /// another run's manifest replayed so its digests compare. Categories
+    /// not named use `cases`.
+    pub calls: BTreeMap<String, u64>,
     /// The seed every case derives from.
     pub seed: u64,
     /// Only these implementations (by name); empty = every available one.
@@ -51,6 +56,7 @@ impl Default for RunOptions {
     fn default() -> Self {
         RunOptions {
             cases: 200,
+            calls: BTreeMap::new(),
             seed: 0,
             implementations: Vec::new(),
             categories: Vec::new(),
@@ -65,6 +71,7 @@ impl fmt::Debug for RunOptions {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("RunOptions")
             .field("cases", &self.cases)
+            .field("calls", &self.calls)
             .field("seed", &self.seed)
             .field("implementations", &self.implementations)
             .field("categories", &self.categories)
@@ -125,6 +132,17 @@ fn each_call<T: Send>(calls: u64, f: impl Fn(u64) -> T + Send + Sync) -> Vec<T> 
     }
 }
 
+impl RunOptions {
+    /// Generator calls for `category`: its entry in [`calls`](Self::calls),
+    /// else [`Category::calls`] of [`cases`](Self::cases).
+    pub fn calls_for<I>(&self, category: &Category<I>) -> u64 {
+        self.calls
+            .get(category.name)
+            .copied()
+            .unwrap_or_else(|| category.calls(self.cases))
+    }
+}
+
 impl<S: Spec> Campaign<S> {
     /// Run every selected category against every selected, available
     /// implementation, and report.
@@ -144,7 +162,7 @@ impl<S: Spec> Campaign<S> {
             .filter(|c| options.categories.is_empty() || options.categories.iter().any(|n| n == c.name))
             .collect();
         if let Some(p) = &options.progress {
-            p.family(name, categories.iter().map(|c| c.calls(options.cases)).sum());
+            p.family(name, categories.iter().map(|c| options.calls_for(c)).sum());
         }
 
         let mut digest = FamilyDigest::new(name);
@@ -158,7 +176,9 @@ impl<S: Spec> Campaign<S> {
             if let Some(p) = &options.progress {
                 p.category(category.name);
             }
-            let results: Vec<CallResult<S::Input>> = each_call(category.calls(options.cases), |index| {
+            let category_started = Instant::now();
+            let calls = options.calls_for(category);
+            let results: Vec<CallResult<S::Input>> = each_call(calls, |index| {
                 let mut rng = case_rng(options.seed, name, category.name, index);
                 let cases = category.generate(index, &mut rng);
                 let results: Vec<_> = cases.iter().map(|case| evaluate(self, case, &impls)).collect();
@@ -175,6 +195,7 @@ impl<S: Spec> Campaign<S> {
 
             let mut report = CategoryReport {
                 name: category.name.to_string(),
+                calls,
                 ..Default::default()
             };
             digest.start_category(category.name);
@@ -243,6 +264,7 @@ impl<S: Spec> Campaign<S> {
                 }
             }
             report.digest = digest.end_category();
+            report.seconds = category_started.elapsed().as_secs_f64();
             category_reports.push(report);
         }
         if let Some(p) = &options.progress {

@@ -93,6 +93,34 @@ fn a_clean_run_counts_every_case_step_and_call() {
     assert!(report.failures.is_empty());
     assert_eq!(report.digest.len(), 64);
     assert!(report.categories.iter().all(|c| c.digest.len() == 64));
+    let calls: Vec<_> = report.categories.iter().map(|c| (c.name.as_str(), c.calls)).collect();
+    assert_eq!(calls, [("counted", 6), ("steps", 3)]);
+}
+
+#[test]
+fn exact_calls_replace_the_scaled_count_for_the_categories_named() {
+    let campaign = Campaign::new(Pairs).kernel_fn("k", pairs);
+    let exact = campaign.run(&RunOptions {
+        calls: [("steps".to_string(), 5)].into(),
+        ..options(6)
+    });
+    let c: Vec<_> = exact
+        .categories
+        .iter()
+        .map(|c| (c.name.as_str(), c.calls, c.cases))
+        .collect();
+    // "counted" is not named: ceil(6 * 1.0) calls; "steps" runs exactly 5 (2 cases each).
+    assert_eq!(c, [("counted", 6, 6), ("steps", 5, 10)]);
+    // The same calls reached through `cases` give the same cases, so the
+    // same digests: ceil(10 * 0.5) = 5 calls of "steps".
+    let scaled = campaign.run(&options(10));
+    assert_eq!(exact.categories[1].digest, scaled.categories[1].digest);
+    assert_ne!(exact.categories[0].digest, scaled.categories[0].digest);
+    let manifest = crossdec_engine::report::manifest(&[exact], 9, 6);
+    assert_eq!(
+        manifest.families[0].calls_per_category,
+        [("counted".to_string(), 6), ("steps".to_string(), 5)].into()
+    );
 }
 
 #[test]
@@ -407,6 +435,7 @@ fn the_family_trait_checks_bytes_lists_and_writes_corpora() {
     );
     assert_eq!(family.name(), "pairs");
     assert_eq!(family.category_names(), ["counted", "steps"]);
+    assert_eq!(family.category_scales(), [("counted", 1.0), ("steps", 0.5)]);
     let list = family.implementation_list();
     assert_eq!(list.len(), 2);
     assert_eq!(
@@ -472,7 +501,7 @@ fn progress_sees_every_family_category_and_call() {
     );
     assert_eq!(
         debug,
-        "RunOptions { cases: 4, seed: 9, implementations: [], categories: [], shrink_budget: 2000, max_failures: 20, progress: true }"
+        "RunOptions { cases: 4, calls: {}, seed: 9, implementations: [], categories: [], shrink_budget: 2000, max_failures: 20, progress: true }"
     );
 }
 

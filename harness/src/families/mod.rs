@@ -1,6 +1,7 @@
 //! Every family crossdec knows. A new family is a module here and one line
-//! in [`all`]: the command, the differential test, the fuzz targets and the
-//! CI scripts all list families from it.
+//! in [`registry`] (its campaign and its source files): the command, the
+//! differential test, the fuzz targets and the CI scripts all list families
+//! from it.
 
 use crate::engine::{Case, CaseRng, Category, Family};
 
@@ -9,12 +10,71 @@ pub mod cube;
 pub mod qwp;
 pub mod tsfile;
 
+/// A family and the files it is made of, so `crossdec run --changed-since`
+/// knows which families a change touches. Sources are paths from the
+/// repository root: a file, a folder (ending in `/`), or a pattern with one
+/// `*` that matches within a single path segment.
+pub struct Registration {
+    /// The campaign.
+    pub family: Box<dyn Family>,
+    /// Its kernels, reference, harness folder and tests.
+    pub sources: &'static [&'static str],
+}
+
+impl Registration {
+    fn new(family: impl Family + 'static, sources: &'static [&'static str]) -> Self {
+        Registration {
+            family: Box::new(family),
+            sources,
+        }
+    }
+}
+
+/// Code every family runs through: a change here changes every family.
+pub const SHARED_SOURCES: &[&str] = &[
+    "harness/engine/",
+    "kernels/src/lib.rs",
+    "kernels/src/probe.rs",
+    "kernels/Cargo.toml",
+    "reference/src/lib.rs",
+    "reference/Cargo.toml",
+    "harness/src/*.rs",
+    "harness/src/cli/",
+    "harness/src/families/mod.rs",
+    "harness/Cargo.toml",
+    "Cargo.toml",
+    "Cargo.lock",
+];
+
+/// Every family with its sources, in the order `crossdec run` runs them.
+pub fn registry() -> Vec<Registration> {
+    let mut all = vec![
+        Registration::new(qwp::campaign(), qwp::SOURCES),
+        Registration::new(bytea::campaign(), bytea::SOURCES),
+    ];
+    all.extend(tsfile::Encoding::ALL.map(|e| Registration::new(tsfile::campaign(e), e.sources())));
+    all.push(Registration::new(cube::campaign(), cube::SOURCES));
+    all
+}
+
 /// Every family, in the order `crossdec run` runs them.
 pub fn all() -> Vec<Box<dyn Family>> {
-    let mut all: Vec<Box<dyn Family>> = vec![Box::new(qwp::campaign()), Box::new(bytea::campaign())];
-    all.extend(tsfile::Encoding::ALL.map(|e| Box::new(tsfile::campaign(e)) as Box<dyn Family>));
-    all.push(Box::new(cube::campaign()));
-    all
+    registry().into_iter().map(|r| r.family).collect()
+}
+
+/// Whether `path` (from the repository root) is covered by the source
+/// pattern `pattern` (see [`Registration`]).
+pub fn source_matches(pattern: &str, path: &str) -> bool {
+    if let Some((before, after)) = pattern.split_once('*') {
+        return path.len() >= before.len() + after.len()
+            && path.starts_with(before)
+            && path.ends_with(after)
+            && !path[before.len()..path.len() - after.len()].contains('/');
+    }
+    match pattern.strip_suffix('/') {
+        Some(folder) => path.strip_prefix(folder).is_some_and(|rest| rest.starts_with('/')),
+        None => path == pattern,
+    }
 }
 
 /// The family called `name`.
@@ -44,4 +104,90 @@ pub(crate) fn named_categories<I: 'static>(
             Category::new(name, scale, move |index, rng| generate(name, index, rng))
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    #[test]
+    fn source_patterns_match_files_folders_and_one_segment() {
+        assert!(source_matches("kernels/src/lib.rs", "kernels/src/lib.rs"));
+        assert!(!source_matches("kernels/src/lib.rs", "kernels/src/lib.rs.orig"));
+        assert!(source_matches("kernels/src/qwp/", "kernels/src/qwp/mod.rs"));
+        assert!(source_matches("kernels/src/qwp/", "kernels/src/qwp/deep/x.rs"));
+        assert!(!source_matches("kernels/src/qwp/", "kernels/src/qwp"));
+        assert!(!source_matches("kernels/src/qwp/", "kernels/src/qwpx/mod.rs"));
+        assert!(source_matches("harness/src/*.rs", "harness/src/main.rs"));
+        assert!(!source_matches("harness/src/*.rs", "harness/src/families/mod.rs"));
+        assert!(!source_matches("harness/src/*.rs", "harness/src/main.rsx"));
+        assert!(source_matches(
+            "harness/tests/tsfile_*",
+            "harness/tests/tsfile_props.rs"
+        ));
+        assert!(!source_matches("a*a", "a"));
+    }
+
+    fn repository() -> &'static Path {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .parent()
+            .expect("the harness is in the repository")
+    }
+
+    fn files_under(dir: &Path, out: &mut Vec<String>) {
+        for entry in std::fs::read_dir(dir).expect("readable source folder") {
+            let path = entry.expect("readable entry").path();
+            if path.is_dir() {
+                files_under(&path, out);
+            } else {
+                let relative = path.strip_prefix(repository()).expect("under the repository");
+                out.push(relative.to_string_lossy().replace('\\', "/"));
+            }
+        }
+    }
+
+    /// A family registered without its sources (or with a path that moved)
+    /// would get only a smoke run however deeply a change touched it.
+    #[test]
+    fn every_family_names_sources_that_exist_and_every_kernel_file_has_an_owner() {
+        let registry = registry();
+        let mut patterns: Vec<&str> = SHARED_SOURCES.to_vec();
+        for r in &registry {
+            let name = r.family.name();
+            assert!(
+                r.sources.iter().any(|s| s.starts_with("kernels/")),
+                "{name}: no kernel sources"
+            );
+            assert!(
+                r.sources.iter().any(|s| s.starts_with("reference/")),
+                "{name}: no reference sources"
+            );
+            assert!(
+                r.sources.iter().any(|s| s.starts_with("harness/src/families/")),
+                "{name}: no harness sources"
+            );
+            patterns.extend(r.sources);
+        }
+        let mut files = Vec::new();
+        for dir in ["kernels", "reference", "harness"] {
+            files_under(&repository().join(dir), &mut files);
+        }
+        files.extend(["Cargo.toml", "Cargo.lock"].map(String::from));
+        for pattern in &patterns {
+            assert!(
+                files.iter().any(|f| source_matches(pattern, f)),
+                "source {pattern} matches no file"
+            );
+        }
+        for file in files
+            .iter()
+            .filter(|f| f.starts_with("kernels/src/") || f.starts_with("harness/src/"))
+        {
+            assert!(
+                patterns.iter().any(|p| source_matches(p, file)),
+                "{file} belongs to no family and is not shared code"
+            );
+        }
+    }
 }

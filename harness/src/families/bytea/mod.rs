@@ -3,6 +3,15 @@
 //! `byteain` twin; optionally also against a real PostgreSQL server (the
 //! `postgres-server` peer, see [`server`]).
 
+/// The files this family is made of (see [`super::Registration`]).
+pub const SOURCES: &[&str] = &[
+    "kernels/src/bytea/",
+    "reference/src/bytea.rs",
+    "harness/src/families/bytea/",
+    "harness/tests/bytea_family.rs",
+    "harness/tests/bytea_server.rs",
+];
+
 mod generate;
 #[cfg(target_arch = "x86_64")]
 pub mod server;

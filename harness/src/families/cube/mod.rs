@@ -1,6 +1,15 @@
 //! Family `cube-columnar`: Cube JSON results (row objects, compact and
 //! columnar batches) decoded into Arrow record batches. Semantics: docs/cube.md.
 
+/// The files this family is made of (see [`super::Registration`]).
+pub const SOURCES: &[&str] = &[
+    "kernels/src/cube/",
+    "reference/src/cube.rs",
+    "harness/src/families/cube/",
+    "harness/tests/cube_campaign.rs",
+    "harness/tests/cube_spec.rs",
+];
+
 pub mod generate;
 
 use std::sync::Arc;

@@ -1,6 +1,14 @@
 //! Family `qwp-ts`: QuestDB QWP timestamp column sections (raw or Gorilla,
 //! with an optional null bitmap).
 
+/// The files this family is made of (see [`super::Registration`]).
+pub const SOURCES: &[&str] = &[
+    "kernels/src/qwp/",
+    "reference/src/qwp.rs",
+    "harness/src/families/qwp/",
+    "harness/tests/qwp.rs",
+];
+
 #[cfg(target_arch = "x86_64")]
 pub mod questdb;
 

@@ -56,6 +56,53 @@ impl Encoding {
         }
     }
 
+    /// The files this encoding's family is made of (see
+    /// [`super::Registration`]): its own kernel and reference files, and
+    /// what the four TsFile families share.
+    pub fn sources(self) -> &'static [&'static str] {
+        match self {
+            Encoding::Ts2Diff => &[
+                "kernels/src/tsfile/ts2diff.rs",
+                "kernels/src/tsfile/ts2diff/",
+                "kernels/src/tsfile/bitpack.rs",
+                "reference/src/tsfile/ts2diff.rs",
+                "kernels/src/tsfile/mod.rs",
+                "reference/src/tsfile/mod.rs",
+                "harness/src/families/tsfile/",
+                "harness/tests/tsfile_*",
+                "harness/tests/fixtures/tsfile/",
+            ],
+            Encoding::Gorilla => &[
+                "kernels/src/tsfile/gorilla.rs",
+                "reference/src/tsfile/gorilla.rs",
+                "kernels/src/tsfile/mod.rs",
+                "reference/src/tsfile/mod.rs",
+                "harness/src/families/tsfile/",
+                "harness/tests/tsfile_*",
+                "harness/tests/fixtures/tsfile/",
+            ],
+            Encoding::Plain => &[
+                "kernels/src/tsfile/plain.rs",
+                "reference/src/tsfile/plain.rs",
+                "kernels/src/tsfile/mod.rs",
+                "reference/src/tsfile/mod.rs",
+                "harness/src/families/tsfile/",
+                "harness/tests/tsfile_*",
+                "harness/tests/fixtures/tsfile/",
+            ],
+            Encoding::Rle => &[
+                "kernels/src/tsfile/rle.rs",
+                "kernels/src/tsfile/bitpack.rs",
+                "reference/src/tsfile/rle.rs",
+                "kernels/src/tsfile/mod.rs",
+                "reference/src/tsfile/mod.rs",
+                "harness/src/families/tsfile/",
+                "harness/tests/tsfile_*",
+                "harness/tests/fixtures/tsfile/",
+            ],
+        }
+    }
+
     /// The data types this encoding decodes.
     pub fn types(self) -> &'static [DataType] {
         use DataType::*;

@@ -1,0 +1,6 @@
+//! The `crossdec` commands that have a module of their own, as functions
+//! (`Err` is bad input, which the command exits 2 on), so tests run them
+//! in-process on every target.
+
+pub mod junit;
+pub mod run;

@@ -1,0 +1,320 @@
+//! JUnit XML, the report CI systems show in their test view: a test suite
+//! per family, a test case per family and category (its cases and time,
+//! and for a failing category the failures with their reproducer
+//! commands), a skipped test case per implementation that had no cases,
+//! and optionally a suite of CI stages (`ci/test`'s).
+
+use std::fmt::Write as _;
+
+use crate::engine::report::Failure;
+use crate::engine::FamilyReport;
+
+/// One `<testsuite>`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Suite {
+    /// Its name (the family, prefixed by the target in a merged file).
+    pub name: String,
+    /// Wall time.
+    pub seconds: f64,
+    /// Its test cases.
+    pub cases: Vec<TestCase>,
+}
+
+/// One `<testcase>`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TestCase {
+    /// The suite it belongs to, as CI systems group by it.
+    pub classname: String,
+    /// Its name.
+    pub name: String,
+    /// Wall time.
+    pub seconds: f64,
+    /// `<property>`s: name and value.
+    pub properties: Vec<(String, String)>,
+    /// Passed, failed or skipped.
+    pub verdict: Verdict,
+}
+
+/// How a test case ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verdict {
+    /// It passed.
+    Passed,
+    /// It failed: a one-line message and the details.
+    Failed {
+        /// One line.
+        message: String,
+        /// Every detail, reproducers included.
+        details: String,
+    },
+    /// It did not run, and why.
+    Skipped(String),
+}
+
+/// One suite per family of a run, named `prefix` + family.
+pub fn campaign_suites(prefix: &str, reports: &[FamilyReport]) -> Vec<Suite> {
+    reports.iter().map(|r| family_suite(prefix, r)).collect()
+}
+
+fn family_suite(prefix: &str, report: &FamilyReport) -> Suite {
+    let suite = format!("{prefix}{}", report.family);
+    let mut cases: Vec<TestCase> = report
+        .categories
+        .iter()
+        .map(|c| {
+            let verdict = if c.failures == 0 {
+                Verdict::Passed
+            } else {
+                let listed: Vec<&Failure> = report.failures.iter().filter(|f| f.category == c.name).collect();
+                let mut details = String::new();
+                for f in &listed {
+                    failure_details(&mut details, f);
+                }
+                if (listed.len() as u64) < c.failures {
+                    let _ = writeln!(
+                        details,
+                        "{} more not minimized (see report.json)",
+                        c.failures - listed.len() as u64
+                    );
+                }
+                Verdict::Failed {
+                    message: format!(
+                        "{} disagreement(s) with the reference in {} / {}",
+                        c.failures, report.family, c.name
+                    ),
+                    details,
+                }
+            };
+            TestCase {
+                classname: suite.clone(),
+                name: format!("category {}", c.name),
+                seconds: c.seconds,
+                properties: vec![
+                    ("calls".into(), c.calls.to_string()),
+                    ("cases".into(), c.cases.to_string()),
+                    ("steps".into(), c.steps.to_string()),
+                    ("seed".into(), report.seed.to_string()),
+                ],
+                verdict,
+            }
+        })
+        .collect();
+    for i in report.implementations.iter().filter(|i| !i.ran || i.compared == 0) {
+        let why = if !i.available {
+            "not available on this host"
+        } else if !i.ran {
+            "not selected"
+        } else {
+            "ran but compared no decode calls"
+        };
+        cases.push(TestCase {
+            classname: suite.clone(),
+            name: format!("implementation {}", i.name),
+            seconds: 0.0,
+            properties: Vec::new(),
+            verdict: Verdict::Skipped(why.into()),
+        });
+    }
+    Suite {
+        name: suite,
+        seconds: report.seconds,
+        cases,
+    }
+}
+
+fn failure_details(out: &mut String, f: &Failure) {
+    let _ = writeln!(
+        out,
+        "{} in {} (seed {}, call {}, case {}, step {})",
+        f.implementation, f.category, f.seed, f.index, f.sub_index, f.step
+    );
+    let _ = writeln!(out, "  expected: {}", f.expected);
+    let _ = writeln!(out, "  got:      {}", f.got);
+    for fault in &f.buffer_faults {
+        let _ = writeln!(out, "  buffer:   {fault}");
+    }
+    match f.minimized_hex.as_slice() {
+        [one] => {
+            let _ = writeln!(out, "  reproducer: crossdec check --family {} --hex {one}", f.family);
+        }
+        steps => {
+            let _ = writeln!(
+                out,
+                "  reproducer: {} steps decoded in order by one decoder (check replays each alone):",
+                steps.len()
+            );
+            for hex in steps {
+                let _ = writeln!(out, "    crossdec check --family {} --hex {hex}", f.family);
+            }
+        }
+    }
+    let _ = writeln!(out, "  minimized expected: {}", f.minimized_expected);
+    let _ = writeln!(out, "  minimized got:      {}", f.minimized_got);
+}
+
+/// The whole document.
+pub fn document(name: &str, suites: &[Suite]) -> String {
+    let count = |keep: fn(&Verdict) -> bool| -> usize {
+        suites
+            .iter()
+            .flat_map(|s| &s.cases)
+            .filter(|c| keep(&c.verdict))
+            .count()
+    };
+    let mut x = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let _ = writeln!(
+        x,
+        "<testsuites name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\" time=\"{:.3}\">",
+        escape(name),
+        count(|_| true),
+        count(|v| matches!(v, Verdict::Failed { .. })),
+        count(|v| matches!(v, Verdict::Skipped(_))),
+        suites.iter().map(|s| s.seconds).sum::<f64>()
+    );
+    for s in suites {
+        let in_suite = |keep: fn(&Verdict) -> bool| s.cases.iter().filter(|c| keep(&c.verdict)).count();
+        let _ = writeln!(
+            x,
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\" time=\"{:.3}\">",
+            escape(&s.name),
+            s.cases.len(),
+            in_suite(|v| matches!(v, Verdict::Failed { .. })),
+            in_suite(|v| matches!(v, Verdict::Skipped(_))),
+            s.seconds
+        );
+        for c in &s.cases {
+            let _ = write!(
+                x,
+                "    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3}\"",
+                escape(&c.classname),
+                escape(&c.name),
+                c.seconds
+            );
+            if c.properties.is_empty() && c.verdict == Verdict::Passed {
+                x.push_str("/>\n");
+                continue;
+            }
+            x.push_str(">\n");
+            if !c.properties.is_empty() {
+                x.push_str("      <properties>\n");
+                for (k, v) in &c.properties {
+                    let _ = writeln!(x, "        <property name=\"{}\" value=\"{}\"/>", escape(k), escape(v));
+                }
+                x.push_str("      </properties>\n");
+            }
+            match &c.verdict {
+                Verdict::Passed => {}
+                Verdict::Failed { message, details } => {
+                    let _ = writeln!(
+                        x,
+                        "      <failure message=\"{}\" type=\"failure\">{}</failure>",
+                        escape(message),
+                        escape(details)
+                    );
+                }
+                Verdict::Skipped(why) => {
+                    let _ = writeln!(x, "      <skipped message=\"{}\"/>", escape(why));
+                }
+            }
+            x.push_str("    </testcase>\n");
+        }
+        x.push_str("  </testsuite>\n");
+    }
+    x.push_str("</testsuites>\n");
+    x
+}
+
+/// `text` as XML character data or an attribute value: the five special
+/// characters as entities, and characters XML 1.0 cannot hold at all
+/// (control characters other than tab, newline and carriage return) as
+/// U+FFFD.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            '\t' | '\n' => out.push(c),
+            '\r' => out.push_str("&#13;"),
+            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => out.push('\u{FFFD}'),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A CI stage as `ci/test` records it: one line of `NAME<TAB>pass|fail<TAB>SECONDS[<TAB>MESSAGE]`.
+pub fn parse_stage(line: &str) -> Result<TestCase, String> {
+    let fields: Vec<&str> = line.split('\t').collect();
+    let (name, status, seconds) = match fields.as_slice() {
+        [name, status, seconds, ..] => (*name, *status, *seconds),
+        _ => return Err(format!("stage line {line:?}: want NAME<TAB>pass|fail<TAB>SECONDS")),
+    };
+    let seconds: f64 = seconds
+        .trim()
+        .parse()
+        .map_err(|_| format!("stage line {line:?}: {seconds:?} is not seconds"))?;
+    let message = fields.get(3).copied().unwrap_or("").to_string();
+    let verdict = match status {
+        "pass" => Verdict::Passed,
+        "fail" => Verdict::Failed {
+            message: if message.is_empty() {
+                format!("stage {name} failed")
+            } else {
+                message.clone()
+            },
+            details: message,
+        },
+        other => return Err(format!("stage line {line:?}: status {other:?} is not pass or fail")),
+    };
+    Ok(TestCase {
+        classname: "ci/test".into(),
+        name: name.to_string(),
+        seconds,
+        properties: Vec::new(),
+        verdict,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn special_and_unrepresentable_characters_are_escaped() {
+        assert_eq!(
+            escape("a<b>&\"c\" 'd'\te\nf\rg\u{0}h\u{1b}i\u{FFFF}é"),
+            "a&lt;b&gt;&amp;&quot;c&quot; &apos;d&apos;\te\nf&#13;g\u{FFFD}h\u{FFFD}i\u{FFFD}é"
+        );
+    }
+
+    #[test]
+    fn stage_lines_become_test_cases() {
+        let passed = parse_stage("native tests\tpass\t12.5").unwrap();
+        assert_eq!(
+            (passed.name.as_str(), passed.seconds, &passed.verdict),
+            ("native tests", 12.5, &Verdict::Passed)
+        );
+        let failed = parse_stage("gate\tfail\t3\texit code 1").unwrap();
+        assert_eq!(
+            failed.verdict,
+            Verdict::Failed {
+                message: "exit code 1".into(),
+                details: "exit code 1".into()
+            }
+        );
+        assert_eq!(
+            parse_stage("gate\tfail\t3").unwrap().verdict,
+            Verdict::Failed {
+                message: "stage gate failed".into(),
+                details: String::new()
+            }
+        );
+        for bad in ["gate", "gate\tpass", "gate\tok\t1", "gate\tpass\tsoon"] {
+            assert!(parse_stage(bad).unwrap_err().starts_with("stage line "), "{bad}");
+        }
+    }
+}
