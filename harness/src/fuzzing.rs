@@ -11,6 +11,13 @@
 //! A family with a cheap in-process peer also has a target that includes it
 //! ([`PEER_TARGETS`]). One cargo-fuzz binary serves them all; it reads the
 //! target's name from `CROSSDEC_FUZZ_TARGET`.
+//!
+//! Every input runs through its spec's fuzz-mode limits
+//! ([`Spec::cap_for_fuzzing`](crate::engine::Spec::cap_for_fuzzing)) so an
+//! execution costs about what its bytes are worth, and structured targets
+//! never draw from [`large`](crate::engine::Category::large) categories;
+//! `docs/fuzzing.md` lists the caps and the campaign categories that cover
+//! what they cut off.
 
 use crate::engine::Family;
 use crate::families;
@@ -82,7 +89,7 @@ impl Fuzzer {
     /// disagreements otherwise.
     pub fn check(&self, data: &[u8]) -> Result<bool, String> {
         let problems = match self.target.mode {
-            Mode::Raw => self.family.check_bytes(data, self.target.peers),
+            Mode::Raw => self.family.check_fuzz_bytes(data, self.target.peers),
             Mode::Structured => self.family.check_structured(data, self.target.peers),
         };
         match problems {

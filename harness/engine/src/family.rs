@@ -4,7 +4,7 @@
 use crate::buffers::Buffers;
 use crate::campaign::{Campaign, Role};
 use crate::canonical::Canonical;
-use crate::judge::first_mismatch;
+use crate::judge::{expected_outcomes, judge};
 use crate::report::FamilyReport;
 use crate::run::RunOptions;
 use crate::spec::{case_rng, Case, Spec};
@@ -53,12 +53,18 @@ pub trait Family: Send + Sync {
     fn implementation_list(&self) -> Vec<ImplementationInfo>;
     /// Run the campaign.
     fn run(&self, options: &RunOptions) -> FamilyReport;
-    /// Check one canonical input (a corpus or crash file) against every
-    /// available kernel (and peer, when `peers`). `None` if the bytes are not
-    /// an input of this family; otherwise one line per disagreement.
+    /// Check one canonical input (a reproducer) exactly as given against
+    /// every available kernel (and peer, when `peers`). `None` if the bytes
+    /// are not an input of this family; otherwise one line per disagreement.
     fn check_bytes(&self, bytes: &[u8], peers: bool) -> Option<Vec<String>>;
-    /// Check the case [`Spec::arbitrary_case`] builds from fuzzer bytes.
-    /// `None` if the bytes are too short to build one.
+    /// Check one canonical input as a raw fuzz target does: like
+    /// [`check_bytes`](Family::check_bytes), after
+    /// [`Spec::cap_for_fuzzing`].
+    #[cfg(feature = "fuzz")]
+    fn check_fuzz_bytes(&self, bytes: &[u8], peers: bool) -> Option<Vec<String>>;
+    /// Check the case [`Spec::arbitrary_case`] builds from fuzzer bytes,
+    /// every step after [`Spec::cap_for_fuzzing`]. `None` if the bytes are
+    /// too short to build one.
     #[cfg(feature = "fuzz")]
     fn check_structured(&self, data: &[u8], peers: bool) -> Option<Vec<String>>;
     /// Canonical bytes of every step of the generated cases, named
@@ -72,13 +78,15 @@ pub trait Family: Send + Sync {
 
 impl<S: Spec> Campaign<S> {
     /// Every available kernel (and peer, when `peers`) on `case`: one line
-    /// per disagreement.
+    /// per disagreement. The reference decodes each step once, whatever the
+    /// number of implementations.
     pub fn check(&self, case: &Case<S::Input>, peers: bool) -> Vec<String> {
+        let expected = expected_outcomes(&self.spec, case);
         self.implementations
             .iter()
             .filter(|i| i.available && (peers || i.role == Role::Kernel))
             .filter_map(|imp| {
-                first_mismatch(&self.spec, case, imp, &self.allowed).map(|m| {
+                judge(case, &expected, imp, &self.allowed).mismatch.map(|m| {
                     format!(
                         "{}: step {}: expected {} got {}",
                         imp.name,
@@ -126,9 +134,19 @@ impl<S: Spec> Family for Campaign<S> {
     }
 
     #[cfg(feature = "fuzz")]
+    fn check_fuzz_bytes(&self, bytes: &[u8], peers: bool) -> Option<Vec<String>> {
+        let mut input = self.spec.parse(bytes)?;
+        self.spec.cap_for_fuzzing(&mut input);
+        Some(self.check(&Case::one(input), peers))
+    }
+
+    #[cfg(feature = "fuzz")]
     fn check_structured(&self, data: &[u8], peers: bool) -> Option<Vec<String>> {
         let mut u = arbitrary::Unstructured::new(data);
-        let case = self.spec.arbitrary_case(&mut u).ok()?;
+        let mut case = self.spec.arbitrary_case(&mut u).ok()?;
+        for step in &mut case.steps {
+            self.spec.cap_for_fuzzing(step);
+        }
         Some(self.check(&case, peers))
     }
 

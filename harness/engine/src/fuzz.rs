@@ -3,14 +3,15 @@
 use crate::canonical::Canonical;
 use crate::spec::{case_rng, Case, Spec};
 
-/// The default [`Spec::arbitrary_case`]: the bytes pick a category, a call
-/// index and a seed for the spec's generators, then up to three byte-level
-/// mutations of one step's canonical bytes.
+/// The default [`Spec::arbitrary_case`]: the bytes pick a category (not a
+/// [`large`](crate::Category::large) one), a call index and a seed for the
+/// spec's generators, then up to three byte-level mutations of one step's
+/// canonical bytes.
 pub fn generated_case<S: Spec + ?Sized>(
     spec: &S,
     u: &mut arbitrary::Unstructured<'_>,
 ) -> arbitrary::Result<Case<S::Input>> {
-    let categories = spec.categories();
+    let categories: Vec<_> = spec.categories().into_iter().filter(|c| !c.large).collect();
     let category = u.choose(&categories)?;
     let index = u.int_in_range(0..=10_000u64)?;
     let seed: u64 = u.arbitrary()?;

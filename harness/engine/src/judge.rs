@@ -133,7 +133,8 @@ fn tolerating_rule<S: Spec>(
         .map(|rule| rule.id)
 }
 
-/// The first mismatch of `imp` on `case`, if any.
+/// The first mismatch of `imp` on `case`, if any, the reference decoding
+/// the case for this one implementation (as minimizing needs).
 pub(crate) fn first_mismatch<S: Spec>(
     spec: &S,
     case: &Case<S::Input>,

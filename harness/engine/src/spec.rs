@@ -62,6 +62,9 @@ pub struct Category<I> {
     pub name: &'static str,
     /// Generator calls are `ceil(cases * scale)`, at least one.
     pub scale: f64,
+    /// Whether its inputs are too big for one fuzz execution (see
+    /// [`Category::large`]).
+    pub large: bool,
     generate: Generator<I>,
 }
 
@@ -75,8 +78,17 @@ impl<I> Category<I> {
         Category {
             name,
             scale,
+            large: false,
             generate: Arc::new(generate),
         }
+    }
+
+    /// This category, marked as one whose inputs are larger than a fuzz
+    /// execution should decode (megabytes, or counts past a spec's
+    /// [`Spec::cap_for_fuzzing`]): structured fuzzing never draws from it,
+    /// so campaigns (`crossdec run`) are where its inputs are covered.
+    pub fn large(self) -> Self {
+        Category { large: true, ..self }
     }
 
     /// The cases of generator call `index`.
@@ -95,6 +107,7 @@ impl<I> Clone for Category<I> {
         Category {
             name: self.name,
             scale: self.scale,
+            large: self.large,
             generate: self.generate.clone(),
         }
     }
@@ -105,6 +118,7 @@ impl<I> Debug for Category<I> {
         f.debug_struct("Category")
             .field("name", &self.name)
             .field("scale", &self.scale)
+            .field("large", &self.large)
             .finish()
     }
 }
@@ -139,9 +153,18 @@ pub trait Spec: Send + Sync + 'static {
     fn shrink(&self, _input: &Self::Input) -> Vec<Self::Input> {
         Vec::new()
     }
+    /// Fuzz mode's limits: shrink what `input` declares (counts, buffer
+    /// sizes) so that one fuzz execution costs about as much as the input's
+    /// bytes, not as much as a count it claims. Every fuzz target (raw and
+    /// structured, under libFuzzer and in `crossdec replay`) runs each input
+    /// through it; campaigns and `crossdec check` never do, so a spec that
+    /// caps something here keeps a [`Category::large`] category covering
+    /// what the cap cuts off. The default changes nothing.
+    fn cap_for_fuzzing(&self, _input: &mut Self::Input) {}
     /// A case built from fuzzer bytes, for structured fuzzing. The default
-    /// lets the bytes pick a category, a call index and a seed for the
-    /// spec's own generators, then mutates up to three steps' canonical bytes.
+    /// lets the bytes pick a category (never a [`Category::large`] one), a
+    /// call index and a seed for the spec's own generators, then mutates up
+    /// to three steps' canonical bytes.
     #[cfg(feature = "fuzz")]
     fn arbitrary_case(&self, u: &mut arbitrary::Unstructured<'_>) -> arbitrary::Result<Case<Self::Input>> {
         crate::fuzz::generated_case(self, u)

@@ -531,8 +531,14 @@ fn case_seeds_are_fixed_and_distinct() {
         ],
         [1, 1, 1, 2]
     );
-    assert_eq!(format!("{category:?}"), r#"Category { name: "c", scale: 0.25 }"#);
+    assert_eq!(
+        format!("{category:?}"),
+        r#"Category { name: "c", scale: 0.25, large: false }"#
+    );
     assert_eq!(category.clone().name, "c");
+    let large = category.large();
+    assert!(large.large && large.clone().large);
+    assert_eq!((large.name, large.scale), ("c", 0.25));
 }
 
 #[cfg(feature = "fuzz")]
@@ -739,4 +745,129 @@ fn workloads_decode_the_kept_categories_with_the_named_implementation() {
     assert_eq!(kernel_calls.load(Ordering::Relaxed), 6);
     assert!(family.workload("gone", 3, 1, &|_| true).is_none(), "unavailable");
     assert!(family.workload("missing", 3, 1, &|_| true).is_none(), "unknown");
+}
+
+/// [`Pairs`] with a reference that counts its calls, a fuzz-mode cap on the
+/// payload's length, and a category of long inputs, marked large or not.
+struct Limited {
+    calls: Arc<AtomicU64>,
+    cap: usize,
+    mark_large: bool,
+}
+
+impl Spec for Limited {
+    type Input = Payload;
+    type Output = Vec<u16>;
+    type Error = Odd;
+    fn name(&self) -> &'static str {
+        "limited"
+    }
+    fn categories(&self) -> Vec<Category<Payload>> {
+        let long = Category::new("long", 1.0, |i, _| {
+            vec![Case::one(Payload(vec![1; 64 + 2 * i as usize % 8]))]
+        });
+        vec![
+            Category::new("short", 1.0, |i, _| {
+                vec![Case::one(Payload(vec![2; 2 * i as usize % 8]))]
+            }),
+            if self.mark_large { long.large() } else { long },
+        ]
+    }
+    fn reference(&self, input: &Payload) -> Outcome<Self> {
+        self.calls.fetch_add(1, Ordering::Relaxed);
+        pairs(input)
+    }
+    fn cap_for_fuzzing(&self, input: &mut Payload) {
+        input.0.truncate(self.cap);
+    }
+}
+
+/// Right on inputs of up to 16 bytes, wrong past them.
+fn right_up_to_16(input: &Payload) -> Outcome<Limited> {
+    pairs(input).map(|mut v| {
+        if input.0.len() > 16 {
+            v.push(0);
+        }
+        v
+    })
+}
+
+fn limited(cap: usize, mark_large: bool) -> (Campaign<Limited>, Arc<AtomicU64>) {
+    let calls = Arc::new(AtomicU64::new(0));
+    let spec = Limited {
+        calls: calls.clone(),
+        cap,
+        mark_large,
+    };
+    let campaign = Campaign::new(spec)
+        .kernel_fn("a", right_up_to_16)
+        .kernel_fn("b", right_up_to_16)
+        .kernel_fn("c", right_up_to_16);
+    (campaign, calls)
+}
+
+#[test]
+fn a_check_decodes_each_step_with_the_reference_once() {
+    let (family, calls) = limited(usize::MAX, true);
+    let two = Case {
+        steps: vec![Payload(vec![1, 2]), Payload(vec![3; 4])],
+    };
+    assert_eq!(family.check(&two, true), Vec::<String>::new());
+    assert_eq!(calls.load(Ordering::Relaxed), 2, "three kernels, two steps");
+    assert_eq!(Family::check_bytes(&family, &[1; 20], false).map(|p| p.len()), Some(3));
+    assert_eq!(calls.load(Ordering::Relaxed), 3);
+}
+
+#[cfg(feature = "fuzz")]
+#[test]
+fn fuzz_checks_apply_the_specs_cap_and_exact_checks_do_not() {
+    let (family, _) = limited(16, true);
+    let long = [1u8; 40];
+    assert_eq!(
+        family.check_bytes(&long, false).map(|p| p.len()),
+        Some(3),
+        "a reproducer is checked as it is"
+    );
+    assert_eq!(family.check_fuzz_bytes(&long, false), Some(vec![]), "cut to 16 bytes");
+    let (uncapped, _) = limited(usize::MAX, true);
+    assert_eq!(uncapped.check_fuzz_bytes(&long, false).map(|p| p.len()), Some(3));
+    assert_eq!(family.check_fuzz_bytes(&[1; 17], false), Some(vec![]));
+    assert_eq!(family.check_bytes(&[1; 16], false), Some(vec![]));
+}
+
+#[cfg(feature = "fuzz")]
+#[test]
+fn structured_fuzzing_never_draws_a_large_category_and_caps_every_step() {
+    // Over the same fuzzer bytes: the long category fails the kernels unless
+    // it is large (never drawn) or capped.
+    let failing = |cap: usize, mark_large: bool| {
+        let (family, _) = limited(cap, mark_large);
+        (0u8..=255)
+            .filter(|seed| {
+                let data: Vec<u8> = (0..24).map(|k| seed.wrapping_mul(37).wrapping_add(k * 11)).collect();
+                let problems = family.check_structured(&data, false).expect("enough bytes");
+                !problems.is_empty()
+            })
+            .count()
+    };
+    assert!(failing(usize::MAX, false) > 50, "{}", failing(usize::MAX, false));
+    assert_eq!(failing(usize::MAX, true), 0);
+    assert_eq!(failing(16, false), 0);
+    // Every category large: nothing to draw from.
+    struct AllLarge;
+    impl Spec for AllLarge {
+        type Input = Payload;
+        type Output = Vec<u16>;
+        type Error = Odd;
+        fn name(&self) -> &'static str {
+            "all-large"
+        }
+        fn categories(&self) -> Vec<Category<Payload>> {
+            vec![Category::new("big", 1.0, |_, _| vec![Case::one(Payload(vec![0; 2]))]).large()]
+        }
+        fn reference(&self, input: &Payload) -> Outcome<Self> {
+            pairs(input)
+        }
+    }
+    assert_eq!(Campaign::new(AllLarge).check_structured(&[0; 24], false), None);
 }

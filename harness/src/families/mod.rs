@@ -106,6 +106,19 @@ pub(crate) fn named_categories<I: 'static>(
         .collect()
 }
 
+/// `categories` with those named in `large` marked [`Category::large`]
+/// (campaigns only, never drawn by structured fuzzing).
+pub(crate) fn with_large<I>(categories: Vec<Category<I>>, large: &[&str]) -> Vec<Category<I>> {
+    assert!(
+        large.iter().all(|name| categories.iter().any(|c| c.name == *name)),
+        "a large category that does not exist: {large:?}"
+    );
+    categories
+        .into_iter()
+        .map(|c| if large.contains(&c.name) { c.large() } else { c })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

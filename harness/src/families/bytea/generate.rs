@@ -41,6 +41,9 @@ pub const CATEGORIES: [(&str, f64); 11] = [
     ("reuse", 0.5),
 ];
 
+/// Categories too big for a fuzz execution ([`Category::large`](crate::engine::Category::large)).
+pub const LARGE: &[&str] = &["large"];
+
 const WHITESPACE: [u8; 4] = [b' ', b'\n', b'\t', b'\r'];
 
 fn case(text: Vec<u8>) -> Case<ByteaInput> {

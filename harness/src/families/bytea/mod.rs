@@ -282,7 +282,10 @@ impl Spec for PgBytea {
     }
 
     fn categories(&self) -> Vec<Category<ByteaInput>> {
-        super::named_categories(&CATEGORIES, generate::generate)
+        super::with_large(
+            super::named_categories(&CATEGORIES, generate::generate),
+            generate::LARGE,
+        )
     }
 
     fn reference(&self, input: &ByteaInput) -> Outcome<Self> {

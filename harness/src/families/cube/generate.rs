@@ -24,6 +24,9 @@ pub const CATEGORIES: &[(&str, f64)] = &[
     ("large", 0.03),
 ];
 
+/// Categories too big for a fuzz execution ([`Category::large`](crate::engine::Category::large)).
+pub const LARGE: &[&str] = &["large"];
+
 /// Schema plus data: `cells[m][r]` is member `m`'s JSON text in row `r`;
 /// `None` is a missing key in row objects (and `null` in other shapes).
 #[derive(Debug, Clone)]

@@ -24,9 +24,7 @@ use crossdec_kernels::cube as kernel;
 use crossdec_reference::cube as reference;
 
 use crate::engine::bytes::{self, BytePayload};
-use crate::engine::{
-    arbitrary, canonical_enum, canonical_struct, Buffers, Campaign, Canonical, Case, Category, Outcome, Parse, Spec,
-};
+use crate::engine::{canonical_enum, canonical_struct, Buffers, Campaign, Canonical, Category, Outcome, Parse, Spec};
 
 /// The shape of the JSON `data`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -334,7 +332,8 @@ pub fn run_reference(input: &CubeInput) -> Result<Batch, CubeFault> {
 /// The `cube-columnar` spec.
 pub struct CubeColumnar;
 
-/// The largest member-less limit structured fuzzing asks for.
+/// The largest member-less limit a fuzz target asks for
+/// ([`Spec::cap_for_fuzzing`]).
 pub const FUZZ_MAX_LIMIT: i64 = 4096;
 
 canonical_enum!(Values {
@@ -495,26 +494,25 @@ impl Spec for CubeColumnar {
     }
 
     fn categories(&self) -> Vec<Category<CubeInput>> {
-        super::named_categories(generate::CATEGORIES, generate::generate)
+        super::with_large(
+            super::named_categories(generate::CATEGORIES, generate::generate),
+            generate::LARGE,
+        )
     }
 
     fn reference(&self, input: &CubeInput) -> Outcome<Self> {
         run_reference(input)
     }
 
-    /// Generated cases as the default does, with member-less limits cut to
-    /// at most [`FUZZ_MAX_LIMIT`] rows: a million-row literal column costs a
-    /// second per execution under fuzzing instrumentation and starved the
-    /// fuzzer (18 exec/s, libFuzzer timeouts). `crossdec run` still covers
-    /// the MAX_LIMIT edge.
-    fn arbitrary_case(&self, u: &mut arbitrary::Unstructured<'_>) -> arbitrary::Result<Case<CubeInput>> {
-        let mut case = crate::engine::fuzz::generated_case(self, u)?;
-        for step in &mut case.steps {
-            if let Some(limit) = step.limit.filter(|&l| l > FUZZ_MAX_LIMIT) {
-                step.limit = Some(limit % (FUZZ_MAX_LIMIT + 1));
-            }
+    /// Member-less limits past [`FUZZ_MAX_LIMIT`] rows are cut below it: a
+    /// million-row literal column costs a second per execution under
+    /// fuzzing instrumentation and starved the fuzzer (18 exec/s, libFuzzer
+    /// timeouts). The `literals-limits` category covers the MAX_LIMIT edge
+    /// in campaigns.
+    fn cap_for_fuzzing(&self, input: &mut CubeInput) {
+        if let Some(limit) = input.limit.filter(|&l| l > FUZZ_MAX_LIMIT) {
+            input.limit = Some(limit % (FUZZ_MAX_LIMIT + 1));
         }
-        Ok(case)
     }
 
     fn shrink(&self, input: &CubeInput) -> Vec<CubeInput> {

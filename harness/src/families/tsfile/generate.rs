@@ -6,7 +6,7 @@ use crossdec_reference::tsfile::{gorilla, plain, rle, ts2diff};
 use rand::seq::SliceRandom;
 use rand::Rng;
 
-use super::{DataType, Encoding, StopMode, TsInput, Values};
+use super::{DataType, Encoding, StopMode, TsInput, Values, FUZZ_MAX_VALUES, MAX_VALUES_CAP};
 use crate::engine::{bytes, Case, CaseRng};
 
 /// Every TsFile family has the same categories.
@@ -21,7 +21,12 @@ pub const CATEGORIES: &[(&str, f64)] = &[
     ("malformed-corrupt", 1.0),
     ("malformed-counts", 0.5),
     ("reuse", 0.25),
+    ("large", 0.02),
 ];
+
+/// Categories too big for a fuzz execution ([`Category::large`](crate::engine::Category::large)):
+/// `large` covers the `max_values` that [`FUZZ_MAX_VALUES`] cuts off.
+pub const LARGE: &[&str] = &["large"];
 
 /// Series shapes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -464,6 +469,81 @@ fn bad_counts(rng: &mut impl Rng, encoding: Encoding) -> TsInput {
     input
 }
 
+/// Counts past what fuzz mode allows ([`FUZZ_MAX_VALUES`]), up to
+/// [`MAX_VALUES_CAP`]: call 0 just past the fuzz cap, call 1 at the cap of
+/// parsed inputs, later calls anywhere between. Three cases: a series of
+/// that many values (the caller's `max_values` a little above, equal or a
+/// little below), a short page with that many values allowed, and (RLE,
+/// TS_2DIFF) a page of a few bytes that declares that many values.
+fn large(rng: &mut CaseRng, encoding: Encoding, index: u64) -> Vec<Case<TsInput>> {
+    let past = FUZZ_MAX_VALUES as usize + 1;
+    let len = match index {
+        0 => past + rng.gen_range(0..64),
+        1 => MAX_VALUES_CAP as usize,
+        _ => rng.gen_range(past..=MAX_VALUES_CAP as usize),
+    };
+    let dtype = random_type(rng, encoding);
+    // Shapes whose pages stay small per value (TEXT: a few bytes per row).
+    let shapes: &[Shape] = if dtype == DataType::Text {
+        &[Shape::Constant, Shape::Monotone]
+    } else {
+        &[Shape::Constant, Shape::Monotone, Shape::RandomWalk]
+    };
+    let shape = *shapes.choose(rng).unwrap();
+    let values = series(rng, dtype, shape, len);
+    let mut many = encode(rng, encoding, &values);
+    many.max_values = match rng.gen_range(0..3) {
+        0 => len as u32,
+        1 => (len + rng.gen_range(1..20)).min(MAX_VALUES_CAP as usize) as u32,
+        _ => (len - rng.gen_range(1..20)) as u32,
+    };
+    let short_len = rng.gen_range(0..100);
+    let mut short = valid(rng, encoding, short_len);
+    short.max_values = len as u32;
+    let mut out = vec![Case::one(many), Case::one(short)];
+    let word = |dtype: DataType| if dtype == DataType::Int32 { 4 } else { 8 };
+    match encoding {
+        Encoding::Rle => {
+            let dtype = random_type(rng, encoding);
+            let runs = [rle::Run::Repeat {
+                count: len as u32 + rng.gen_range(0..2),
+                value: 1,
+            }];
+            let page = rle::encode_package(1, &runs, dtype == DataType::Int64);
+            out.push(Case::one(TsInput {
+                encoding,
+                dtype,
+                stop: StopMode::AtTerminator,
+                max_values: len as u32,
+                page,
+            }));
+        }
+        Encoding::Ts2Diff => {
+            // Blocks of width 0 (every delta the minimum), 65536 values each.
+            let dtype = random_type(rng, encoding);
+            let mut page = Vec::new();
+            let mut left = len;
+            while left > 0 {
+                let n = left.min(1 << 16);
+                page.extend_from_slice(&(n as u32 - 1).to_be_bytes());
+                page.extend_from_slice(&0u32.to_be_bytes());
+                page.extend(std::iter::repeat_n(0u8, word(dtype)));
+                page.extend(std::iter::repeat_n(rng.gen::<u8>(), word(dtype)));
+                left -= n;
+            }
+            out.push(Case::one(TsInput {
+                encoding,
+                dtype,
+                stop: StopMode::AtTerminator,
+                max_values: len as u32,
+                page,
+            }));
+        }
+        Encoding::Gorilla | Encoding::Plain => {}
+    }
+    out
+}
+
 pub fn generate(encoding: Encoding, category: &str, index: u64, rng: &mut CaseRng) -> Vec<Case<TsInput>> {
     let shaped = |rng: &mut CaseRng, shape: Shape| {
         let dtype = random_type(rng, encoding);
@@ -509,6 +589,7 @@ pub fn generate(encoding: Encoding, category: &str, index: u64, rng: &mut CaseRn
                 .collect();
             vec![Case { steps }]
         }
+        "large" => large(rng, encoding, index),
         other => panic!("unknown category {other}"),
     }
 }

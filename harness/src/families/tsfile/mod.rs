@@ -21,6 +21,15 @@ use crate::engine::{canonical_enum, canonical_struct, Campaign, Canonical, Categ
 /// corpus file cannot make the adapters size huge buffers.
 pub const MAX_VALUES_CAP: u32 = 1 << 20;
 
+/// Largest `max_values` a fuzz target decodes with (fuzz mode clamps to it,
+/// [`Spec::cap_for_fuzzing`]): every kernel call fills and checks a caller
+/// buffer of `max_values` elements twice, so a declared million cost a
+/// millisecond per execution whatever the page held. 4096 values is more
+/// than a fuzz input of at most 4 KiB can carry in most encodings, and past
+/// every block, group and SIMD-lane boundary of the kernels; the `large`
+/// category covers counts from here up to [`MAX_VALUES_CAP`] in campaigns.
+pub const FUZZ_MAX_VALUES: u32 = 4096;
+
 /// The four encodings, one family each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Encoding {
@@ -507,9 +516,16 @@ impl Spec for TsFamily {
         if varint_edges::applies(encoding) {
             table.push(("varint-edges", 1.0));
         }
-        super::named_categories(&table, move |category, index, rng| {
+        let categories = super::named_categories(&table, move |category, index, rng| {
             generate::generate(encoding, category, index, rng)
-        })
+        });
+        super::with_large(categories, generate::LARGE)
+    }
+
+    /// `max_values` clamped to [`FUZZ_MAX_VALUES`]; GORILLA's stop count is
+    /// left alone (decoding stops at `max_values` whatever it says).
+    fn cap_for_fuzzing(&self, input: &mut TsInput) {
+        input.max_values = input.max_values.min(FUZZ_MAX_VALUES);
     }
 
     fn reference(&self, input: &TsInput) -> Outcome<Self> {
