@@ -297,6 +297,7 @@ mod tests {
             implementations: vec![],
             allowed_differences: vec![],
             failures: vec![],
+            bounds_exceeded: vec![],
             failure_count: 0,
             digest: String::new(),
             seconds: 0.02,

@@ -1,7 +1,8 @@
 //! JUnit XML, the report CI systems show in their test view: a test suite
 //! per family, a test case per family and category (its cases and time,
 //! and for a failing category the failures with their reproducer
-//! commands), a skipped test case per implementation that had no cases,
+//! commands and any allowed difference used beyond its bound), a skipped
+//! test case per implementation that had no cases,
 //! and optionally a suite of CI stages (`ci/test`'s).
 
 use std::fmt::Write as _;
@@ -62,8 +63,28 @@ fn family_suite(prefix: &str, report: &FamilyReport) -> Suite {
         .categories
         .iter()
         .map(|c| {
-            let verdict = if c.failures == 0 {
+            let exceeded: Vec<_> = report.bounds_exceeded.iter().filter(|b| b.category == c.name).collect();
+            let verdict = if c.failures == 0 && exceeded.is_empty() {
                 Verdict::Passed
+            } else if c.failures == 0 {
+                let lines: Vec<String> = exceeded
+                    .iter()
+                    .map(|b| {
+                        format!(
+                            "allowed difference {} explained {} of {}'s {} calls, more than the {} its share of {}% allows",
+                            b.rule,
+                            b.tolerated,
+                            b.implementation,
+                            b.compared,
+                            b.allowed,
+                            100.0 * b.bound
+                        )
+                    })
+                    .collect();
+                Verdict::Failed {
+                    message: format!("{} / {}: {}", report.family, c.name, lines[0]),
+                    details: lines.join("\n"),
+                }
             } else {
                 let listed: Vec<&Failure> = report.failures.iter().filter(|f| f.category == c.name).collect();
                 let mut details = String::new();
@@ -288,6 +309,48 @@ mod tests {
         assert_eq!(
             escape("a<b>&\"c\" 'd'\te\nf\rg\u{0}h\u{1b}i\u{FFFF}é"),
             "a&lt;b&gt;&amp;&quot;c&quot; &apos;d&apos;\te\nf&#13;g\u{FFFD}h\u{FFFD}i\u{FFFD}é"
+        );
+    }
+
+    #[test]
+    fn a_bound_exceeded_fails_its_category() {
+        use crate::engine::report::{BoundExceeded, CategoryReport};
+        let category = |name: &str| CategoryReport {
+            name: name.into(),
+            ..Default::default()
+        };
+        let report = FamilyReport {
+            family: "f".into(),
+            seed: 1,
+            cases_per_category_call: 1,
+            categories: vec![category("a"), category("b")],
+            implementations: vec![],
+            allowed_differences: vec![],
+            failures: vec![],
+            bounds_exceeded: vec![BoundExceeded {
+                rule: "r".into(),
+                implementation: "p".into(),
+                category: "b".into(),
+                tolerated: 5,
+                compared: 9,
+                bound: 0.0,
+                allowed: 0,
+            }],
+            failure_count: 1,
+            digest: String::new(),
+            seconds: 0.0,
+        };
+        let suite = &campaign_suites("", &[report])[0];
+        assert_eq!(suite.cases[0].verdict, Verdict::Passed);
+        assert_eq!(
+            suite.cases[1].verdict,
+            Verdict::Failed {
+                message:
+                    "f / b: allowed difference r explained 5 of p's 9 calls, more than the 0 its share of 0% allows"
+                        .into(),
+                details: "allowed difference r explained 5 of p's 9 calls, more than the 0 its share of 0% allows"
+                    .into(),
+            }
         );
     }
 
