@@ -157,6 +157,12 @@ fn server_rejects_exactly_what_we_reject() {
             f.category, f.implementation, f.minimized_hex, f.minimized_expected, f.minimized_got
         );
     }
+    for b in &report.bounds_exceeded {
+        eprintln!(
+            "{}: {} explained {} of {} calls (allowed {})",
+            b.category, b.rule, b.tolerated, b.compared, b.allowed
+        );
+    }
     assert_eq!(report.failure_count, 0, "the server disagrees with the reference");
     assert!(
         imp.ran && imp.compared > 2000,

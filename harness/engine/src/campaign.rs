@@ -121,18 +121,23 @@ impl<S: Spec + ?Sized> AllowedDifference<S> {
             .map_or(0.0, |&(_, share)| share)
     }
 
-    /// How many of `compared` calls in `category` the rule may explain: none
-    /// where its share is zero; elsewhere the share's expected count plus
-    /// three standard deviations of a binomial count and one, so a short run
-    /// (a time budget's few calls) does not fail on the luck of its draw
-    /// while a long one stays close to the share.
-    pub fn allowed_uses(&self, category: &str, compared: u64) -> u64 {
+    /// How many of `compared` decode calls, made for `generated` generator
+    /// calls in `category`, the rule may explain: none where its share is
+    /// zero; elsewhere the share's expected count plus three standard
+    /// deviations and one cluster. The cases of one generator call are alike
+    /// (one stream and its truncations, say), so the count varies like that
+    /// of `generated` draws of `compared / generated` calls each, not like
+    /// `compared` independent ones: a short run (a time budget's few calls)
+    /// does not fail on the luck of its draw, and a long one stays close to
+    /// the share.
+    pub fn allowed_uses(&self, category: &str, compared: u64, generated: u64) -> u64 {
         let share = self.bound_in(category);
         if share <= 0.0 {
             return 0;
         }
+        let cluster = (compared as f64 / generated.max(1) as f64).max(1.0);
         let expected = share * compared as f64;
-        (expected + 3.0 * expected.sqrt() + 1.0).floor() as u64
+        (expected + 3.0 * (expected * cluster).sqrt() + cluster).floor() as u64
     }
 }
 

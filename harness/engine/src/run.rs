@@ -249,7 +249,7 @@ impl<S: Spec> Campaign<S> {
                     continue;
                 };
                 let (compared, tolerated) = (here[k].0, here[k].1.get(rule.id).copied().unwrap_or(0));
-                let allowed = rule.allowed_uses(category.name, compared);
+                let allowed = rule.allowed_uses(category.name, compared, calls);
                 if tolerated > allowed {
                     failure_count += 1;
                     bounds_exceeded.push(BoundExceeded {

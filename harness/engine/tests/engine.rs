@@ -307,12 +307,17 @@ fn allowed_uses_are_the_share_with_a_binomial_margin() {
     assert_eq!(rule.bound_in("malformed-header"), 0.01);
     assert_eq!(rule.bound_in("edges-x"), 0.25);
     assert_eq!(rule.bound_in("random"), 0.0);
-    assert_eq!(rule.allowed_uses("random", 1_000_000), 0);
-    // 0.25 * 16 = 4, + 3 * 2 + 1 = 11; 0.25 * 10_000 = 2500, + 150 + 1.
-    assert_eq!(rule.allowed_uses("edges", 16), 11);
-    assert_eq!(rule.allowed_uses("edges", 10_000), 2651);
-    assert_eq!(rule.allowed_uses("edges", 0), 1);
-    assert_eq!(rule.allowed_uses("malformed-counts", 100), 5);
+    assert_eq!(rule.allowed_uses("random", 1_000_000, 1), 0);
+    // One case per generator call: 0.25 * 16 = 4, + 3 * 2 + 1 = 11;
+    // 0.25 * 10_000 = 2500, + 150 + 1.
+    assert_eq!(rule.allowed_uses("edges", 16, 16), 11);
+    assert_eq!(rule.allowed_uses("edges", 10_000, 10_000), 2651);
+    assert_eq!(rule.allowed_uses("edges", 0, 0), 1);
+    assert_eq!(rule.allowed_uses("malformed-counts", 100, 100), 5);
+    // 16 calls in 4 clusters of 4: 4 + 3 * sqrt(4 * 4) + 4 = 20.
+    assert_eq!(rule.allowed_uses("edges", 16, 4), 20);
+    // 10_000 calls from 500 generator calls: 2500 + 3 * sqrt(2500 * 20) + 20.
+    assert_eq!(rule.allowed_uses("edges", 10_000, 500), 3190);
 }
 
 #[test]
