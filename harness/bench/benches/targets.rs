@@ -8,7 +8,7 @@
 //! GB/s) still depend on the machine. The report says which targets are met;
 //! it never fails the run (speed is not a test).
 //!
-//! `cargo bench -p crossdec-harness --bench targets` prints a table and
+//! `cargo bench -p crossdec-bench --bench targets` prints a table and
 //! writes `target/perf-targets.json`. `CROSSDEC_TARGET_ROUNDS` (default 31)
 //! sets the rounds; an argument filters targets by substring.
 
@@ -395,7 +395,7 @@ fn main() {
         report.rows.len(),
         rounds
     );
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/perf-targets.json");
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/perf-targets.json");
     let json = serde_json::json!({
         "target": std::env::consts::ARCH,
         "rounds": rounds,

@@ -2,7 +2,7 @@
 //! the reference, the kernel (reusable and materializing APIs) and, on
 //! x86_64, questdb-rs. Reported as timestamps/s; compare ratios within one run.
 //!
-//! `cargo bench -p crossdec-harness --bench qwp`
+//! `cargo bench -p crossdec-bench --bench qwp`
 
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use crossdec_kernels::qwp as kernel;

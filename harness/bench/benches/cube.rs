@@ -3,7 +3,7 @@
 //! reference on row objects vs arrow-json's reader on the equivalent
 //! newline-delimited row JSON.
 //!
-//! `cargo bench -p crossdec-harness --bench cube`
+//! `cargo bench -p crossdec-bench --bench cube`
 
 use std::sync::Arc;
 

@@ -1,6 +1,6 @@
 //! TsFile page decoders, 1 million values per encoding and type: each kernel
 //! against the reference, in values per second (and bytes per second for
-//! PLAIN INT64). `cargo bench -p crossdec-harness --bench tsfile`.
+//! PLAIN INT64). `cargo bench -p crossdec-bench --bench tsfile`.
 
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use crossdec_harness::engine::case_rng;

@@ -8,7 +8,7 @@
 //! benches (`--bench qwp`, `bytea`, `tsfile`, `cube`) time the kernels'
 //! own APIs. Compare ratios within one run.
 //!
-//! `cargo bench -p crossdec-harness --bench families [-- FILTER]`
+//! `cargo bench -p crossdec-bench --bench families [-- FILTER]`
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use crossdec_harness::families;

@@ -7,7 +7,7 @@
 //! pairs and a newline after every 32 (dense), or a newline after every 76
 //! digits (sparse). `escape/<variant>`: the server's escape output of random
 //! bytes and of text-like bytes. Run:
-//! `cargo bench -p crossdec-harness --bench bytea`.
+//! `cargo bench -p crossdec-bench --bench bytea`.
 
 use std::time::Duration;
 
