@@ -138,6 +138,8 @@ def run_once(side, exe, default_json, index, args):
     # A build whose benchmark predates CROSSDEC_TARGETS_JSON writes to its own
     # tree's target/perf-targets.json (a compile-time path); read it there.
     env["CROSSDEC_TARGETS_JSON"] = str(out)
+    # ... which must exist: BASE's target dir is elsewhere.
+    default_json.parent.mkdir(parents=True, exist_ok=True)
     argv = [exe] + ([args.filter] if args.filter else [])
     with open(log, "w") as f:
         r = subprocess.run(argv, env=env, stdout=f, stderr=subprocess.STDOUT, cwd=ROOT)
