@@ -27,6 +27,18 @@ on processes rather than inner rounds, because the process-to-process noise
 is the larger one, and 20 rounds give the median a 95.9% interval between
 the 6th and the 15th ratio, robust to a few rounds hit by a load spike.
 
+Layout. A decoder's speed depends on where its buffers lie relative to each
+other (4 KiB aliasing of loads and stores): the heap offsets follow from
+every earlier allocation, among them the copy of argv, so two builds run
+from paths of different lengths get different offsets in every process, a
+bias no number of rounds averages out (same source, base and head from
+their own target dirs: qwp-ts/jittered 17% apart, every round). So both
+binaries run from copies at target/bench-compare/bin/{base,head}, and each
+process gets one more argument, "--layout-pad=" and 0..4095 random bytes
+(the benchmark ignores arguments starting with "-"): the heap offsets then
+change from process to process, which turns layout luck into per-process
+noise, and the rounds measure it like any other noise.
+
 Every figure of the targets benchmark is "higher is better" (a speedup over a
 reference or peer, or a rate), so a ratio below 1 is a slowdown.
 
@@ -49,6 +61,7 @@ import argparse
 import json
 import math
 import os
+import random
 import shutil
 import subprocess
 import sys
@@ -60,6 +73,7 @@ WORK = ROOT / "target" / "bench-compare"
 BASE_SRC = WORK / "base-src"
 BASE_TARGET = WORK / "base-target"
 RUNS = WORK / "runs"
+BIN = WORK / "bin"
 BENCH = ["bench", "-p", "crossdec-harness", "--bench", "targets"]
 
 
@@ -127,7 +141,7 @@ def build(label, cwd, target_dir):
     return exe
 
 
-def run_once(side, exe, default_json, index, args):
+def run_once(side, exe, default_json, index, args, pad):
     """One process of one build; returns {target: figure}."""
     out = RUNS / f"{index:03d}-{side}.json"
     log = RUNS / f"{index:03d}-{side}.log"
@@ -140,7 +154,8 @@ def run_once(side, exe, default_json, index, args):
     env["CROSSDEC_TARGETS_JSON"] = str(out)
     # ... which must exist: BASE's target dir is elsewhere.
     default_json.parent.mkdir(parents=True, exist_ok=True)
-    argv = [exe] + ([args.filter] if args.filter else [])
+    # The benchmark ignores arguments starting with "-" (cargo passes --bench).
+    argv = [exe, "--layout-pad=" + "x" * pad] + ([args.filter] if args.filter else [])
     with open(log, "w") as f:
         r = subprocess.run(argv, env=env, stdout=f, stderr=subprocess.STDOUT, cwd=ROOT)
     if r.returncode != 0:
@@ -329,6 +344,7 @@ def main():
     p.add_argument("--filter", default=None, help="substring filter passed to both benchmarks")
     p.add_argument("--floor", type=float, default=0.05, help="smallest slowdown that can fail (fraction)")
     p.add_argument("--confidence", type=float, default=0.95, help="coverage of the median's interval")
+    p.add_argument("--seed", type=int, default=None, help="seed of the layout padding (default: random)")
     p.add_argument("--build-only", action="store_true", help="build both benchmarks and stop")
     args = p.parse_args()
     if args.rounds < 1 or args.inner_rounds < 1:
@@ -355,14 +371,22 @@ def main():
     if RUNS.exists():
         shutil.rmtree(RUNS)
     RUNS.mkdir(parents=True)
+    # Both binaries run from paths of one length (see "Layout" above).
+    BIN.mkdir(parents=True, exist_ok=True)
+    for side, exe in [("base", base_exe), ("head", head_exe)]:
+        shutil.copy2(exe, BIN / side)
     sides = {
-        "base": (base_exe, BASE_SRC / "target" / "perf-targets.json"),
-        "head": (head_exe, ROOT / "target" / "perf-targets.json"),
+        "base": (str(BIN / "base"), BASE_SRC / "target" / "perf-targets.json"),
+        "head": (str(BIN / "head"), ROOT / "target" / "perf-targets.json"),
     }
+    if args.seed is None:
+        args.seed = random.randrange(2**32)
+    rng = random.Random(args.seed)
     base_runs, head_runs = [], []
     print(
         f"== {args.rounds} rounds, base and head alternating (base head, head base, ...), "
-        f"{args.inner_rounds} inner rounds per process{', filter ' + args.filter if args.filter else ''}",
+        f"{args.inner_rounds} inner rounds per process, layout seed {args.seed}"
+        f"{', filter ' + args.filter if args.filter else ''}",
         flush=True,
     )
     bench_start = time.time()
@@ -371,7 +395,7 @@ def main():
         got = {}
         for side in order:
             exe, default_json = sides[side]
-            got[side] = run_once(side, exe, default_json, i, args)
+            got[side] = run_once(side, exe, default_json, i, args, rng.randrange(4096))
         base_runs.append(got["base"])
         head_runs.append(got["head"])
         print(f"   round {i + 1}/{args.rounds} done ({time.time() - bench_start:.0f} s)", flush=True)
@@ -400,6 +424,7 @@ def main():
         "rounds": args.rounds,
         "inner_rounds": args.inner_rounds,
         "filter": args.filter,
+        "seed": args.seed,
         "floor": args.floor,
         "confidence": args.confidence,
         "threshold": threshold,
