@@ -10,7 +10,9 @@
 //!
 //! `cargo bench -p crossdec-bench --bench targets` prints a table and
 //! writes `target/perf-targets.json`. `CROSSDEC_TARGET_ROUNDS` (default 31)
-//! sets the rounds; an argument filters targets by substring.
+//! sets the rounds; an argument filters targets by substring;
+//! `CROSSDEC_TARGETS_JSON` writes the report to another path (`ci/bench-compare`
+//! runs two builds' binaries in turn, each writing its own file).
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -395,7 +397,10 @@ fn main() {
         report.rows.len(),
         rounds
     );
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/perf-targets.json");
+    let path = match std::env::var_os("CROSSDEC_TARGETS_JSON") {
+        Some(path) => std::path::PathBuf::from(path),
+        None => std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/perf-targets.json"),
+    };
     let json = serde_json::json!({
         "target": std::env::consts::ARCH,
         "rounds": rounds,
