@@ -145,10 +145,9 @@ pub fn decode(json: &[u8], shape: Shape, schema: &SchemaRef, limit: Option<i64>)
                     Ok(v) => v,
                     Err(_) => return Err(CubeError::BadLiteral { field: index }),
                 };
-                if value.is_array() || value.is_object() {
-                    return Err(CubeError::BadLiteral { field: index });
-                }
-                // Map it once into a scratch column to check it.
+                // Map it once into a scratch column to check it. Arrays and
+                // objects map to no type, so this also refuses a literal that
+                // is not a scalar.
                 let mut scratch = ColumnBuilder::new(field.data_type(), 1);
                 if scratch.append(&value, field.data_type()).is_err() {
                     return Err(CubeError::BadLiteral { field: index });
@@ -196,7 +195,7 @@ pub fn decode(json: &[u8], shape: Shape, schema: &SchemaRef, limit: Option<i64>)
         let column = match source {
             Source::Literal(value) => {
                 if let Value::String(s) = value {
-                    if s.len() as u128 * rows as u128 > i32::MAX as u128 {
+                    if !fits_i32_offsets(s.len() as u128 * rows as u128) {
                         return Err(CubeError::TooLarge { field: index });
                     }
                 }
@@ -230,6 +229,11 @@ pub fn decode(json: &[u8], shape: Shape, schema: &SchemaRef, limit: Option<i64>)
     let options = RecordBatchOptions::new().with_row_count(Some(rows));
     Ok(RecordBatch::try_new_with_options(schema.clone(), columns, &options)
         .expect("columns are built from the schema's own types"))
+}
+
+/// Whether a string column of `bytes` bytes in all fits Arrow's i32 offsets.
+fn fits_i32_offsets(bytes: u128) -> bool {
+    bytes <= i32::MAX as u128
 }
 
 fn supported(ty: &DataType) -> bool {
@@ -432,7 +436,7 @@ impl ColumnBuilder {
                     Value::Number(n) => n.to_string(),
                     _ => return Err(MapError::Unmappable),
                 };
-                if self.string_bytes + text.len() as u64 > i32::MAX as u64 {
+                if !fits_i32_offsets(u128::from(self.string_bytes) + text.len() as u128) {
                     return Err(MapError::TooLarge);
                 }
                 self.string_bytes += text.len() as u64;
@@ -1313,6 +1317,24 @@ mod tests {
         )
         .unwrap_err();
         assert!(matches!(e, CubeError::Overflow { row: 1, .. }), "{e:?}");
+    }
+
+    #[test]
+    fn string_columns_stop_at_i32_offsets() {
+        assert!(fits_i32_offsets(i32::MAX as u128));
+        assert!(!fits_i32_offsets(i32::MAX as u128 + 1));
+        // A builder that already holds i32::MAX - 2 bytes takes two more, and then no more.
+        let mut b = ColumnBuilder::new(&DataType::Utf8, 3);
+        b.string_bytes = i32::MAX as u64 - 2;
+        assert_eq!(
+            b.append(&Value::String("abc".into()), &DataType::Utf8),
+            Err(MapError::TooLarge)
+        );
+        assert_eq!(b.append(&Value::String("ab".into()), &DataType::Utf8), Ok(()));
+        assert_eq!(b.append(&Value::Bool(true), &DataType::Utf8), Err(MapError::TooLarge));
+        assert_eq!(b.append(&Value::Null, &DataType::Utf8), Ok(()));
+        assert_eq!(b.append(&Value::String(String::new()), &DataType::Utf8), Ok(()));
+        assert_eq!(b.finish(&DataType::Utf8).len(), 3);
     }
 
     #[test]
