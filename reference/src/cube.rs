@@ -917,6 +917,13 @@ mod tests {
             stamps(r#""1970-01-01T00:00:00.000001","1970-03-01T00:00:00""#, Microsecond),
             [Some(1), Some(5_097_600_000_000)]
         );
+        // Leap years by the rule of four, of 400, and not of 100.
+        assert_eq!(
+            stamps(r#""2024-02-29T00:00:00","1600-02-29T00:00:00""#, Millisecond),
+            [Some(1_709_164_800_000), Some(-11_670_998_400_000)]
+        );
+        unmappable(r#""2023-02-29T00:00:00""#, ms.clone());
+        unmappable(r#""2100-02-29T00:00:00""#, ms.clone());
         assert_eq!(
             stamps(
                 r#""1970-01-01T00:00:00.123456789Z","2262-04-11T23:47:16.854775807","1677-09-21T00:12:43.145224192""#,
