@@ -696,7 +696,7 @@ fn parse_decimal(s: &str, precision: u8, scale: u8) -> Result<i128, MapError> {
         _ => false,
     };
     let mut unscaled: Option<i128> = Some(0);
-    let mut digits = 0;
+    let mut any_digit = false;
     let mut in_fraction = false;
     let mut fraction_digits = 0u32;
     for c in chars {
@@ -705,7 +705,7 @@ fn parse_decimal(s: &str, precision: u8, scale: u8) -> Result<i128, MapError> {
             continue;
         }
         let d = c.to_digit(10).ok_or(MapError::Unmappable)?;
-        digits += 1;
+        any_digit = true;
         if in_fraction {
             fraction_digits += 1;
             if fraction_digits > u32::from(scale) {
@@ -719,7 +719,7 @@ fn parse_decimal(s: &str, precision: u8, scale: u8) -> Result<i128, MapError> {
             .and_then(|v| v.checked_mul(10))
             .and_then(|v| v.checked_add(i128::from(d)));
     }
-    if digits == 0 {
+    if !any_digit {
         return Err(MapError::Unmappable);
     }
     for _ in fraction_digits.min(u32::from(scale))..u32::from(scale) {

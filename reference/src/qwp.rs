@@ -158,7 +158,7 @@ pub fn decode_column(bytes: &[u8], row_count: usize, gorilla_flag: bool) -> Resu
         0 => &[],
         1 => {
             let bitmap_len = row_count.div_ceil(8);
-            if bytes.len() - r.pos < bitmap_len {
+            if bytes[r.pos..].len() < bitmap_len {
                 return Err(QwpError::Truncated {
                     section: Section::Bitmap,
                     offset: r.pos,
@@ -497,6 +497,41 @@ mod tests {
         assert_eq!(forced[2], 1);
         assert_eq!(decode_column(&forced, 4, true).unwrap().values, [1, 0, 2, 4]);
         assert_eq!(encode_column_as(&[Some(1), Some(2)], Encoding::Gorilla), None);
+    }
+
+    #[test]
+    fn dod_buckets_of_the_format_notes() {
+        let bucket = |dod: i64| dod_bucket(dod);
+        assert_eq!(bucket(0), Some((0, 0)));
+        for dod in [-64, -1, 1, 63] {
+            assert_eq!(bucket(dod), Some((1, 7)), "{dod}");
+        }
+        for dod in [-256, -65, 64, 255] {
+            assert_eq!(bucket(dod), Some((2, 9)), "{dod}");
+        }
+        for dod in [-2048, -257, 256, 2047] {
+            assert_eq!(bucket(dod), Some((3, 12)), "{dod}");
+        }
+        for dod in [i32::MIN as i64, -2049, 2048, i32::MAX as i64] {
+            assert_eq!(bucket(dod), Some((4, 32)), "{dod}");
+        }
+        for dod in [i32::MIN as i64 - 1, i32::MAX as i64 + 1, i64::MIN, i64::MAX] {
+            assert_eq!(bucket(dod), None, "{dod}");
+        }
+    }
+
+    #[test]
+    fn a_stream_needs_a_bit_for_each_value_after_the_seeds() {
+        let mut col = vec![0, 1];
+        col.extend_from_slice(&[0; 16]);
+        assert_eq!(
+            decode_column(&col, 6, true),
+            Err(QwpError::StreamTooShort {
+                needed_bits: 4,
+                available: 0,
+                offset: 18
+            })
+        );
     }
 
     #[test]

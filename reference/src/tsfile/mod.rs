@@ -286,7 +286,8 @@ impl<'a> Bytes<'a> {
                 offset: start,
                 bit: 0,
             })?;
-            v = (v << 8) | b as u64;
+            // The byte fills the eight zero bits the shift made: `+` is `|`.
+            v = (v << 8) + b as u64;
         }
         Ok(v)
     }
@@ -376,7 +377,7 @@ impl<'a> Bits<'a> {
         let mut v: u64 = 0;
         for _ in 0..n {
             match self.bit() {
-                Some(b) => v = (v << 1) | b as u64,
+                Some(b) => v = (v << 1) + b as u64,
                 None => {
                     self.pos = start;
                     return None;
