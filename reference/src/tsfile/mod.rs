@@ -437,7 +437,8 @@ pub fn write_uvarint(out: &mut Vec<u8>, mut v: u64) {
             out.push(b);
             return;
         }
-        out.push(b | 0x80);
+        // `b` is below 0x80 here: adding the continuation bit is setting it.
+        out.push(b + 0x80);
     }
 }
 
