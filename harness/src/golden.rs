@@ -103,3 +103,64 @@ pub fn differences(committed: &Golden, computed: &Golden) -> Vec<String> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn golden(seed: u64, cases: u64, entries: &[(&str, &str, u64, &str)]) -> Golden {
+        let mut families: BTreeMap<String, BTreeMap<String, CategoryDigest>> = BTreeMap::new();
+        for (family, category, cases, digest) in entries {
+            families.entry(family.to_string()).or_default().insert(
+                category.to_string(),
+                CategoryDigest {
+                    cases: *cases,
+                    digest: digest.to_string(),
+                },
+            );
+        }
+        Golden { seed, cases, families }
+    }
+
+    #[test]
+    fn the_same_digests_have_no_differences() {
+        let a = golden(7, 4, &[("f", "c", 4, "aa"), ("g", "d", 8, "bb")]);
+        assert_eq!(differences(&a, &a.clone()), Vec::<String>::new());
+    }
+
+    #[test]
+    fn another_seed_or_count_is_one_line() {
+        let a = golden(7, 4, &[("f", "c", 4, "aa")]);
+        assert_eq!(
+            differences(&a, &golden(8, 4, &[("f", "c", 4, "aa")])),
+            ["seed/cases: committed 7/4, computed 8/4"]
+        );
+        assert_eq!(
+            differences(&a, &golden(7, 5, &[("f", "c", 4, "aa")])),
+            ["seed/cases: committed 7/4, computed 7/5"]
+        );
+    }
+
+    #[test]
+    fn a_family_on_one_side_only_is_named_with_its_side() {
+        let both = golden(7, 4, &[("f", "c", 4, "aa"), ("g", "d", 4, "bb")]);
+        let only_f = golden(7, 4, &[("f", "c", 4, "aa")]);
+        assert_eq!(differences(&both, &only_f), ["g: only committed"]);
+        assert_eq!(differences(&only_f, &both), ["g: only computed"]);
+    }
+
+    #[test]
+    fn every_category_that_differs_is_a_line() {
+        let a = golden(7, 4, &[("f", "c", 4, "aa"), ("f", "d", 4, "bb"), ("f", "e", 4, "cc")]);
+        let b = golden(7, 4, &[("f", "c", 5, "aa"), ("f", "d", 4, "bx"), ("f", "x", 4, "dd")]);
+        assert_eq!(
+            differences(&a, &b),
+            [
+                r#"f/c: committed Some(CategoryDigest { cases: 4, digest: "aa" }), computed Some(CategoryDigest { cases: 5, digest: "aa" })"#,
+                r#"f/d: committed Some(CategoryDigest { cases: 4, digest: "bb" }), computed Some(CategoryDigest { cases: 4, digest: "bx" })"#,
+                r#"f/e: committed Some(CategoryDigest { cases: 4, digest: "cc" }), computed None"#,
+                r#"f/x: committed None, computed Some(CategoryDigest { cases: 4, digest: "dd" })"#,
+            ]
+        );
+    }
+}

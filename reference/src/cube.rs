@@ -145,10 +145,9 @@ pub fn decode(json: &[u8], shape: Shape, schema: &SchemaRef, limit: Option<i64>)
                     Ok(v) => v,
                     Err(_) => return Err(CubeError::BadLiteral { field: index }),
                 };
-                if value.is_array() || value.is_object() {
-                    return Err(CubeError::BadLiteral { field: index });
-                }
-                // Map it once into a scratch column to check it.
+                // Map it once into a scratch column to check it. Arrays and
+                // objects map to no type, so this also refuses a literal that
+                // is not a scalar.
                 let mut scratch = ColumnBuilder::new(field.data_type(), 1);
                 if scratch.append(&value, field.data_type()).is_err() {
                     return Err(CubeError::BadLiteral { field: index });
@@ -196,7 +195,7 @@ pub fn decode(json: &[u8], shape: Shape, schema: &SchemaRef, limit: Option<i64>)
         let column = match source {
             Source::Literal(value) => {
                 if let Value::String(s) = value {
-                    if s.len() as u128 * rows as u128 > i32::MAX as u128 {
+                    if !fits_i32_offsets(s.len() as u128 * rows as u128) {
                         return Err(CubeError::TooLarge { field: index });
                     }
                 }
@@ -230,6 +229,11 @@ pub fn decode(json: &[u8], shape: Shape, schema: &SchemaRef, limit: Option<i64>)
     let options = RecordBatchOptions::new().with_row_count(Some(rows));
     Ok(RecordBatch::try_new_with_options(schema.clone(), columns, &options)
         .expect("columns are built from the schema's own types"))
+}
+
+/// Whether a string column of `bytes` bytes in all fits Arrow's i32 offsets.
+fn fits_i32_offsets(bytes: u128) -> bool {
+    bytes <= i32::MAX as u128
 }
 
 fn supported(ty: &DataType) -> bool {
@@ -432,7 +436,7 @@ impl ColumnBuilder {
                     Value::Number(n) => n.to_string(),
                     _ => return Err(MapError::Unmappable),
                 };
-                if self.string_bytes + text.len() as u64 > i32::MAX as u64 {
+                if !fits_i32_offsets(u128::from(self.string_bytes) + text.len() as u128) {
                     return Err(MapError::TooLarge);
                 }
                 self.string_bytes += text.len() as u64;
@@ -692,7 +696,7 @@ fn parse_decimal(s: &str, precision: u8, scale: u8) -> Result<i128, MapError> {
         _ => false,
     };
     let mut unscaled: Option<i128> = Some(0);
-    let mut digits = 0;
+    let mut any_digit = false;
     let mut in_fraction = false;
     let mut fraction_digits = 0u32;
     for c in chars {
@@ -701,7 +705,7 @@ fn parse_decimal(s: &str, precision: u8, scale: u8) -> Result<i128, MapError> {
             continue;
         }
         let d = c.to_digit(10).ok_or(MapError::Unmappable)?;
-        digits += 1;
+        any_digit = true;
         if in_fraction {
             fraction_digits += 1;
             if fraction_digits > u32::from(scale) {
@@ -715,7 +719,7 @@ fn parse_decimal(s: &str, precision: u8, scale: u8) -> Result<i128, MapError> {
             .and_then(|v| v.checked_mul(10))
             .and_then(|v| v.checked_add(i128::from(d)));
     }
-    if digits == 0 {
+    if !any_digit {
         return Err(MapError::Unmappable);
     }
     for _ in fraction_digits.min(u32::from(scale))..u32::from(scale) {
@@ -741,6 +745,668 @@ pub fn literal_field(name: &str, ty: DataType, literal: &str) -> Field {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::{Float64Type, Int64Type};
+    use arrow_array::Array;
+    use arrow_schema::Schema;
+
+    fn run(json: &str, shape: Shape, fields: Vec<Field>, limit: Option<i64>) -> Result<RecordBatch, CubeError> {
+        decode(json.as_bytes(), shape, &Arc::new(Schema::new(fields)), limit)
+    }
+
+    /// One member `v` of type `ty` holding `values` (JSON text, comma-separated), as a column.
+    fn column(values: &str, ty: DataType) -> Result<ArrayRef, CubeError> {
+        let json = format!(r#"{{"members":["v"],"columns":[[{values}]]}}"#);
+        run(&json, Shape::Columnar, vec![member_field("v", ty)], None).map(|b| b.column(0).clone())
+    }
+
+    fn ints(a: &ArrayRef) -> Vec<Option<i64>> {
+        a.as_primitive::<Int64Type>().iter().collect()
+    }
+
+    /// The error of a value in row 1 (row 0 is null), as (kind, row), checking the member and type named.
+    fn cell_error(value: &str, ty: DataType) -> (&'static str, u64) {
+        let shown = ty.to_string();
+        match column(&format!("null,{value}"), ty).expect_err(value) {
+            CubeError::Unmappable { member, row, ty, .. } if member == "v" && ty == shown => ("unmappable", row),
+            CubeError::Overflow { member, row, ty, .. } if member == "v" && ty == shown => ("overflow", row),
+            other => panic!("{value}: {other:?}"),
+        }
+    }
+
+    fn unmappable(value: &str, ty: DataType) {
+        assert_eq!(cell_error(value, ty.clone()), ("unmappable", 1), "{value} as {ty}");
+    }
+
+    fn overflow(value: &str, ty: DataType) {
+        assert_eq!(cell_error(value, ty.clone()), ("overflow", 1), "{value} as {ty}");
+    }
+
+    #[test]
+    fn int64_cells() {
+        let a = column(
+            r#"null,5,-9223372036854775808,9223372036854775807,"+12","-0","0042","-9223372036854775808""#,
+            DataType::Int64,
+        )
+        .unwrap();
+        assert_eq!(
+            ints(&a),
+            [
+                None,
+                Some(5),
+                Some(i64::MIN),
+                Some(i64::MAX),
+                Some(12),
+                Some(0),
+                Some(42),
+                Some(i64::MIN)
+            ]
+        );
+        for v in [
+            "9223372036854775808",
+            r#""9223372036854775808""#,
+            r#""-9223372036854775809""#,
+            r#""99999999999999999999999""#,
+        ] {
+            overflow(v, DataType::Int64);
+        }
+        for v in [
+            "1.5", "1e2", "true", "[1]", "{}", r#"" 1""#, r#""""#, r#""-""#, r#""+""#, r#""1a""#, r#""1.0""#,
+        ] {
+            unmappable(v, DataType::Int64);
+        }
+    }
+
+    #[test]
+    fn float64_cells() {
+        let a = column(
+            r#"null,1,-2,18446744073709551615,0.5,"1e5","-0.25","inf""#,
+            DataType::Float64,
+        )
+        .unwrap();
+        let v: Vec<Option<f64>> = a.as_primitive::<Float64Type>().iter().collect();
+        assert_eq!(
+            v,
+            [
+                None,
+                Some(1.0),
+                Some(-2.0),
+                Some(18446744073709551615.0),
+                Some(0.5),
+                Some(1e5),
+                Some(-0.25),
+                Some(f64::INFINITY)
+            ]
+        );
+        let nan = column(r#""NaN""#, DataType::Float64).unwrap();
+        assert!(nan.as_primitive::<Float64Type>().value(0).is_nan());
+        for v in ["true", r#""x""#, "[]", "{}"] {
+            unmappable(v, DataType::Float64);
+        }
+    }
+
+    #[test]
+    fn boolean_and_utf8_cells() {
+        let a = column(r#"null,true,false,"true","1","false","0""#, DataType::Boolean).unwrap();
+        let v: Vec<Option<bool>> = a.as_boolean().iter().collect();
+        assert_eq!(
+            v,
+            [
+                None,
+                Some(true),
+                Some(false),
+                Some(true),
+                Some(true),
+                Some(false),
+                Some(false)
+            ]
+        );
+        for v in ["1", "0", r#""yes""#, r#""TRUE""#, "[]"] {
+            unmappable(v, DataType::Boolean);
+        }
+        let a = column(r#"null,"a",true,false,12,-3,1.5,"""#, DataType::Utf8).unwrap();
+        let v: Vec<Option<&str>> = a.as_string::<i32>().iter().collect();
+        assert_eq!(
+            v,
+            [
+                None,
+                Some("a"),
+                Some("true"),
+                Some("false"),
+                Some("12"),
+                Some("-3"),
+                Some("1.5"),
+                Some("")
+            ]
+        );
+        for v in ["[]", "{}", r#"["a"]"#] {
+            unmappable(v, DataType::Utf8);
+        }
+    }
+
+    fn stamps(values: &str, unit: TimeUnit) -> Vec<Option<i64>> {
+        let ty = DataType::Timestamp(unit, None);
+        let a = column(values, ty).unwrap();
+        let raw = a.to_data();
+        let values: &[i64] = raw.buffer::<i64>(0);
+        (0..a.len()).map(|i| a.is_valid(i).then(|| values[i])).collect()
+    }
+
+    #[test]
+    fn timestamp_cells() {
+        use TimeUnit::*;
+        let ms = DataType::Timestamp(Millisecond, None);
+        assert_eq!(
+            stamps(
+                r#"null,12345,"1970-01-01T00:00:01Z","1970-01-01T00:00:00.5","1970-01-01T00:00:00.123","1970-01-01T00:00:00.1230","2000-02-29T00:00:00","1970-04-30T23:59:59","1970-01-02T01:02:03""#,
+                Millisecond
+            ),
+            [
+                None,
+                Some(12345),
+                Some(1000),
+                Some(500),
+                Some(123),
+                Some(123),
+                Some(951_782_400_000),
+                Some(10_367_999_000),
+                Some(90_123_000)
+            ]
+        );
+        assert_eq!(
+            stamps(r#""1970-01-01T00:00:00.000001","1970-03-01T00:00:00""#, Microsecond),
+            [Some(1), Some(5_097_600_000_000)]
+        );
+        // Leap years by the rule of four, of 400, and not of 100.
+        assert_eq!(
+            stamps(r#""2024-02-29T00:00:00","1600-02-29T00:00:00""#, Millisecond),
+            [Some(1_709_164_800_000), Some(-11_670_998_400_000)]
+        );
+        unmappable(r#""2023-02-29T00:00:00""#, ms.clone());
+        unmappable(r#""2100-02-29T00:00:00""#, ms.clone());
+        assert_eq!(
+            stamps(
+                r#""1970-01-01T00:00:00.123456789Z","2262-04-11T23:47:16.854775807","1677-09-21T00:12:43.145224192""#,
+                Nanosecond
+            ),
+            [Some(123_456_789), Some(i64::MAX), Some(i64::MIN)]
+        );
+        overflow(
+            r#""2262-04-11T23:47:16.854775808""#,
+            DataType::Timestamp(Nanosecond, None),
+        );
+        overflow("18446744073709551615", ms.clone());
+        for v in [
+            "1.5",
+            "true",
+            r#""1970-01-01T00:00:00.1234""#,
+            r#""1970-01-01T00:00:00.""#,
+            r#""1970-01-01T00:00:00.1234567890""#,
+            r#""1970-13-01T00:00:00""#,
+            r#""1970-00-01T00:00:00""#,
+            r#""1970-01-00T00:00:00""#,
+            r#""1970-01-32T00:00:00""#,
+            r#""1970-02-29T00:00:00""#,
+            r#""1900-02-29T00:00:00""#,
+            r#""1970-04-31T00:00:00""#,
+            r#""1970-01-01T24:00:00""#,
+            r#""1970-01-01T23:60:00""#,
+            r#""1970-01-01T23:59:60""#,
+            r#""1970x01-01T00:00:00""#,
+            r#""1970-01x01T00:00:00""#,
+            r#""1970-01-01x00:00:00""#,
+            r#""1970-01-01T00x00:00""#,
+            r#""1970-01-01T00:00x00""#,
+            r#""1970-01-01T00:00:0""#,
+            r#""197a-01-01T00:00:00""#,
+            r#""1970-01-01T00:00:00ZZ""#,
+            r#""1970-01-01T00:00:00 ""#,
+        ] {
+            unmappable(v, ms.clone());
+        }
+        unmappable(
+            r#""1970-01-01T00:00:00.0000015""#,
+            DataType::Timestamp(Microsecond, None),
+        );
+        // Nanoseconds take every one of nine fraction digits, and no tenth.
+        unmappable(
+            r#""1970-01-01T00:00:00.0000000001""#,
+            DataType::Timestamp(Nanosecond, None),
+        );
+        assert_eq!(stamps(r#""1970-01-01T00:00:00.000000001""#, Nanosecond), [Some(1)]);
+    }
+
+    #[test]
+    fn decimal_cells() {
+        let d = |p, s| DataType::Decimal128(p, s);
+        let values = |text: &str, ty| -> Vec<Option<i128>> {
+            column(text, ty)
+                .unwrap()
+                .as_primitive::<Decimal128Type>()
+                .iter()
+                .collect()
+        };
+        assert_eq!(
+            values(
+                r#"null,1,"1.5","-1.25","+.5","5.","1.250",1.5,"999.99",-7,"0""#,
+                d(5, 2)
+            ),
+            [
+                None,
+                Some(100),
+                Some(150),
+                Some(-125),
+                Some(50),
+                Some(500),
+                Some(125),
+                Some(150),
+                Some(99999),
+                Some(-700),
+                Some(0)
+            ]
+        );
+        assert_eq!(values("18446744073709551615", d(38, 0)), [Some(18446744073709551615)]);
+        assert_eq!(values("1e-7", d(10, 7)), [Some(1)]);
+        for v in [
+            r#""1000""#,
+            r#""-1000.00""#,
+            "1000",
+            r#""1e40""#.replace("1e40", &"9".repeat(40)).as_str(),
+        ] {
+            overflow(v, d(5, 2));
+        }
+        overflow(&format!("\"1{}\"", "0".repeat(40)), d(38, 0));
+        overflow("1e300", d(38, 0));
+        for v in [
+            r#""1.251""#,
+            r#"".""#,
+            r#""""#,
+            r#""-""#,
+            r#""1e2""#,
+            r#"" 1""#,
+            r#""1.2.3""#,
+            "true",
+            "[]",
+            "1e-7",
+        ] {
+            unmappable(v, d(5, 2));
+        }
+    }
+
+    #[test]
+    fn the_supported_types_and_nothing_else() {
+        for ty in [
+            DataType::Utf8,
+            DataType::Int64,
+            DataType::Float64,
+            DataType::Boolean,
+            DataType::Timestamp(TimeUnit::Millisecond, None),
+            DataType::Timestamp(TimeUnit::Microsecond, None),
+            DataType::Timestamp(TimeUnit::Nanosecond, None),
+            DataType::Decimal128(1, 0),
+            DataType::Decimal128(38, 38),
+            DataType::Decimal128(5, 5),
+        ] {
+            assert!(
+                run("[]", Shape::Rows, vec![member_field("a", ty.clone())], None).is_ok(),
+                "{ty}"
+            );
+        }
+        for ty in [
+            DataType::Int32,
+            DataType::LargeUtf8,
+            DataType::Timestamp(TimeUnit::Second, None),
+            DataType::Timestamp(TimeUnit::Millisecond, Some("UTC".into())),
+            DataType::Decimal128(0, 0),
+            DataType::Decimal128(39, 0),
+            DataType::Decimal128(5, -1),
+            DataType::Decimal128(5, 6),
+        ] {
+            let fields = vec![member_field("a", DataType::Int64), member_field("b", ty.clone())];
+            assert_eq!(
+                run("[]", Shape::Rows, fields, None).unwrap_err(),
+                CubeError::UnsupportedType { field: 1 },
+                "{ty}"
+            );
+        }
+        let fixed = Field::new("a", DataType::Int64, false);
+        assert_eq!(
+            run("[]", Shape::Rows, vec![fixed], None).unwrap_err(),
+            CubeError::UnsupportedType { field: 0 }
+        );
+    }
+
+    #[test]
+    fn literals_and_limits() {
+        let int = |text: &str| literal_field("l", DataType::Int64, text);
+        // A literal repeats on every row of the data.
+        let b = run(
+            r#"[{"a":1},{"a":2},{}]"#,
+            Shape::Rows,
+            vec![member_field("a", DataType::Int64), int("7")],
+            None,
+        )
+        .unwrap();
+        assert_eq!(b.num_rows(), 3);
+        assert_eq!(ints(b.column(0)), [Some(1), Some(2), None]);
+        assert_eq!(ints(b.column(1)), [Some(7); 3]);
+        let b = run("[{},{}]", Shape::Rows, vec![int("null")], None).unwrap();
+        assert_eq!(ints(b.column(0)), [None, None]);
+        for bad in ["x", "[1]", r#"{"a":1}"#, r#""abc""#, "1.5"] {
+            let fields = vec![member_field("a", DataType::Int64), int(bad)];
+            assert_eq!(
+                run("[]", Shape::Rows, fields, None).unwrap_err(),
+                CubeError::BadLiteral { field: 1 },
+                "{bad}"
+            );
+        }
+        // Schema errors come field by field, before the limit.
+        let fields = vec![int("x"), member_field("b", DataType::Int32)];
+        assert_eq!(
+            run("[]", Shape::Rows, fields, Some(-1)).unwrap_err(),
+            CubeError::BadLiteral { field: 0 }
+        );
+        let fields = vec![int("1"), member_field("b", DataType::Int32)];
+        assert_eq!(
+            run("[]", Shape::Rows, fields, Some(-1)).unwrap_err(),
+            CubeError::UnsupportedType { field: 1 }
+        );
+        // A member-less query takes its row count from the limit, which must be in 0..=MAX_LIMIT.
+        for limit in [-1, MAX_LIMIT + 1, i64::MIN, i64::MAX] {
+            assert_eq!(
+                run("[]", Shape::Rows, vec![int("1")], Some(limit)).unwrap_err(),
+                CubeError::BadLimit { limit }
+            );
+        }
+        assert_eq!(run("[{}]", Shape::Rows, vec![int("1")], Some(0)).unwrap().num_rows(), 0);
+        let b = run(
+            "[]",
+            Shape::Rows,
+            vec![literal_field("t", DataType::Boolean, "true")],
+            Some(MAX_LIMIT),
+        )
+        .unwrap();
+        assert_eq!(
+            (b.num_rows(), b.column(0).as_boolean().true_count()),
+            (MAX_LIMIT as usize, MAX_LIMIT as usize)
+        );
+        assert_eq!(run("[{},{}]", Shape::Rows, vec![int("1")], None).unwrap().num_rows(), 2);
+        // With a member field the limit is ignored, even an absurd one.
+        let fields = vec![member_field("a", DataType::Int64), int("1")];
+        assert_eq!(
+            run(r#"[{"a":1}]"#, Shape::Rows, fields, Some(-5)).unwrap().num_rows(),
+            1
+        );
+        // A literal string times the row count past i32 offsets is refused before anything is built.
+        let long = |n: usize| literal_field("s", DataType::Utf8, &format!("\"{}\"", "a".repeat(n)));
+        assert_eq!(
+            run("[]", Shape::Rows, vec![long(2148)], Some(MAX_LIMIT)).unwrap_err(),
+            CubeError::TooLarge { field: 0 }
+        );
+        let b = run("[]", Shape::Rows, vec![long(2148)], Some(1000)).unwrap();
+        assert_eq!(b.column(0).as_string::<i32>().value(999).len(), 2148);
+    }
+
+    #[test]
+    fn invalid_json_at_its_byte() {
+        let at = |json: &str| match run(json, Shape::Rows, vec![], None) {
+            Err(CubeError::InvalidJson { offset, .. }) => offset,
+            other => panic!("{json}: {other:?}"),
+        };
+        let json = "[\n  {\"a\": 1},\n  x]";
+        assert_eq!(at(json), json.find('x').unwrap() as u64);
+        assert_eq!(at("[1,\n2,\n\n  ]"), 10);
+        assert_eq!(at("[] x"), 3);
+        assert_eq!(at("[1,"), 2);
+        assert_eq!(json_error_offset(b"ab\ncd\nef", 2, 1), 3);
+        assert_eq!(json_error_offset(b"ab\ncd\nef", 3, 2), 7);
+        assert_eq!(json_error_offset(b"ab", 1, 0), 0);
+        // Invalid JSON beats every later phase (here a bad shape).
+        assert!(matches!(
+            run("{} x", Shape::Rows, vec![], None),
+            Err(CubeError::InvalidJson { offset: 3, .. })
+        ));
+    }
+
+    #[test]
+    fn shape_and_count_errors_in_order() {
+        let shape = |json: &str, s: Shape| run(json, s, vec![member_field("a", DataType::Int64)], None).unwrap_err();
+        let bad = |p: &str| CubeError::BadShape { path: p.into() };
+        assert_eq!(shape("{}", Shape::Rows), bad(""));
+        assert_eq!(shape("[{}, {}, 1, 2]", Shape::Rows), bad("/2"));
+        for (s, key) in [(Shape::Compact, "dataset"), (Shape::Columnar, "columns")] {
+            assert_eq!(shape("[]", s), bad(""));
+            assert_eq!(shape(&format!(r#"{{"{key}":[]}}"#), s), bad("/members"));
+            assert_eq!(shape(&format!(r#"{{"members":1,"{key}":[]}}"#), s), bad("/members"));
+            assert_eq!(
+                shape(&format!(r#"{{"members":["a",1,2],"{key}":[]}}"#), s),
+                bad("/members/1")
+            );
+            assert_eq!(
+                shape(&format!(r#"{{"members":["a","b","a"],"{key}":[]}}"#), s),
+                CubeError::DuplicateMember { member: "a".into() }
+            );
+            assert_eq!(shape(r#"{"members":["a"]}"#, s), bad(&format!("/{key}")));
+            assert_eq!(
+                shape(&format!(r#"{{"members":["a"],"{key}":{{}}}}"#), s),
+                bad(&format!("/{key}"))
+            );
+            assert_eq!(
+                shape(&format!(r#"{{"members":["a"],"{key}":[[1],2,3]}}"#), s),
+                bad(&format!("/{key}/1"))
+            );
+        }
+        assert_eq!(
+            shape(r#"{"members":["a","b"],"columns":[[1]]}"#, Shape::Columnar),
+            CubeError::ColumnCount { members: 2, columns: 1 }
+        );
+        assert_eq!(
+            shape(
+                r#"{"members":["a","b","c"],"columns":[[1,2],[1,2],[1],[]]}"#,
+                Shape::Columnar
+            ),
+            CubeError::ColumnCount { members: 3, columns: 4 }
+        );
+        assert_eq!(
+            shape(
+                r#"{"members":["a","b","c"],"columns":[[1,2],[1,2],[1]]}"#,
+                Shape::Columnar
+            ),
+            CubeError::Ragged {
+                index: 2,
+                expected: 2,
+                found: 1
+            }
+        );
+        assert_eq!(
+            shape(r#"{"members":["a","b"],"columns":[[1],[1,2,3]]}"#, Shape::Columnar),
+            CubeError::Ragged {
+                index: 1,
+                expected: 1,
+                found: 3
+            }
+        );
+        assert_eq!(
+            shape(r#"{"members":["a","b"],"dataset":[[1,2],[1],[1,2,3]]}"#, Shape::Compact),
+            CubeError::Ragged {
+                index: 1,
+                expected: 2,
+                found: 1
+            }
+        );
+        assert_eq!(
+            shape(r#"{"members":["a"],"dataset":[[1],[1,2]]}"#, Shape::Compact),
+            CubeError::Ragged {
+                index: 1,
+                expected: 1,
+                found: 2
+            }
+        );
+    }
+
+    #[test]
+    fn unknown_members_and_where_values_come_from() {
+        let fields = || vec![member_field("a", DataType::Int64), member_field("b", DataType::Int64)];
+        let unknown = |json: &str, s: Shape| match run(json, s, fields(), None) {
+            Err(CubeError::UnknownMember { member }) => member,
+            other => panic!("{json}: {other:?}"),
+        };
+        assert_eq!(
+            unknown(r#"{"members":["a","z","y"],"dataset":[]}"#, Shape::Compact),
+            "z"
+        );
+        assert_eq!(
+            unknown(r#"{"members":["z","y","b"],"columns":[[],[],[]]}"#, Shape::Columnar),
+            "z"
+        );
+        assert_eq!(unknown(r#"[{"a":1},{"d":1,"c":1},{"b":1,"a":2}]"#, Shape::Rows), "c");
+        // A literal field does not read the member of its name.
+        let fields = vec![
+            literal_field("a", DataType::Int64, "1"),
+            member_field("b", DataType::Int64),
+        ];
+        assert_eq!(
+            run(r#"[{"a":1}]"#, Shape::Rows, fields, None).unwrap_err(),
+            CubeError::UnknownMember { member: "a".into() }
+        );
+        // Every shape gives each field its own member's values; an absent member is all null.
+        let fields = vec![
+            member_field("b", DataType::Int64),
+            member_field("a", DataType::Int64),
+            member_field("x", DataType::Int64),
+        ];
+        for (json, s) in [
+            (r#"[{"a":1,"b":2},{"b":4,"a":3}]"#, Shape::Rows),
+            (r#"{"members":["a","b"],"dataset":[[1,2],[3,4]]}"#, Shape::Compact),
+            (r#"{"members":["a","b"],"columns":[[1,3],[2,4]]}"#, Shape::Columnar),
+        ] {
+            let b = run(json, s, fields.clone(), None).unwrap();
+            assert_eq!(b.num_rows(), 2, "{json}");
+            assert_eq!(ints(b.column(0)), [Some(2), Some(4)], "{json}");
+            assert_eq!(ints(b.column(1)), [Some(1), Some(3)], "{json}");
+            assert_eq!(ints(b.column(2)), [None, None], "{json}");
+        }
+        // Row counts of empty data in each shape.
+        let lit = || vec![literal_field("l", DataType::Int64, "1")];
+        assert_eq!(
+            run(r#"{"members":[],"columns":[]}"#, Shape::Columnar, lit(), None)
+                .unwrap()
+                .num_rows(),
+            0
+        );
+        assert_eq!(
+            run(r#"{"members":[],"dataset":[[],[],[]]}"#, Shape::Compact, lit(), None)
+                .unwrap()
+                .num_rows(),
+            3
+        );
+    }
+
+    #[test]
+    fn cells_fail_field_by_field_then_row_by_row() {
+        let fields = vec![member_field("x", DataType::Int64), member_field("y", DataType::Int64)];
+        let e = run(r#"[{"x":1,"y":"no"},{"x":true,"y":1}]"#, Shape::Rows, fields, None).unwrap_err();
+        assert_eq!(
+            e,
+            CubeError::Unmappable {
+                member: "x".into(),
+                row: 1,
+                ty: "Int64".into(),
+                value: "true".into()
+            }
+        );
+        let fields = vec![member_field("x", DataType::Int64)];
+        let e = run(
+            r#"[{"x":"1"},{"x":"99999999999999999999"},{"x":"bad"}]"#,
+            Shape::Rows,
+            fields,
+            None,
+        )
+        .unwrap_err();
+        assert!(matches!(e, CubeError::Overflow { row: 1, .. }), "{e:?}");
+    }
+
+    #[test]
+    fn string_columns_stop_at_i32_offsets() {
+        assert!(fits_i32_offsets(i32::MAX as u128));
+        assert!(!fits_i32_offsets(i32::MAX as u128 + 1));
+        // A builder that already holds i32::MAX - 2 bytes takes two more, and then no more.
+        let mut b = ColumnBuilder::new(&DataType::Utf8, 3);
+        b.string_bytes = i32::MAX as u64 - 2;
+        assert_eq!(
+            b.append(&Value::String("abc".into()), &DataType::Utf8),
+            Err(MapError::TooLarge)
+        );
+        assert_eq!(b.append(&Value::String("ab".into()), &DataType::Utf8), Ok(()));
+        assert_eq!(b.append(&Value::Bool(true), &DataType::Utf8), Err(MapError::TooLarge));
+        assert_eq!(b.append(&Value::Null, &DataType::Utf8), Ok(()));
+        assert_eq!(b.append(&Value::String(String::new()), &DataType::Utf8), Ok(()));
+        assert_eq!(b.finish(&DataType::Utf8).len(), 3);
+    }
+
+    #[test]
+    fn every_error_says_what_and_where() {
+        let cases = [
+            (CubeError::UnsupportedType { field: 3 }, vec!["field 3", "unsupported"]),
+            (CubeError::BadLiteral { field: 4 }, vec!["field 4", "literal"]),
+            (CubeError::BadLimit { limit: -7 }, vec!["-7", "1000000"]),
+            (
+                CubeError::InvalidJson {
+                    offset: 12,
+                    message: "eof".into(),
+                },
+                vec!["12", "eof"],
+            ),
+            (
+                CubeError::BadShape {
+                    path: "/members/2".into(),
+                },
+                vec!["/members/2"],
+            ),
+            (CubeError::DuplicateMember { member: "m1".into() }, vec!["m1", "twice"]),
+            (
+                CubeError::ColumnCount { members: 5, columns: 6 },
+                vec!["5 members", "6 columns"],
+            ),
+            (
+                CubeError::Ragged {
+                    index: 7,
+                    expected: 8,
+                    found: 9,
+                },
+                vec!["entry 7", "9 values", "expected 8"],
+            ),
+            (
+                CubeError::UnknownMember { member: "m2".into() },
+                vec!["m2", "not in the schema"],
+            ),
+            (
+                CubeError::Unmappable {
+                    member: "m3".into(),
+                    row: 10,
+                    ty: "Int64".into(),
+                    value: "true".into(),
+                },
+                vec!["Unable to map value true to Int64", "m3", "row 10"],
+            ),
+            (
+                CubeError::Overflow {
+                    member: "m4".into(),
+                    row: 11,
+                    ty: "Int64".into(),
+                    value: "1e99".into(),
+                },
+                vec!["1e99", "overflows Int64", "m4", "row 11"],
+            ),
+            (CubeError::TooLarge { field: 13 }, vec!["field 13", "i32"]),
+        ];
+        for (e, parts) in cases {
+            let text = e.to_string();
+            for part in parts {
+                assert!(text.contains(part), "{text:?} lacks {part:?}");
+            }
+        }
+    }
 
     #[test]
     fn timestamps_across_the_whole_four_digit_range() {

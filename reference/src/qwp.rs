@@ -158,7 +158,7 @@ pub fn decode_column(bytes: &[u8], row_count: usize, gorilla_flag: bool) -> Resu
         0 => &[],
         1 => {
             let bitmap_len = row_count.div_ceil(8);
-            if bytes.len() - r.pos < bitmap_len {
+            if bytes[r.pos..].len() < bitmap_len {
                 return Err(QwpError::Truncated {
                     section: Section::Bitmap,
                     offset: r.pos,
@@ -461,6 +461,175 @@ mod tests {
         let col = decode_column(&bytes, 3, true).unwrap();
         assert_eq!(col.values, vec![0, 10, 25]);
         assert_eq!(col.consumed, bytes.len());
+    }
+
+    #[test]
+    fn null_rows_take_a_bitmap_and_no_value() {
+        // Rows 1 and 3-7 null: bits 1, 3, 4, 5, 6, 7 of the first bitmap byte (LSB first).
+        let input = [Some(5), None, Some(-3), None, None, None, None, None, Some(9)];
+        let (bytes, enc) = encode_column(&input, false);
+        assert_eq!(enc, Encoding::Raw);
+        let mut expected = vec![1, 0xfa, 0x00];
+        for v in [5i64, -3, 9] {
+            expected.extend_from_slice(&v.to_le_bytes());
+        }
+        assert_eq!(bytes, expected);
+        let col = decode_column(&bytes, 9, false).unwrap();
+        assert_eq!(col.values, [5, 0, -3, 0, 0, 0, 0, 0, 9]);
+        assert_eq!(col.validity, input.map(|v| v.is_some()));
+        assert_eq!(col.consumed, bytes.len());
+        // The same rows as Gorilla: the three dense values are the seeds and one DoD.
+        let (bytes, enc) = encode_column(&input, true);
+        assert_eq!((enc, &bytes[..4]), (Encoding::Gorilla, &[1, 0xfa, 0x00, 1][..]));
+        let col = decode_column(&bytes, 9, true).unwrap();
+        assert_eq!(col.values, [5, 0, -3, 0, 0, 0, 0, 0, 9]);
+        assert_eq!(col.consumed, bytes.len());
+        // Too few non-null rows for Gorilla: raw, behind an encoding byte 0.
+        let (bytes, enc) = encode_column(&[Some(1), None, Some(2)], true);
+        assert_eq!(enc, Encoding::Raw);
+        assert_eq!(&bytes[..3], &[1, 0b010, 0]);
+        assert_eq!(decode_column(&bytes, 3, true).unwrap().values, [1, 0, 2]);
+        // A bitmap whose every row is null needs no value at all.
+        assert_eq!(decode_column(&[1, 0xff], 8, false).unwrap().consumed, 2);
+        let forced = encode_column_as(&[Some(1), None, Some(2), Some(4)], Encoding::Raw).unwrap();
+        assert_eq!(decode_column(&forced, 4, true).unwrap().values, [1, 0, 2, 4]);
+        let forced = encode_column_as(&[Some(1), None, Some(2), Some(4)], Encoding::Gorilla).unwrap();
+        assert_eq!(forced[2], 1);
+        assert_eq!(decode_column(&forced, 4, true).unwrap().values, [1, 0, 2, 4]);
+        assert_eq!(encode_column_as(&[Some(1), Some(2)], Encoding::Gorilla), None);
+    }
+
+    #[test]
+    fn dod_buckets_of_the_format_notes() {
+        let bucket = |dod: i64| dod_bucket(dod);
+        assert_eq!(bucket(0), Some((0, 0)));
+        for dod in [-64, -1, 1, 63] {
+            assert_eq!(bucket(dod), Some((1, 7)), "{dod}");
+        }
+        for dod in [-256, -65, 64, 255] {
+            assert_eq!(bucket(dod), Some((2, 9)), "{dod}");
+        }
+        for dod in [-2048, -257, 256, 2047] {
+            assert_eq!(bucket(dod), Some((3, 12)), "{dod}");
+        }
+        for dod in [i32::MIN as i64, -2049, 2048, i32::MAX as i64] {
+            assert_eq!(bucket(dod), Some((4, 32)), "{dod}");
+        }
+        for dod in [i32::MIN as i64 - 1, i32::MAX as i64 + 1, i64::MIN, i64::MAX] {
+            assert_eq!(bucket(dod), None, "{dod}");
+        }
+    }
+
+    #[test]
+    fn a_stream_needs_a_bit_for_each_value_after_the_seeds() {
+        let mut col = vec![0, 1];
+        col.extend_from_slice(&[0; 16]);
+        assert_eq!(
+            decode_column(&col, 6, true),
+            Err(QwpError::StreamTooShort {
+                needed_bits: 4,
+                available: 0,
+                offset: 18
+            })
+        );
+    }
+
+    #[test]
+    fn limits_are_inclusive() {
+        // MAX_ROWS itself is allowed (this input then runs out of raw values).
+        assert_eq!(
+            decode_column(&[0], MAX_ROWS, false),
+            Err(QwpError::Truncated {
+                section: Section::RawValue,
+                offset: 1
+            })
+        );
+        // Eight zero DoDs fit in exactly one stream byte.
+        let values: Vec<i64> = (0..10).map(|i| 100 + 7 * i).collect();
+        let (bytes, enc) = encode_column(&rows(&values), true);
+        assert_eq!((enc, bytes.len()), (Encoding::Gorilla, 2 + 16 + 1));
+        assert_eq!(decode_column(&bytes, 10, true).unwrap().values, values);
+    }
+
+    #[test]
+    fn a_cut_dod_is_reported_at_its_own_bit() {
+        let seeds = |extra: &[u8]| {
+            let mut col = vec![0, 1];
+            col.extend_from_slice(&[0; 16]);
+            col.extend_from_slice(extra);
+            col
+        };
+        // Value 2 is DoD 0 (bit 0); value 3's `10` prefix starts at bit 1 and its payload is cut.
+        assert_eq!(
+            decode_column(&seeds(&[0x02]), 4, true),
+            Err(QwpError::TruncatedBitstream {
+                value_index: 3,
+                offset: 18,
+                bit: 1
+            })
+        );
+        // Values 2-9 fill the first byte; value 10 starts in the second.
+        assert_eq!(
+            decode_column(&seeds(&[0x00, 0x01]), 11, true),
+            Err(QwpError::TruncatedBitstream {
+                value_index: 10,
+                offset: 19,
+                bit: 0
+            })
+        );
+    }
+
+    #[test]
+    fn every_error_says_what_and_where() {
+        let cases = [
+            (QwpError::RowCountOverCap { row_count: 5 }, vec!["5", "1048576"]),
+            (
+                QwpError::InvalidNullFlag { flag: 7, offset: 3 },
+                vec!["null flag: 7", "byte 3"],
+            ),
+            (
+                QwpError::UnknownEncoding { encoding: 9, offset: 4 },
+                vec!["encoding: 9", "byte 4"],
+            ),
+            (
+                QwpError::TooFewGorillaValues { count: 2, offset: 6 },
+                vec!["three values: 2", "at 6"],
+            ),
+            (QwpError::TruncatedSeed { index: 0, offset: 8 }, vec!["first", "byte 8"]),
+            (
+                QwpError::TruncatedSeed { index: 1, offset: 9 },
+                vec!["second", "byte 9"],
+            ),
+            (
+                QwpError::TruncatedBitstream {
+                    value_index: 11,
+                    offset: 12,
+                    bit: 5,
+                },
+                vec!["value 11", "byte 12", "bit 5"],
+            ),
+            (
+                QwpError::StreamTooShort {
+                    needed_bits: 13,
+                    available: 14,
+                    offset: 15,
+                },
+                vec!["13 values", "14 bytes", "byte 15"],
+            ),
+            (
+                QwpError::Truncated {
+                    section: Section::Bitmap,
+                    offset: 16,
+                },
+                vec!["Bitmap", "byte 16"],
+            ),
+        ];
+        for (e, parts) in cases {
+            let text = e.to_string();
+            for part in parts {
+                assert!(text.contains(part), "{text:?} lacks {part:?}");
+            }
+        }
     }
 
     fn hex(bytes: &[u8]) -> String {

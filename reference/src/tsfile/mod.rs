@@ -286,7 +286,8 @@ impl<'a> Bytes<'a> {
                 offset: start,
                 bit: 0,
             })?;
-            v = (v << 8) | b as u64;
+            // The byte fills the eight zero bits the shift made: `+` is `|`.
+            v = (v << 8) + b as u64;
         }
         Ok(v)
     }
@@ -376,7 +377,7 @@ impl<'a> Bits<'a> {
         let mut v: u64 = 0;
         for _ in 0..n {
             match self.bit() {
-                Some(b) => v = (v << 1) | b as u64,
+                Some(b) => v = (v << 1) + b as u64,
                 None => {
                     self.pos = start;
                     return None;
@@ -436,7 +437,8 @@ pub fn write_uvarint(out: &mut Vec<u8>, mut v: u64) {
             out.push(b);
             return;
         }
-        out.push(b | 0x80);
+        // `b` is below 0x80 here: adding the continuation bit is setting it.
+        out.push(b + 0x80);
     }
 }
 
@@ -449,4 +451,218 @@ pub fn write_zigzag32(out: &mut Vec<u8>, v: i32) {
 #[cfg(test)]
 pub(crate) fn test_hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn data_type_ids() {
+        use DataType::*;
+        let ids: Vec<u8> = [Boolean, Int32, Int64, Float, Double, Text]
+            .iter()
+            .map(|t| t.id())
+            .collect();
+        assert_eq!(ids, [0, 1, 2, 3, 4, 5]);
+    }
+
+    fn every_error(offset: usize) -> Vec<DecodeError> {
+        use DecodeError::*;
+        vec![
+            Truncated {
+                field: Field::Packed,
+                offset,
+                bit: 3,
+            },
+            BadBitWidth {
+                width: 70,
+                max: 64,
+                offset,
+            },
+            BadCount {
+                field: Field::RleLength,
+                count: -2,
+                offset,
+            },
+            BadVarint { offset },
+            NoWindow { offset, bit: 4 },
+            BadWindow {
+                leading: 40,
+                significant: 30,
+                offset,
+                bit: 5,
+            },
+            BadBoolean { byte: 9, offset },
+            TooManyValues { max: 6, offset },
+        ]
+    }
+
+    #[test]
+    fn every_error_says_what_and_where() {
+        let parts: [&[&str]; 8] = [
+            &["Packed", "byte 17 bit 3"],
+            &["width 70", "byte 17", "64"],
+            &["RleLength -2", "byte 17"],
+            &["varint", "byte 17"],
+            &["reuse", "byte 17 bit 4"],
+            &["40 leading", "30 significant", "byte 17 bit 5"],
+            &["boolean byte 9", "byte 17"],
+            &["more than 6 values", "byte 17"],
+        ];
+        for (e, parts) in every_error(17).into_iter().zip(parts) {
+            let text = e.to_string();
+            for part in parts {
+                assert!(text.contains(part), "{text:?} lacks {part:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn shifting_moves_only_the_offset() {
+        for (e, moved) in every_error(3).into_iter().zip(every_error(10)) {
+            assert_eq!(e.shifted(7), moved);
+        }
+    }
+
+    #[test]
+    fn byte_cursor_reads_and_reports_where_a_field_starts() {
+        let data = [0x01, 0x02, 0x03, 0x04, 0x05];
+        let mut b = Bytes::new(&data);
+        assert_eq!((b.remaining(), b.at_end()), (5, false));
+        assert_eq!(b.be(2, Field::Value), Ok(0x0102));
+        assert_eq!(b.le(2, Field::Value), Ok(0x0403));
+        assert_eq!(b.remaining(), 1);
+        assert_eq!(
+            b.le(2, Field::Value),
+            Err(DecodeError::Truncated {
+                field: Field::Value,
+                offset: 4,
+                bit: 0
+            })
+        );
+        let mut b = Bytes::new(&data[1..]);
+        b.pos = 2;
+        assert_eq!(
+            b.be(3, Field::FirstValue),
+            Err(DecodeError::Truncated {
+                field: Field::FirstValue,
+                offset: 2,
+                bit: 0
+            })
+        );
+        let mut b = Bytes::new(&data[4..]);
+        assert_eq!(b.byte(Field::Bytes), Ok(5));
+        assert!(b.at_end());
+        assert_eq!(b.remaining(), 0);
+        assert_eq!(Bytes::new(&[0xff; 8]).be(8, Field::Value), Ok(u64::MAX));
+        assert_eq!(
+            Bytes::new(&[1, 0, 0, 0, 0, 0, 0, 0x80]).le(8, Field::Value),
+            Ok(0x8000_0000_0000_0001)
+        );
+    }
+
+    #[test]
+    fn varints_at_their_edges() {
+        let u32v = |b: &[u8]| Bytes::new(b).uvarint32(Field::Varint);
+        let u64v = |b: &[u8]| Bytes::new(b).uvarint64(Field::Varint);
+        assert_eq!(u32v(&[0x00]), Ok(0));
+        assert_eq!(u32v(&[0x7f]), Ok(127));
+        assert_eq!(u32v(&[0x80, 0x01]), Ok(128));
+        assert_eq!(u32v(&[0xff, 0xff, 0xff, 0xff, 0x0f]), Ok(u32::MAX));
+        assert_eq!(
+            u32v(&[0xff, 0xff, 0xff, 0xff, 0x10]),
+            Err(DecodeError::BadVarint { offset: 0 })
+        );
+        assert_eq!(
+            u32v(&[0x80, 0x80, 0x80, 0x80, 0x80, 0x00]),
+            Err(DecodeError::BadVarint { offset: 0 })
+        );
+        let mut b = Bytes::new(&[0x05, 0x80, 0x80]);
+        assert_eq!(b.uvarint32(Field::Varint), Ok(5));
+        assert_eq!(
+            b.uvarint32(Field::ZigzagValue),
+            Err(DecodeError::Truncated {
+                field: Field::ZigzagValue,
+                offset: 1,
+                bit: 0
+            })
+        );
+        let mut max = vec![0xff; 9];
+        max.push(0x01);
+        assert_eq!(u64v(&max), Ok(u64::MAX));
+        max[9] = 0x02;
+        assert_eq!(u64v(&max), Err(DecodeError::BadVarint { offset: 0 }));
+        max[9] = 0x81;
+        assert_eq!(u64v(&max), Err(DecodeError::BadVarint { offset: 0 }));
+        assert_eq!(u64v(&[0x80, 0x80, 0x80, 0x80, 0x80, 0x01]), Ok(1 << 35));
+        let mut b = Bytes::new(&[0x00, 0xff]);
+        b.pos = 1;
+        assert_eq!(
+            b.uvarint64(Field::Varint),
+            Err(DecodeError::Truncated {
+                field: Field::Varint,
+                offset: 1,
+                bit: 0
+            })
+        );
+        let zz = |b: &[u8]| Bytes::new(b).zigzag32(Field::Varint);
+        assert_eq!(zz(&[0]), Ok(0));
+        assert_eq!(zz(&[1]), Ok(-1));
+        assert_eq!(zz(&[2]), Ok(1));
+        assert_eq!(zz(&[0xfe, 0xff, 0xff, 0xff, 0x0f]), Ok(i32::MAX));
+        assert_eq!(zz(&[0xff, 0xff, 0xff, 0xff, 0x0f]), Ok(i32::MIN));
+        for v in [0, 1, -1, 63, -64, 64, i32::MAX, i32::MIN] {
+            let mut out = Vec::new();
+            write_zigzag32(&mut out, v);
+            assert_eq!(zz(&out), Ok(v), "{v}");
+        }
+        let mut out = Vec::new();
+        write_zigzag32(&mut out, i32::MIN);
+        assert_eq!(out, [0xff, 0xff, 0xff, 0xff, 0x0f]);
+        for (v, bytes) in [
+            (0u64, &[0x00][..]),
+            (127, &[0x7f]),
+            (128, &[0x80, 0x01]),
+            (300, &[0xac, 0x02]),
+        ] {
+            let mut out = Vec::new();
+            write_uvarint(&mut out, v);
+            assert_eq!(out, bytes, "{v}");
+        }
+        let mut out = Vec::new();
+        write_uvarint(&mut out, u64::MAX);
+        assert_eq!(u64v(&out), Ok(u64::MAX));
+    }
+
+    #[test]
+    fn bit_cursor_and_writer_are_msb_first() {
+        let data = [0b1010_0000, 0xff];
+        let mut b = Bits::new(&data);
+        assert_eq!(b.bit(), Some(true));
+        assert_eq!(b.bit(), Some(false));
+        assert_eq!(b.bits(3), Some(0b100));
+        assert_eq!(b.pos, 5);
+        assert_eq!(b.bits(12), None);
+        assert_eq!(b.pos, 5, "a failed read leaves the cursor where it was");
+        assert_eq!(b.bits(11), Some(0xff));
+        assert_eq!(b.bit(), None);
+        assert_eq!(
+            b.truncated(Field::GorillaBits, 13),
+            DecodeError::Truncated {
+                field: Field::GorillaBits,
+                offset: 1,
+                bit: 5
+            }
+        );
+        let mut w = BitWriter::default();
+        w.bit(true);
+        w.bits(0b011, 3);
+        assert_eq!((w.bytes.clone(), w.nbits), (vec![0b1011_0000], 4));
+        w.pad_with_ones();
+        assert_eq!((w.bytes.clone(), w.nbits), (vec![0b1011_1111], 8));
+        w.pad_with_ones();
+        w.bits(0x1_02, 9);
+        assert_eq!((w.bytes, w.nbits), (vec![0b1011_1111, 0x81, 0x00], 17));
+    }
 }
