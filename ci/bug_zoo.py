@@ -72,20 +72,33 @@ def sh(cmd, cwd=SCRATCH, log=None, env=None):
 
 
 def fresh_scratch():
-    """Copy tracked and untracked-but-not-ignored files into SCRATCH, so the
-    zoo tests the tree as it is (including patches not yet committed)."""
+    """Make SCRATCH hold exactly the tracked and untracked-but-not-ignored
+    files of this tree, so the zoo tests the tree as it is (including
+    patches not yet committed). A file is written only when its content
+    differs, and then gets a new modification time: cargo judges freshness
+    by mtime, so a copy that kept the source's older mtime over a file a
+    patch had changed would leave the patched build looking up to date."""
     files = subprocess.check_output(
         ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT
     ).split(b"\0")
-    if SCRATCH.exists():
-        shutil.rmtree(SCRATCH)
+    wanted = set()
     for f in filter(None, files):
         src = ROOT / f.decode()
         if not src.is_file():
             continue
+        wanted.add(f.decode())
         dst = SCRATCH / f.decode()
+        data = src.read_bytes()
+        if dst.is_file() and dst.read_bytes() == data:
+            continue
         dst.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(src, dst)
+        dst.write_bytes(data)
+        shutil.copymode(src, dst)
+    if SCRATCH.exists():
+        for path in sorted(SCRATCH.rglob("*"), reverse=True):
+            rel = path.relative_to(SCRATCH).as_posix()
+            if path.is_file() and rel not in wanted:
+                path.unlink()
 
 
 def crossdec(target=None):
