@@ -5,6 +5,7 @@ value it was given. crossdec's file walker (harness, `tsfile_oracle` tests)
 decodes the files and must get the same values back.
 
     generate.py --out DIR [--seed N] [--files N] [--max-rows N]
+                [--all] [--matrix] [--read-back] [--page-points N]
 
 Each file is either non-aligned (tree model: per-series encoding and
 compression) or aligned (table model: one encoding per data type and one
@@ -42,6 +43,18 @@ ENCODINGS = {
     DT.TEXT: [ENC.PLAIN],
 }
 COMPRESSIONS = [COMP.UNCOMPRESSED, COMP.SNAPPY, COMP.LZ4, COMP.ZSTD]
+
+# Every type x encoding the C++ writer (PyPI tsfile 2.5) accepts, and every
+# compression it offers (--all; docs/tsfile-encodings.md has the table).
+ALL_ENCODINGS = {
+    DT.BOOLEAN: [ENC.PLAIN],
+    DT.INT32: [ENC.PLAIN, ENC.RLE, ENC.TS_2DIFF, ENC.GORILLA, ENC.ZIGZAG, ENC.CHIMP, ENC.SPRINTZ, ENC.RLBE],
+    DT.INT64: [ENC.PLAIN, ENC.RLE, ENC.TS_2DIFF, ENC.GORILLA, ENC.ZIGZAG, ENC.CHIMP, ENC.SPRINTZ, ENC.RLBE],
+    DT.FLOAT: [ENC.PLAIN, ENC.GORILLA, ENC.TS_2DIFF, ENC.CHIMP, ENC.SPRINTZ, ENC.RLBE],
+    DT.DOUBLE: [ENC.PLAIN, ENC.GORILLA, ENC.TS_2DIFF, ENC.CHIMP, ENC.SPRINTZ, ENC.RLBE, ENC.CAMEL],
+    DT.TEXT: [ENC.PLAIN, ENC.DICTIONARY],
+}
+ALL_COMPRESSIONS = COMPRESSIONS + [COMP.GZIP, COMP.LZO, COMP.LZMA2]
 PAGE_POINTS = [2, 3, 7, 8, 9, 64, 128, 129, 130, 131, 500, 10000]
 
 I32 = (-(2**31), 2**31 - 1)
@@ -251,24 +264,101 @@ def write_table(rng, path, max_rows):
     return meta
 
 
+def write_matrix(rng, path, comp, max_rows):
+    """Tree model: one device per data type, one series per encoding the
+    writer accepts for it, all with compression `comp` (--matrix)."""
+    w = t.TsFileWriter(path)
+    page_points = configure(rng, compression=comp)
+    meta = {"model": "tree", "page_points": page_points, "series": []}
+    for dtype, encodings in ALL_ENCODINGS.items():
+        device = f"root.{dtype.name.lower()}"
+        cols = [(f"{enc.name.lower()}", enc) for enc in encodings]
+        for name, enc in cols:
+            w.register_timeseries(device, t.TimeseriesSchema(name, dtype, enc, comp))
+        n = rng.randint(max_rows // 2, max_rows)
+        times = timestamps(rng, n)
+        values = {name: series(rng, dtype, n, tree=True) for name, _ in cols}
+        for i in range(n):
+            w.write_row_record(t.RowRecord(device, times[i], [t.Field(name, values[name][i], dtype) for name, _ in cols]))
+        for name, enc in cols:
+            meta["series"].append({"device": device, "measurement": name, "dtype": int(dtype), "encoding": int(enc),
+                                   "compression": int(comp),
+                                   "points": [[times[i], to_json(dtype, values[name][i])] for i in range(n)]})
+    w.close()
+    return meta
+
+
+def read_back(path, meta):
+    """Every series as the official reader returns it (`official`: the oracle
+    for encodings that do not store every value exactly as given, such as
+    TS_2DIFF on floats, which scales and rounds)."""
+    r = t.TsFileReader(path)
+    for s in meta["series"]:
+        dtype = DT(s["dtype"])
+        got = []
+        if meta["model"] == "tree":
+            rs = r.query_timeseries(s["device"], [s["measurement"]], -2**63, 2**63 - 1)
+        else:
+            table, tag = s["device"].split(".", 1)
+            rs = r.query_table(table, ["id", s["measurement"]], -2**63, 2**63 - 1)
+        while rs.next():
+            if meta["model"] == "table" and rs.get_value_by_name("id") != tag:
+                continue
+            time = rs.get_value_by_index(1)
+            if rs.is_null_by_name(s["measurement"]):
+                v = None
+            else:
+                v = rs.get_value_by_name(s["measurement"])
+                if isinstance(v, bytes):
+                    v = v.decode()
+            if v is None and meta["model"] == "tree":
+                continue
+            got.append([time, to_json(dtype, v)])
+        rs.close()
+        s["official"] = got
+        # The oracle is what the official reader returns; what was written
+        # only adds size.
+        del s["points"]
+    r.close()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", required=True)
     ap.add_argument("--seed", type=int, default=random.SystemRandom().randrange(2**32))
     ap.add_argument("--files", type=int, default=8)
     ap.add_argument("--max-rows", type=int, default=1500)
+    ap.add_argument("--all", action="store_true",
+                    help="every encoding and compression the writer accepts, not only those the kernels cover")
+    ap.add_argument("--read-back", action="store_true",
+                    help="also record what the official reader returns for every series (`official`)")
+    ap.add_argument("--page-points", type=int, help="points per page (default: random)")
+    ap.add_argument("--matrix", action="store_true",
+                    help="one file per compression, each with every type x encoding the writer accepts")
     args = ap.parse_args()
+    global ENCODINGS, COMPRESSIONS, PAGE_POINTS
+    if args.all:
+        ENCODINGS, COMPRESSIONS = ALL_ENCODINGS, ALL_COMPRESSIONS
+    if args.page_points:
+        PAGE_POINTS = [args.page_points]
     os.makedirs(args.out, exist_ok=True)
-    print(f"tsfile generator: seed {args.seed}, {args.files} files into {args.out}", file=sys.stderr)
-    for i in range(args.files):
+    files = len(ALL_COMPRESSIONS) if args.matrix else args.files
+    print(f"tsfile generator: seed {args.seed}, {files} files into {args.out}", file=sys.stderr)
+    for i in range(files):
         rng = random.Random(args.seed * 1000 + i)
-        path = os.path.join(args.out, f"gen-{args.seed}-{i:03d}.tsfile")
+        name = f"matrix-{ALL_COMPRESSIONS[i].name.lower()}" if args.matrix else f"gen-{args.seed}-{i:03d}"
+        path = os.path.join(args.out, name + ".tsfile")
         if os.path.exists(path):
             os.remove(path)
-        meta = (write_tree if i % 2 == 0 else write_table)(rng, path, args.max_rows)
+        if args.matrix:
+            meta = write_matrix(rng, path, ALL_COMPRESSIONS[i], args.max_rows)
+        else:
+            meta = (write_tree if i % 2 == 0 else write_table)(rng, path, args.max_rows)
         meta["seed"] = args.seed
         meta["index"] = i
         meta["library"] = getattr(t, "__version__", "2.5")
+        if args.read_back:
+            read_back(path, meta)
         with open(path + ".json", "w") as f:
             json.dump(meta, f)
 
