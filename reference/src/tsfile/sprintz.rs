@@ -37,12 +37,19 @@ impl Fire32 {
 struct Fire64 {
     accumulator: i32,
     delta: i64,
+    /// The C++ predictor: the product taken in 128 bits before the shift.
+    wide: bool,
 }
 
 impl Fire64 {
     fn predict(&self, value: i64) -> i64 {
         let alpha = (self.accumulator >> 3) as i64;
-        value.wrapping_add(alpha.wrapping_mul(self.delta) >> 16)
+        let adjust = if self.wide {
+            ((alpha as i128 * self.delta as i128) >> 16) as i64
+        } else {
+            alpha.wrapping_mul(self.delta) >> 16
+        };
+        value.wrapping_add(adjust)
     }
     fn train(&mut self, pre: i64, val: i64, err: i64) {
         let gradient = if err > 0 { self.delta.wrapping_neg() } else { self.delta };
@@ -114,6 +121,33 @@ impl Kind {
     }
 }
 
+/// Which writer's INT64 / DOUBLE predictor a page was written with: Java
+/// wraps `alpha * delta` in 64 bits before the shift, C++ multiplies in 128
+/// bits (the notes' "Java and C++ differ"); nothing in the page says which.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Writer {
+    Java,
+    Cpp,
+}
+
+/// Decode a whole INT64 page written by `writer`.
+pub fn decode_i64_from(page: &[u8], writer: Writer, max_values: usize) -> Result<Decoded<i64>, DecodeError> {
+    let d = decode_as(page, Kind::I64, writer == Writer::Cpp, max_values)?;
+    Ok(Decoded {
+        values: d.values.into_iter().map(|v| v as i64).collect(),
+        consumed: d.consumed,
+    })
+}
+
+/// Decode a whole DOUBLE page written by `writer`.
+pub fn decode_f64_from(page: &[u8], writer: Writer, max_values: usize) -> Result<Decoded<f64>, DecodeError> {
+    let d = decode_as(page, Kind::F64, writer == Writer::Cpp, max_values)?;
+    Ok(Decoded {
+        values: d.values.into_iter().map(f64::from_bits).collect(),
+        consumed: d.consumed,
+    })
+}
+
 /// Decode a whole INT32 page.
 pub fn decode_i32(page: &[u8], max_values: usize) -> Result<Decoded<i32>, DecodeError> {
     let d = decode(page, Kind::I32, max_values)?;
@@ -152,7 +186,7 @@ pub fn decode_f64(page: &[u8], max_values: usize) -> Result<Decoded<f64>, Decode
 
 /// Rebuild a block from its first value and 8 mapped errors. The first
 /// value is output as read; the predictor starts from its canonical form.
-fn rebuild(kind: Kind, first: u64, errs: &[u64; 8]) -> [u64; BLOCK] {
+fn rebuild(kind: Kind, wide: bool, first: u64, errs: &[u64; 8]) -> [u64; BLOCK] {
     let mut out = [0u64; BLOCK];
     out[0] = kind.canonical(first);
     match kind.width() {
@@ -167,7 +201,10 @@ fn rebuild(kind: Kind, first: u64, errs: &[u64; 8]) -> [u64; BLOCK] {
             }
         }
         _ => {
-            let mut fire = Fire64::default();
+            let mut fire = Fire64 {
+                wide,
+                ..Fire64::default()
+            };
             for i in 1..BLOCK {
                 let pre = out[i - 1] as i64;
                 let err = unmap64(errs[i - 1] as i64);
@@ -254,6 +291,10 @@ fn decode_tail(
 }
 
 fn decode(page: &[u8], kind: Kind, max_values: usize) -> Result<Decoded<u64>, DecodeError> {
+    decode_as(page, kind, false, max_values)
+}
+
+fn decode_as(page: &[u8], kind: Kind, wide: bool, max_values: usize) -> Result<Decoded<u64>, DecodeError> {
     let mut r = Bytes::new(page);
     let mut values: Vec<u64> = Vec::new();
     while !r.at_end() {
@@ -315,7 +356,7 @@ fn decode(page: &[u8], kind: Kind, max_values: usize) -> Result<Decoded<u64>, De
             *e = bits.bits(width).unwrap_or(0);
         }
         r.pos = packed_at + width as usize;
-        values.extend(rebuild(kind, first, &errs));
+        values.extend(rebuild(kind, wide, first, &errs));
     }
     Ok(Decoded {
         values,
