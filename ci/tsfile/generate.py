@@ -288,6 +288,41 @@ def write_matrix(rng, path, comp, max_rows):
     return meta
 
 
+def write_large(rng, path, n):
+    """One table, one device, `n` rows in one page (--large N): an INT64
+    TS_2DIFF column, LZ4. Pages past 2^20 points are what the official
+    library writes once its page size is raised. TS_2DIFF on INT64 keeps
+    every value, so the values written are the oracle (reading a million
+    rows back through the Python binding takes a minute)."""
+    w = t.TsFileWriter(path)
+    t.set_tsfile_config({
+        "page_writer_max_point_num_": n,
+        "page_writer_max_memory_bytes_": 2**31 - 1,
+        "time_encoding_type_": ENC.TS_2DIFF,
+        "time_compress_type_": COMP.LZ4,
+        "default_compression_type_": COMP.LZ4,
+        "int64_encoding_type_": ENC.TS_2DIFF,
+        "double_encoding_type_": ENC.GORILLA,
+    })
+    schema = t.TableSchema("big", [t.ColumnSchema("id", DT.STRING, t.ColumnCategory.TAG),
+                                   t.ColumnSchema("i", DT.INT64, t.ColumnCategory.FIELD)])
+    w.register_table(schema)
+    tab = t.Tablet(["id", "i"], [DT.STRING, DT.INT64], n)
+    tab.set_table_name("big")
+    times = timestamps(rng, n)
+    ints = series(rng, DT.INT64, n)
+    for k in range(n):
+        tab.add_timestamp(k, times[k])
+        tab.add_value_by_name("id", k, "dev")
+        tab.add_value_by_name("i", k, ints[k])
+    w.write_table(tab)
+    w.close()
+    return {"model": "table", "page_points": n, "series": [
+        {"device": "big.dev", "measurement": "i", "dtype": int(DT.INT64), "encoding": int(ENC.TS_2DIFF),
+         "compression": int(COMP.LZ4), "points": [[times[k], ints[k]] for k in range(n)]},
+    ]}
+
+
 def read_back(path, meta):
     """Every series as the official reader returns it (`official`: the oracle
     for encodings that do not store every value exactly as given, such as
@@ -333,6 +368,8 @@ def main():
     ap.add_argument("--read-back", action="store_true",
                     help="also record what the official reader returns for every series (`official`)")
     ap.add_argument("--page-points", type=int, help="points per page (default: random)")
+    ap.add_argument("--large", type=int, metavar="N",
+                    help="also write large.tsfile: N rows in one page (above 2^20 reaches past the old caps)")
     ap.add_argument("--matrix", action="store_true",
                     help="one file per compression, each with every type x encoding the writer accepts")
     args = ap.parse_args()
@@ -359,6 +396,14 @@ def main():
         meta["library"] = getattr(t, "__version__", "2.5")
         if args.read_back:
             read_back(path, meta)
+        with open(path + ".json", "w") as f:
+            json.dump(meta, f)
+    if args.large:
+        path = os.path.join(args.out, f"large-{args.seed}.tsfile")
+        if os.path.exists(path):
+            os.remove(path)
+        meta = write_large(random.Random(args.seed), path, args.large)
+        meta["seed"] = args.seed
         with open(path + ".json", "w") as f:
             json.dump(meta, f)
 

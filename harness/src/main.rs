@@ -30,12 +30,40 @@ enum Command {
     Junit(JunitArgs),
     /// List families, their categories and implementations.
     List,
-    /// Check one canonical input (hex) against every available implementation.
+    /// Check one canonical input (hex, or a file of its bytes) against every
+    /// available implementation.
     Check {
         #[arg(long)]
         family: String,
+        #[arg(long, required_unless_present = "file")]
+        hex: Option<String>,
+        #[arg(long, conflicts_with = "hex")]
+        file: Option<PathBuf>,
+    },
+    /// Read real TsFiles (files or directories of *.tsfile): decode every
+    /// page with the reference and every kernel, compare, print a summary per
+    /// encoding; exit 1 on a disagreement (each written out with the command
+    /// that reproduces it) or a page nothing could read.
+    Tsfile {
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// Where disagreeing pages are written.
+        #[arg(long, default_value = "target/crossdec/tsfile-repro")]
+        repro_dir: PathBuf,
+        /// The writer, where the Java and C++ layouts differ (RLBE floats,
+        /// SPRINTZ INT64 / DOUBLE): cpp (the PyPI / C / Python library) or java.
+        #[arg(long, default_value = "cpp")]
+        writer: String,
+        /// The time column's encoding in non-aligned chunks (not recorded in
+        /// the file): the writer's setting.
+        #[arg(long, default_value = "TS_2DIFF")]
+        time_encoding: String,
+        /// Most values one page may decode to.
         #[arg(long)]
-        hex: String,
+        max_page_values: Option<u64>,
+        /// Largest uncompressed page, in bytes.
+        #[arg(long)]
+        max_page_bytes: Option<u64>,
     },
     /// Write a seed corpus for a fuzz target from the family's generators.
     Corpus {
@@ -124,14 +152,27 @@ fn main() -> ExitCode {
             }
             ExitCode::SUCCESS
         }
-        Command::Check { family, hex } => {
+        Command::Check { family, hex, file } => {
             let Some(f) = families::by_name(&family) else {
                 eprintln!("no family {family}");
                 return ExitCode::from(2);
             };
-            let Ok(bytes) = hex::decode(hex.trim()) else {
-                eprintln!("--hex is not hex");
-                return ExitCode::from(2);
+            let bytes = match (hex, file) {
+                (Some(hex), _) => match hex::decode(hex.trim()) {
+                    Ok(b) => b,
+                    Err(_) => {
+                        eprintln!("--hex is not hex");
+                        return ExitCode::from(2);
+                    }
+                },
+                (None, Some(path)) => match std::fs::read(&path) {
+                    Ok(b) => b,
+                    Err(e) => {
+                        eprintln!("{}: {e}", path.display());
+                        return ExitCode::from(2);
+                    }
+                },
+                (None, None) => unreachable!("clap requires --hex or --file"),
             };
             match f.check_bytes(&bytes, true) {
                 None => {
@@ -178,6 +219,75 @@ fn main() -> ExitCode {
             mode,
         } => corpus_command(&family, &out, cases, seed, &mode),
         Command::Replay { paths, target, family } => replay_command(&paths, target, family),
+        Command::Tsfile {
+            paths,
+            repro_dir,
+            writer,
+            time_encoding,
+            max_page_values,
+            max_page_bytes,
+        } => tsfile_command(
+            paths,
+            repro_dir,
+            &writer,
+            &time_encoding,
+            max_page_values,
+            max_page_bytes,
+        ),
+    }
+}
+
+fn tsfile_command(
+    paths: Vec<PathBuf>,
+    repro_dir: PathBuf,
+    writer: &str,
+    time_encoding: &str,
+    max_page_values: Option<u64>,
+    max_page_bytes: Option<u64>,
+) -> ExitCode {
+    use crossdec_harness::cli::tsfile::{check_files, Options};
+    let mut options = Options::new(repro_dir);
+    options.writer = match writer {
+        "cpp" => crossdec_tsfile::Writer::Cpp,
+        "java" => crossdec_tsfile::Writer::Java,
+        other => {
+            eprintln!("--writer {other}: cpp or java");
+            return ExitCode::from(2);
+        }
+    };
+    let Some(&time) = crossdec_tsfile::Encoding::ALL
+        .iter()
+        .find(|e| e.name() == time_encoding)
+    else {
+        eprintln!("--time-encoding {time_encoding}: not a TsFile encoding name");
+        return ExitCode::from(2);
+    };
+    options.read.time_encoding = time;
+    if let Some(v) = max_page_values {
+        options.read.limits.max_page_values = v;
+    }
+    if let Some(v) = max_page_bytes {
+        options.read.limits.max_page_bytes = v;
+    }
+    match check_files(&paths, &options) {
+        Ok(report) => {
+            print!("{}", report.summary());
+            for d in &report.disagreements {
+                println!("DISAGREEMENT {d}");
+            }
+            for u in &report.unreadable {
+                println!("UNREADABLE {u}");
+            }
+            if report.ok() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            }
+        }
+        Err(problem) => {
+            eprintln!("crossdec tsfile: {problem}");
+            ExitCode::from(2)
+        }
     }
 }
 

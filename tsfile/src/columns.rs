@@ -109,7 +109,8 @@ impl ColumnChunk {
     }
 }
 
-/// The decoded chunks of a file, in file order.
+/// The decoded chunks of a file, in file order. A file whose tail (the
+/// metadata) is damaged or missing ends with that error after its chunks.
 pub struct Columns<'r, R, D> {
     reader: &'r mut TsFileReader<R>,
     decoder: D,
@@ -117,12 +118,16 @@ pub struct Columns<'r, R, D> {
     times: Result<Vec<Vec<i64>>, ReadError>,
     /// The device of `times`.
     times_device: Option<DeviceId>,
+    /// Why the file's tail (metadata) could not be read, if it could not.
+    tail_error: Option<ReadError>,
 }
 
 impl<R: Read + Seek> TsFileReader<R> {
     /// Decode every chunk with `decoder`, one chunk in memory at a time.
     pub fn columns<D: PageDecoder>(&mut self, decoder: D) -> Columns<'_, R, D> {
+        let tail_error = self.metadata().err().cloned();
         Columns {
+            tail_error,
             reader: self,
             decoder,
             times: Ok(Vec::new()),
@@ -138,7 +143,8 @@ impl<R: Read + Seek, D: PageDecoder> Iterator for Columns<'_, R, D> {
         loop {
             let chunk = match self.reader.next_chunk() {
                 Ok(Some(c)) => c,
-                Ok(None) => return None,
+                // Every chunk was read; a damaged tail is still said, once.
+                Ok(None) => return self.tail_error.take().map(Err),
                 Err(e) => return Some(Err(e)),
             };
             let kind = chunk.header.kind();

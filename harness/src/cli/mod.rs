@@ -4,3 +4,4 @@
 
 pub mod junit;
 pub mod run;
+pub mod tsfile;

@@ -1,0 +1,207 @@
+//! `crossdec tsfile` (the streaming reader's pages through the reference and
+//! every kernel) and the official library as oracle of the reader: fresh
+//! files with every type x encoding x compression the writer accepts, and a
+//! page past 2^20 points, every run on x86_64 (the committed fixtures run
+//! on every target in the reader crate's own tests).
+
+use std::path::{Path, PathBuf};
+
+use crossdec_harness::cli::tsfile::{check_files, KernelDecode, Options};
+use crossdec_harness::engine::Parse;
+use crossdec_harness::families::tsfile::{Encoding, TsInput, Values};
+use crossdec_harness::families::{self, tsfile};
+
+fn fixture_dirs() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf();
+    vec![
+        root.join("tsfile/tests/fixtures"),
+        root.join("harness/tests/fixtures/tsfile"),
+    ]
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("crossdec-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+#[test]
+fn every_page_of_the_fixtures_agrees_with_every_kernel() {
+    let report = check_files(&fixture_dirs(), &Options::new(scratch("repro-fixtures"))).unwrap();
+    assert!(
+        report.ok(),
+        "{}\n{:?}\n{:?}",
+        report.summary(),
+        report.disagreements,
+        report.unreadable
+    );
+    assert_eq!(report.files, 17);
+    let kernels_of = |column: &str, encoding: &str, dtype: &str| {
+        report
+            .tallies
+            .get(&(column.to_string(), encoding.to_string(), dtype.to_string()))
+            .unwrap_or_else(|| panic!("no {column} {encoding} {dtype} pages:\n{}", report.summary()))
+            .decoders
+            .clone()
+    };
+    // Every registry kernel this CPU runs took part.
+    for (name, available) in tsfile::kernel_names(Encoding::Ts2Diff) {
+        assert_eq!(
+            kernels_of("time", "TS_2DIFF", "INT64").contains(name),
+            available,
+            "{name}"
+        );
+    }
+    for (name, available) in tsfile::kernel_names(Encoding::Gorilla) {
+        assert_eq!(
+            kernels_of("value", "GORILLA", "DOUBLE").contains(name),
+            available,
+            "{name}"
+        );
+    }
+    assert!(
+        kernels_of("value", "CAMEL", "DOUBLE").len() == 1,
+        "the reference alone decodes CAMEL"
+    );
+    let summary = report.summary();
+    for enc in [
+        "DICTIONARY",
+        "ZIGZAG",
+        "CHIMP",
+        "SPRINTZ",
+        "RLBE",
+        "CAMEL",
+        "RLE",
+        "PLAIN",
+    ] {
+        assert!(summary.contains(enc), "{enc} missing from\n{summary}");
+    }
+}
+
+#[test]
+fn a_kernel_that_disagrees_is_reported_with_a_reproducer() {
+    // A stand-in for a TS_2DIFF kernel with a bug: the reference's values
+    // with the last one off by one.
+    let broken: KernelDecode = Box::new(|input: &TsInput| {
+        let mut out = tsfile::reference_decode(input);
+        if let Ok(v) = &mut out {
+            if let Values::Int64(x) = &mut v.values {
+                if let Some(last) = x.last_mut() {
+                    *last = last.wrapping_add(1);
+                }
+            }
+        }
+        out
+    });
+    let repro_dir = scratch("repro-broken");
+    let mut options = Options::new(repro_dir.clone());
+    options.kernels = Some(vec![(Encoding::Ts2Diff, "ts2diff/broken".into(), broken)]);
+    let file = fixture_dirs()[0].join("matrix-uncompressed.tsfile");
+    let report = check_files(&[file], &options).unwrap();
+    assert!(!report.ok());
+    assert!(report.unreadable.is_empty(), "{:?}", report.unreadable);
+    // Every non-aligned page has a TS_2DIFF time column (and the INT32 /
+    // INT64 TS_2DIFF series a value column too).
+    assert!(report.disagreements.len() >= 8, "{:?}", report.disagreements);
+    let first = &report.disagreements[0];
+    assert!(first.contains("ts2diff/broken gave"), "{first}");
+    let command = first.split("reproduce: ").nth(1).unwrap();
+    let path = command.split("--file ").nth(1).unwrap().trim();
+    assert!(
+        command.starts_with("crossdec check --family tsfile-ts2diff --file "),
+        "{command}"
+    );
+    // The reproducer is the page as the family's input, which the real
+    // kernels agree on.
+    let bytes = std::fs::read(path).unwrap();
+    let input = TsInput::parse(&bytes).expect("a tsfile-ts2diff input");
+    assert_eq!(input.encoding, Encoding::Ts2Diff);
+    let problems = families::by_name("tsfile-ts2diff").unwrap().check_bytes(&bytes, true);
+    assert_eq!(problems, Some(vec![]));
+    let _ = std::fs::remove_dir_all(repro_dir);
+}
+
+#[cfg(target_arch = "x86_64")]
+fn python() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("CROSSDEC_TSFILE_PYTHON") {
+        return Some(PathBuf::from(p));
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    [
+        root.join("target/tsfile-venv/bin/python"),
+        PathBuf::from("/opt/crossdec-venv/bin/python"),
+    ]
+    .into_iter()
+    .find(|p| p.exists())
+}
+
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn fresh_files_of_every_encoding_and_a_large_page_match_the_official_reader() {
+    use crossdec_tsfile::verify::{verify_file, Verified};
+    use crossdec_tsfile::{Fastest, Reference};
+    let Some(python) = python() else {
+        crossdec_harness::oracles::missing(
+            "tsfile_oracle",
+            "the tsfile Python environment is missing: run ci/install.d/tsfile.sh (or set \
+             CROSSDEC_TSFILE_PYTHON to a python with the `tsfile` package)",
+        );
+        return;
+    };
+    let seed: u64 = std::env::var("CROSSDEC_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_secs()
+        });
+    let dir = scratch(&format!("tsfile-all-{seed}"));
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../ci/tsfile/generate.py");
+    let status = std::process::Command::new(&python)
+        .arg(&script)
+        .args(["--out", dir.to_str().unwrap(), "--seed", &seed.to_string()])
+        .args([
+            "--files",
+            "8",
+            "--max-rows",
+            "1200",
+            "--all",
+            "--read-back",
+            "--large",
+            "1100000",
+        ])
+        .status()
+        .expect("run the generator");
+    assert!(status.success(), "generator failed (seed {seed})");
+    let mut total = Verified::default();
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "tsfile"))
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), 9, "{files:?}");
+    for path in &files {
+        let json = std::fs::read_to_string(path.with_extension("tsfile.json")).unwrap();
+        let by_reference = verify_file(path, &json, Reference::default)
+            .unwrap_or_else(|e| panic!("seed {seed}: {}: {e}", path.display()));
+        let fastest = verify_file(path, &json, Fastest::default)
+            .unwrap_or_else(|e| panic!("seed {seed}: {}: {e}", path.display()));
+        assert_eq!(by_reference, fastest, "seed {seed}: {}", path.display());
+        total.add(&by_reference);
+    }
+    assert!(total.points > 1_100_000, "seed {seed}: {total:?}");
+    // And every page through every kernel, as `crossdec tsfile` does.
+    let report = check_files(std::slice::from_ref(&dir), &Options::new(dir.join("repro"))).unwrap();
+    assert!(
+        report.ok(),
+        "seed {seed}:\n{}\n{:?}\n{:?}",
+        report.summary(),
+        report.disagreements,
+        report.unreadable
+    );
+    println!("seed {seed}: {total:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
