@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Write TsFiles with the official Apache TsFile library (the `tsfile` package
 on PyPI, C++ with Python bindings) and, next to each, a JSON file with every
-value it was given. crossdec's file walker (harness, `tsfile_oracle` tests)
+value it was given. crossdec's streaming reader (`tsfile/`, its tests and
+the harness's `tsfile_oracle` / `tsfile_reader` tests)
 decodes the files and must get the same values back.
 
     generate.py --out DIR [--seed N] [--files N] [--max-rows N]

@@ -189,6 +189,28 @@ impl Checker<'_> {
         };
         let n = values.len();
         tally.values += n as u64;
+        if let (FileEncoding::Gorilla, Count::Exactly(_)) = (encoding, count) {
+            // The classic reader's way must agree on real pages: up to the
+            // terminator (unless a value equals it), then the flush byte,
+            // which ends the page.
+            let classic = EncodedPage {
+                count: Count::AtMost(n),
+                ..page
+            };
+            let agrees = match self.reference.decode(&classic) {
+                Ok(d) => holds_terminator(&values) || (d.values.same_bits(&values) && d.consumed == bytes.len()),
+                Err(_) => holds_terminator(&values),
+            };
+            if !agrees {
+                self.report.unreadable.push(format!(
+                    "{}: {} {} page at byte {}: GORILLA read to its terminator gives other values or ends elsewhere",
+                    at.file.display(),
+                    at.series,
+                    at.column,
+                    at.page_offset
+                ));
+            }
+        }
         let (Some(family_encoding), Some(dtype)) = (Encoding::from_id(encoding.id()), family_type(data_type)) else {
             return Some(n);
         };
@@ -267,15 +289,18 @@ impl Checker<'_> {
     }
 
     fn file(&mut self, path: &Path) {
-        self.report.files += 1;
-        let file = match std::fs::File::open(path) {
-            Ok(f) => f,
+        match std::fs::File::open(path) {
+            Ok(f) => self.read(path, std::io::BufReader::new(f)),
             Err(e) => {
+                self.report.files += 1;
                 self.report.unreadable.push(format!("{}: {e}", path.display()));
-                return;
             }
-        };
-        let mut reader = match TsFileReader::new(std::io::BufReader::new(file), self.options.read) {
+        }
+    }
+
+    fn read<R: std::io::Read + std::io::Seek>(&mut self, path: &Path, input: R) {
+        self.report.files += 1;
+        let mut reader = match TsFileReader::new(input, self.options.read) {
             Ok(r) => r,
             Err(e) => {
                 self.report.unreadable.push(format!("{}: {e}", path.display()));
@@ -366,11 +391,44 @@ impl Checker<'_> {
     }
 }
 
+/// Whether a value equals its type's GORILLA terminator (which ends a page
+/// early for the classic reader).
+fn holds_terminator(values: &crossdec_tsfile::Values) -> bool {
+    use crossdec_tsfile::Values as V;
+    match values {
+        V::Int32(v) => v.contains(&i32::MIN),
+        V::Int64(v) => v.contains(&i64::MIN),
+        V::Float(v) => v.iter().any(|x| x.to_bits() == 0x7FC0_0000),
+        V::Double(v) => v.iter().any(|x| x.to_bits() == 0x7FF8_0000_0000_0000),
+        _ => false,
+    }
+}
+
 fn brief(r: &Result<TsValue, TsFault>) -> String {
     match r {
         Ok(v) => format!("{} values, {} bytes consumed", v.values.len(), v.consumed),
         Err(f) => format!("error {f:?}"),
     }
+}
+
+/// Check one file already in memory (`name` is what reports call it).
+pub fn check_bytes(name: &str, bytes: &[u8], options: &Options) -> Report {
+    let every;
+    let kernels = match &options.kernels {
+        Some(k) => k.as_slice(),
+        None => {
+            every = every_kernel();
+            every.as_slice()
+        }
+    };
+    let mut checker = Checker {
+        options,
+        kernels,
+        reference: Reference { writer: options.writer },
+        report: Report::default(),
+    };
+    checker.read(Path::new(name), std::io::Cursor::new(bytes));
+    checker.report
 }
 
 /// Check `paths` (files, or directories searched for `*.tsfile`).

@@ -152,9 +152,9 @@ pub fn kernel_names(encoding: Encoding) -> Vec<(&'static str, bool)> {
     }
 }
 
-/// Decode with the named kernel outside the engine (the file walker's path),
+/// Decode with the named kernel outside the engine (`crossdec tsfile`'s path),
 /// still holding it to the buffer contract: a broken promise panics, which
-/// the walker reports as a failure of that kernel.
+/// `crossdec tsfile` reports as a disagreement of that kernel.
 pub fn decode_with(encoding: Encoding, name: &'static str, input: &TsInput) -> Result<TsValue, TsFault> {
     let mut buffers = Buffers::new(CANARIES[0]);
     let outcome = Adapter {

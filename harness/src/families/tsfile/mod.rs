@@ -1,13 +1,13 @@
 //! Families `tsfile-ts2diff`, `tsfile-gorilla`, `tsfile-plain` and
 //! `tsfile-rle`: one Apache TsFile page (value bytes) of one data type, decoded
 //! by the reference and by every kernel, compared on values, consumed bytes
-//! and errors with their positions. [`walker`] reads whole files written by
-//! the official library and feeds their pages to the same decoders.
+//! and errors with their positions. `crossdec tsfile` (`crate::cli::tsfile`)
+//! reads whole files with the streaming reader and feeds their pages to the
+//! same decoders.
 
 mod adapters;
 pub mod generate;
 mod varint_edges;
-pub mod walker;
 
 pub use adapters::{decode_values, decode_with, kernel_names};
 
