@@ -53,16 +53,19 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod budget;
 pub mod buffers;
 pub mod bytes;
 mod campaign;
 mod canonical;
+pub mod changes;
 pub mod digest;
 mod family;
 #[cfg(feature = "fuzz")]
 pub mod fuzz;
 pub mod gate;
 mod judge;
+pub mod junit;
 mod minimise;
 mod panic;
 pub mod report;

@@ -62,20 +62,7 @@ pub fn all() -> Vec<Box<dyn Family>> {
     registry().into_iter().map(|r| r.family).collect()
 }
 
-/// Whether `path` (from the repository root) is covered by the source
-/// pattern `pattern` (see [`Registration`]).
-pub fn source_matches(pattern: &str, path: &str) -> bool {
-    if let Some((before, after)) = pattern.split_once('*') {
-        return path.len() >= before.len() + after.len()
-            && path.starts_with(before)
-            && path.ends_with(after)
-            && !path[before.len()..path.len() - after.len()].contains('/');
-    }
-    match pattern.strip_suffix('/') {
-        Some(folder) => path.strip_prefix(folder).is_some_and(|rest| rest.starts_with('/')),
-        None => path == pattern,
-    }
-}
+pub use crate::engine::changes::source_matches;
 
 /// The family called `name`.
 pub fn by_name(name: &str) -> Option<Box<dyn Family>> {
@@ -124,44 +111,6 @@ mod tests {
     use super::*;
     use std::path::Path;
 
-    #[test]
-    fn source_patterns_match_files_folders_and_one_segment() {
-        assert!(source_matches("kernels/src/lib.rs", "kernels/src/lib.rs"));
-        assert!(!source_matches("kernels/src/lib.rs", "kernels/src/lib.rs.orig"));
-        assert!(source_matches("kernels/src/qwp/", "kernels/src/qwp/mod.rs"));
-        assert!(source_matches("kernels/src/qwp/", "kernels/src/qwp/deep/x.rs"));
-        assert!(!source_matches("kernels/src/qwp/", "kernels/src/qwp"));
-        assert!(!source_matches("kernels/src/qwp/", "kernels/src/qwpx/mod.rs"));
-        assert!(source_matches("harness/src/*.rs", "harness/src/main.rs"));
-        assert!(!source_matches("harness/src/*.rs", "harness/src/families/mod.rs"));
-        assert!(!source_matches("harness/src/*.rs", "harness/src/main.rsx"));
-        assert!(source_matches(
-            "harness/tests/tsfile_*",
-            "harness/tests/tsfile_props.rs"
-        ));
-        assert!(!source_matches("a*a", "a"));
-    }
-
-    fn repository() -> &'static Path {
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .parent()
-            .expect("the harness is in the repository")
-    }
-
-    fn files_under(dir: &Path, out: &mut Vec<String>) {
-        for entry in std::fs::read_dir(dir).expect("readable source folder") {
-            let path = entry.expect("readable entry").path();
-            if path.is_dir() {
-                files_under(&path, out);
-            } else {
-                let relative = path.strip_prefix(repository()).expect("under the repository");
-                out.push(relative.to_string_lossy().replace('\\', "/"));
-            }
-        }
-    }
-
-    /// A family registered without its sources (or with a path that moved)
-    /// would get only a smoke run however deeply a change touched it.
     #[test]
     fn every_family_names_sources_that_exist_and_every_kernel_file_has_an_owner() {
         let registry = registry();

@@ -7,8 +7,8 @@
 
 use std::fmt::Write as _;
 
-use crate::engine::report::Failure;
-use crate::engine::FamilyReport;
+use crate::report::Failure;
+use crate::FamilyReport;
 
 /// One `<testsuite>`.
 #[derive(Debug, Clone, PartialEq)]
@@ -314,7 +314,7 @@ mod tests {
 
     #[test]
     fn a_bound_exceeded_fails_its_category() {
-        use crate::engine::report::{BoundExceeded, CategoryReport};
+        use crate::report::{BoundExceeded, CategoryReport};
         let category = |name: &str| CategoryReport {
             name: name.into(),
             ..Default::default()

@@ -12,7 +12,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::engine::FamilyReport;
+use crate::FamilyReport;
 
 /// Generator calls per category (before scaling) of the calibration's
 /// first, rough probe.
@@ -84,7 +84,7 @@ pub struct CategoryCost {
 }
 
 /// The costs a calibration `report` measured for the categories it ran,
-/// weighted by `scales` (from [`Family::category_scales`](crate::engine::Family::category_scales)).
+/// weighted by `scales` (from [`Family::category_scales`](crate::Family::category_scales)).
 pub fn costs(report: &FamilyReport, scales: &[(&str, f64)]) -> Vec<CategoryCost> {
     // A call too fast for the clock still costs something: 1 µs bounds the counts.
     const LEAST_SECONDS_PER_CALL: f64 = 1e-6;
@@ -275,7 +275,7 @@ mod tests {
 
     #[test]
     fn costs_are_seconds_per_call_weighted_by_scale() {
-        use crate::engine::report::CategoryReport;
+        use crate::report::CategoryReport;
         let report = FamilyReport {
             family: "f".into(),
             seed: 1,

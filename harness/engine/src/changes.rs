@@ -1,12 +1,25 @@
 //! Which families a change touches, for `crossdec run --changed-since REV`:
 //! the files `git diff --name-only REV` names, matched against each
-//! family's registered sources ([`crate::families::Registration`]) and the
-//! code they all share ([`crate::families::SHARED_SOURCES`]).
+//! family's source patterns and the patterns of the code they all share.
 
 use std::path::Path;
 use std::process::Command;
 
-use crate::families::source_matches;
+/// Whether `path` (from the repository root) is covered by `pattern`: a
+/// file, a folder ending in `/` (everything under it), or a pattern with
+/// one `*`, which stands for any characters but `/`.
+pub fn source_matches(pattern: &str, path: &str) -> bool {
+    if let Some((before, after)) = pattern.split_once('*') {
+        return path.len() >= before.len() + after.len()
+            && path.starts_with(before)
+            && path.ends_with(after)
+            && !path[before.len()..path.len() - after.len()].contains('/');
+    }
+    match pattern.strip_suffix('/') {
+        Some(folder) => path.strip_prefix(folder).is_some_and(|rest| rest.starts_with('/')),
+        None => path == pattern,
+    }
+}
 
 /// The changed files, sorted by what they touch.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -102,6 +115,45 @@ pub fn changed_files(rev: &str, dir: &Path) -> Result<Vec<String>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn source_patterns_match_files_folders_and_one_segment() {
+        assert!(source_matches("kernels/src/lib.rs", "kernels/src/lib.rs"));
+        assert!(!source_matches("kernels/src/lib.rs", "kernels/src/lib.rs.orig"));
+        assert!(source_matches("kernels/src/qwp/", "kernels/src/qwp/mod.rs"));
+        assert!(source_matches("kernels/src/qwp/", "kernels/src/qwp/deep/x.rs"));
+        assert!(!source_matches("kernels/src/qwp/", "kernels/src/qwp"));
+        assert!(!source_matches("kernels/src/qwp/", "kernels/src/qwpx/mod.rs"));
+        assert!(source_matches("harness/src/*.rs", "harness/src/main.rs"));
+        assert!(!source_matches("harness/src/*.rs", "harness/src/families/mod.rs"));
+        assert!(!source_matches("harness/src/*.rs", "harness/src/main.rsx"));
+        assert!(source_matches(
+            "harness/tests/tsfile_*",
+            "harness/tests/tsfile_props.rs"
+        ));
+        assert!(!source_matches("a*a", "a"));
+    }
+
+    fn repository() -> &'static Path {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .parent()
+            .expect("the harness is in the repository")
+    }
+
+    fn files_under(dir: &Path, out: &mut Vec<String>) {
+        for entry in std::fs::read_dir(dir).expect("readable source folder") {
+            let path = entry.expect("readable entry").path();
+            if path.is_dir() {
+                files_under(&path, out);
+            } else {
+                let relative = path.strip_prefix(repository()).expect("under the repository");
+                out.push(relative.to_string_lossy().replace('\\', "/"));
+            }
+        }
+    }
+
+    /// A family registered without its sources (or with a path that moved)
+    /// would get only a smoke run however deeply a change touched it.
 
     const SHARED: &[&str] = &["harness/engine/", "kernels/src/lib.rs", "harness/src/*.rs"];
     const FAMILIES: &[(&str, &[&str])] = &[
