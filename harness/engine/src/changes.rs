@@ -134,27 +134,6 @@ mod tests {
         assert!(!source_matches("a*a", "a"));
     }
 
-    fn repository() -> &'static Path {
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .parent()
-            .expect("the harness is in the repository")
-    }
-
-    fn files_under(dir: &Path, out: &mut Vec<String>) {
-        for entry in std::fs::read_dir(dir).expect("readable source folder") {
-            let path = entry.expect("readable entry").path();
-            if path.is_dir() {
-                files_under(&path, out);
-            } else {
-                let relative = path.strip_prefix(repository()).expect("under the repository");
-                out.push(relative.to_string_lossy().replace('\\', "/"));
-            }
-        }
-    }
-
-    /// A family registered without its sources (or with a path that moved)
-    /// would get only a smoke run however deeply a change touched it.
-
     const SHARED: &[&str] = &["harness/engine/", "kernels/src/lib.rs", "harness/src/*.rs"];
     const FAMILIES: &[(&str, &[&str])] = &[
         ("hex", &["kernels/src/hex/", "reference/src/hex.rs"]),

@@ -111,6 +111,26 @@ mod tests {
     use super::*;
     use std::path::Path;
 
+    fn repository() -> &'static Path {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .parent()
+            .expect("the harness is in the repository")
+    }
+
+    fn files_under(dir: &Path, out: &mut Vec<String>) {
+        for entry in std::fs::read_dir(dir).expect("readable source folder") {
+            let path = entry.expect("readable entry").path();
+            if path.is_dir() {
+                files_under(&path, out);
+            } else {
+                let relative = path.strip_prefix(repository()).expect("under the repository");
+                out.push(relative.to_string_lossy().replace('\\', "/"));
+            }
+        }
+    }
+
+    /// A family registered without its sources (or with a path that moved)
+    /// would get only a smoke run however deeply a change touched it.
     #[test]
     fn every_family_names_sources_that_exist_and_every_kernel_file_has_an_owner() {
         let registry = registry();
