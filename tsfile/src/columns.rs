@@ -136,6 +136,69 @@ impl<R: Read + Seek> TsFileReader<R> {
     }
 }
 
+impl<R: Read + Seek> TsFileReader<R> {
+    /// One series' chunks, found through the metadata index and read
+    /// directly (no scan of the rest of the file), decoded with `decoder`.
+    /// An aligned value chunk is read with its chunk group's time chunk.
+    pub fn read_series<D: PageDecoder>(
+        &mut self,
+        device: &DeviceId,
+        measurement: &str,
+        decoder: D,
+    ) -> Result<Vec<ColumnChunk>, ReadError> {
+        let meta = self.metadata().map_err(Clone::clone)?;
+        let Some((_, series)) = meta.devices.iter().find(|(d, _)| d == device) else {
+            return Err(ReadError::Malformed {
+                what: format!("no device {device} in the index"),
+                offset: meta.meta_offset,
+            });
+        };
+        let Some(wanted) = series
+            .iter()
+            .find(|s| s.measurement == measurement && !s.is_aligned_time())
+        else {
+            return Err(ReadError::Malformed {
+                what: format!("no series {device}.{measurement} in the index"),
+                offset: meta.meta_offset,
+            });
+        };
+        let offsets = wanted.chunk_offsets.clone();
+        let mut time_offsets: Vec<u64> = series
+            .iter()
+            .filter(|s| s.is_aligned_time())
+            .flat_map(|s| s.chunk_offsets.iter().copied())
+            .collect();
+        time_offsets.sort_unstable();
+        let mut columns = self.columns(decoder);
+        let mut out = Vec::with_capacity(offsets.len());
+        for offset in offsets {
+            let chunk = columns.reader.chunk_at(offset, device.clone())?;
+            out.push(match chunk.header.kind() {
+                ChunkKind::NonAligned => columns.non_aligned_chunk(&chunk)?,
+                ChunkKind::AlignedValue => {
+                    // The group's time chunk is the last one before it.
+                    let Some(&at) = time_offsets.iter().rev().find(|&&t| t < offset) else {
+                        return Err(ReadError::Malformed {
+                            what: "aligned value chunk without a time chunk before it".into(),
+                            offset,
+                        });
+                    };
+                    let time_chunk = columns.reader.chunk_at(at, device.clone())?;
+                    let times = columns.time_pages(&time_chunk)?;
+                    columns.value_chunk(&chunk, &times)?
+                }
+                ChunkKind::AlignedTime => {
+                    return Err(ReadError::Malformed {
+                        what: format!("the index names a time chunk for {device}.{measurement}"),
+                        offset,
+                    })
+                }
+            });
+        }
+        Ok(out)
+    }
+}
+
 impl<R: Read + Seek, D: PageDecoder> Iterator for Columns<'_, R, D> {
     type Item = Result<Item, ReadError>;
 

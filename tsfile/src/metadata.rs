@@ -54,9 +54,9 @@ pub struct SeriesIndex {
     /// Empty for an aligned device's time column.
     pub measurement: String,
     pub data_type_id: u8,
-    /// The metadata type byte: bit 0x80 an aligned time column, 0x40 an
-    /// aligned value column; the low six bits nonzero when the series has
-    /// more than one chunk.
+    /// The metadata type byte: the low six bits nonzero when the series has
+    /// more than one chunk; Java also sets 0x80 on an aligned time column
+    /// and 0x40 on an aligned value column (the C++ writer does not).
     pub flags: u8,
     pub statistics: PageStatistics,
     /// File offsets of the series' chunk headers, in file order.
@@ -67,11 +67,10 @@ impl SeriesIndex {
     pub fn data_type(&self) -> Option<DataType> {
         DataType::from_id(self.data_type_id)
     }
+    /// The time column of an aligned device: the Java writer flags it
+    /// (0x80), the C++ writer only gives it the VECTOR type and no name.
     pub fn is_aligned_time(&self) -> bool {
-        self.flags & 0x80 != 0
-    }
-    pub fn is_aligned_value(&self) -> bool {
-        self.flags & 0x40 != 0
+        self.flags & 0x80 != 0 || self.data_type_id == DataType::Vector.id()
     }
 }
 

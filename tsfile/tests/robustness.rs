@@ -95,6 +95,42 @@ fn every_fixture_reads_whole_with_an_index_that_agrees() {
 }
 
 #[test]
+fn every_series_read_through_the_index_equals_the_scan() {
+    for (name, bytes) in all_fixtures() {
+        let (scanned, err) = read_all(&bytes, ReadOptions::default());
+        assert_eq!(err, None, "{name}");
+        let mut reader = TsFileReader::new(Cursor::new(&bytes), ReadOptions::default()).unwrap();
+        let meta = reader.metadata().unwrap().clone();
+        let mut series_read = 0;
+        for (device, series) in &meta.devices {
+            for s in series.iter().filter(|s| !s.is_aligned_time()) {
+                let direct: Vec<Item> = reader
+                    .read_series(device, &s.measurement, Fastest::default())
+                    .unwrap_or_else(|e| panic!("{name} {device}.{}: {e}", s.measurement))
+                    .into_iter()
+                    .map(Item::Column)
+                    .collect();
+                let from_scan: Vec<Item> = scanned
+                    .iter()
+                    .filter(|i| matches!(i, Item::Column(c) if &c.device == device && c.measurement == s.measurement))
+                    .cloned()
+                    .collect();
+                assert!(!direct.is_empty(), "{name} {device}.{}", s.measurement);
+                assert!(same(&direct, &from_scan), "{name} {device}.{}", s.measurement);
+                series_read += 1;
+            }
+        }
+        assert_eq!(
+            series_read,
+            columns(&scanned),
+            "{name}: every scanned chunk's series is in the index"
+        );
+        let missing = reader.read_series(&meta.devices[0].0, "no such series", Reference::default());
+        assert!(matches!(missing, Err(ReadError::Malformed { .. })), "{missing:?}");
+    }
+}
+
+#[test]
 fn truncations_and_bit_flips_give_typed_errors_never_panics() {
     let mut errors = 0;
     let mut partial = 0;
