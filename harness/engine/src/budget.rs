@@ -228,12 +228,12 @@ mod tests {
 
     #[test]
     fn a_category_held_at_the_floor_leaves_the_rest_to_the_others() {
-        // "slow" would get 0.5 calls: it runs its floor (4 s), and "fast"
-        // fills the other 4 s.
-        let costs = [cost("slow", 0.001, 1.0), cost("fast", 1.0, 1.0 / 256.0)];
+        // "slow" would get about 2 calls: it runs its floor (4 calls of
+        // half a second: 2 s), and "fast" fills the other 6 s.
+        let costs = [cost("slow", 0.001, 0.5), cost("fast", 1.0, 1.0 / 256.0)];
         assert_eq!(
             calls_filling(&costs, 8.0),
-            BTreeMap::from([("slow".into(), FLOOR_CALLS), ("fast".into(), 1024)])
+            BTreeMap::from([("slow".into(), FLOOR_CALLS), ("fast".into(), 1536)])
         );
     }
 
