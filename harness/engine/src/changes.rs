@@ -188,6 +188,12 @@ mod tests {
             c.explain(),
             ["hex changed (kernels/src/hex/0.rs, kernels/src/hex/1.rs, kernels/src/hex/2.rs, kernels/src/hex/3.rs and 2 more)"]
         );
+        // Four fit whole.
+        let c = Changes::classify(&many[..4], SHARED, FAMILIES);
+        assert_eq!(
+            c.explain(),
+            ["hex changed (kernels/src/hex/0.rs, kernels/src/hex/1.rs, kernels/src/hex/2.rs, kernels/src/hex/3.rs)"]
+        );
     }
 
     #[test]

@@ -380,4 +380,164 @@ mod tests {
             assert!(parse_stage(bad).unwrap_err().starts_with("stage line "), "{bad}");
         }
     }
+
+    fn failure(category: &str, implementation: &str, minimized: &[&str]) -> Failure {
+        Failure {
+            family: "fam".into(),
+            category: category.into(),
+            seed: 7,
+            index: 3,
+            sub_index: 1,
+            implementation: implementation.into(),
+            step: 0,
+            expected: "Ok([1])".into(),
+            got: "Ok([2])".into(),
+            buffer_faults: vec![],
+            input_hex: vec!["0102".into()],
+            minimized_hex: minimized.iter().map(|h| h.to_string()).collect(),
+            minimized_expected: "Ok([])".into(),
+            minimized_got: "Err(<x>)".into(),
+        }
+    }
+
+    fn implementation(name: &str, available: bool, ran: bool, compared: u64) -> crate::report::ImplementationReport {
+        crate::report::ImplementationReport {
+            name: name.into(),
+            role: crate::Role::Kernel,
+            available,
+            ran,
+            compared,
+            failures: 0,
+            tolerated: Default::default(),
+        }
+    }
+
+    /// A whole document, pinned: passing, failing (listed and not-minimized
+    /// failures, one- and two-step reproducers) and bound-exceeding
+    /// categories, implementations skipped for each reason, and a suite of
+    /// CI stages.
+    #[test]
+    fn a_campaign_and_its_stages_as_one_document() {
+        use crate::report::{BoundExceeded, CategoryReport};
+        let category = |name: &str, failures: u64| CategoryReport {
+            name: name.into(),
+            calls: 2,
+            cases: 4,
+            steps: 5,
+            failures,
+            seconds: 0.25,
+            ..Default::default()
+        };
+        let report = FamilyReport {
+            family: "fam".into(),
+            seed: 7,
+            cases_per_category_call: 1,
+            categories: vec![
+                category("ok", 0),
+                category("bad", 3),
+                category("one", 1),
+                category("bound", 0),
+            ],
+            implementations: vec![
+                implementation("fam/ran", true, true, 9),
+                implementation("fam/absent", false, false, 0),
+                implementation("fam/unselected", true, false, 0),
+                implementation("fam/idle", true, true, 0),
+            ],
+            allowed_differences: vec![],
+            failures: vec![
+                failure("bad", "fam/ran", &["aa"]),
+                failure("bad", "fam/ran", &["bb", "cc"]),
+                failure("one", "fam/ran", &["dd"]),
+            ],
+            bounds_exceeded: vec![BoundExceeded {
+                rule: "r".into(),
+                implementation: "peer".into(),
+                category: "bound".into(),
+                tolerated: 2,
+                compared: 4,
+                bound: 0.25,
+                allowed: 1,
+            }],
+            failure_count: 4,
+            digest: String::new(),
+            seconds: 1.5,
+        };
+        let mut suites = campaign_suites("x86/", &[report]);
+        suites.push(Suite {
+            name: "stages".into(),
+            seconds: 3.5,
+            cases: vec![
+                parse_stage("native\tpass\t1.5").unwrap(),
+                parse_stage("gate\tfail\t2\texit code 1").unwrap(),
+            ],
+        });
+        let xml = document("run <1>", &suites);
+        let category_case = |name: &str, body: &str| {
+            format!(
+                "    <testcase classname=\"x86/fam\" name=\"category {name}\" time=\"0.250\">\n      <properties>\n        \
+                 <property name=\"calls\" value=\"2\"/>\n        <property name=\"cases\" value=\"4\"/>\n        \
+                 <property name=\"steps\" value=\"5\"/>\n        <property name=\"seed\" value=\"7\"/>\n      </properties>\n\
+                 {body}    </testcase>\n"
+            )
+        };
+        let details = |hexes: &str| {
+            format!(
+                "fam/ran in bad (seed 7, call 3, case 1, step 0)\n  expected: Ok([1])\n  got:      Ok([2])\n{hexes}  \
+                 minimized expected: Ok([])\n  minimized got:      Err(&lt;x&gt;)\n"
+            )
+        };
+        let skipped = |name: &str, why: &str| {
+            format!(
+                "    <testcase classname=\"x86/fam\" name=\"implementation {name}\" time=\"0.000\">\n      \
+                 <skipped message=\"{why}\"/>\n    </testcase>\n"
+            )
+        };
+        let expected = [
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n".to_string(),
+            "<testsuites name=\"run &lt;1&gt;\" tests=\"9\" failures=\"4\" errors=\"0\" skipped=\"3\" time=\"5.000\">\n"
+                .to_string(),
+            "  <testsuite name=\"x86/fam\" tests=\"7\" failures=\"3\" errors=\"0\" skipped=\"3\" time=\"1.500\">\n".to_string(),
+            category_case("ok", ""),
+            category_case(
+                "bad",
+                &format!(
+                    "      <failure message=\"3 disagreement(s) with the reference in fam / bad\" type=\"failure\">{}{}1 more not minimized (see report.json)\n</failure>\n",
+                    details("  reproducer: crossdec check --family fam --hex aa\n"),
+                    details(
+                        "  reproducer: 2 steps decoded in order by one decoder (check replays each alone):\n    \
+                         crossdec check --family fam --hex bb\n    crossdec check --family fam --hex cc\n"
+                    ),
+                ),
+            ),
+            category_case(
+                "one",
+                &format!(
+                    "      <failure message=\"1 disagreement(s) with the reference in fam / one\" type=\"failure\">{}</failure>\n",
+                    details("  reproducer: crossdec check --family fam --hex dd\n").replace("in bad", "in one"),
+                ),
+            ),
+            category_case(
+                "bound",
+                "      <failure message=\"fam / bound: allowed difference r explained 2 of peer&apos;s 4 calls, more than the 1 \
+                 its share of 25% allows\" type=\"failure\">allowed difference r explained 2 of peer&apos;s 4 calls, more than \
+                 the 1 its share of 25% allows</failure>\n",
+            ),
+            skipped("fam/absent", "not available on this host"),
+            skipped("fam/unselected", "not selected"),
+            skipped("fam/idle", "ran but compared no decode calls"),
+            "  </testsuite>\n".to_string(),
+            "  <testsuite name=\"stages\" tests=\"2\" failures=\"1\" errors=\"0\" skipped=\"0\" time=\"3.500\">\n".to_string(),
+            "    <testcase classname=\"ci/test\" name=\"native\" time=\"1.500\"/>\n".to_string(),
+            "    <testcase classname=\"ci/test\" name=\"gate\" time=\"2.000\">\n      <failure message=\"exit code 1\" \
+             type=\"failure\">exit code 1</failure>\n    </testcase>\n"
+                .to_string(),
+            "  </testsuite>\n</testsuites>\n".to_string(),
+        ]
+        .concat();
+        for (i, (a, b)) in xml.lines().zip(expected.lines()).enumerate() {
+            assert_eq!(a, b, "line {i}");
+        }
+        assert_eq!(xml, expected);
+    }
 }
