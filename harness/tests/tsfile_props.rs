@@ -35,7 +35,8 @@ fn encoding() -> impl Strategy<Value = Encoding> {
         Just(Encoding::Ts2Diff),
         Just(Encoding::Gorilla),
         Just(Encoding::Plain),
-        Just(Encoding::Rle)
+        Just(Encoding::Rle),
+        Just(Encoding::Zigzag)
     ]
 }
 
@@ -137,6 +138,24 @@ fn every_error_kind_on_both_sides() {
         (input(Rle, Int64, t, 9, &[1, 65]), "BadBitWidth"),
         (input(Rle, Int32, t, 9, &[3, 8, 3, 9]), "BadCount"),
         (input(Rle, Boolean, t, 2, &[3, 1, 8, 1]), "TooManyValues"),
+        (
+            input(Zigzag, Int32, t, 9, &[6, 1, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01]),
+            "BadVarint",
+        ),
+        (
+            input(
+                Zigzag,
+                Int64,
+                t,
+                9,
+                &[10, 1, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x02],
+            ),
+            "BadVarint",
+        ),
+        (input(Zigzag, Int64, t, 9, &[3, 1, 0, 0]), "BadCount"),
+        (input(Zigzag, Int32, t, 9, &[1, 2, 0]), "BadCount"),
+        (input(Zigzag, Int32, t, 9, &[2, 2, 0, 0x80, 0]), "Truncated"),
+        (input(Zigzag, Int64, t, 0, &[1, 1, 0]), "TooManyValues"),
     ];
     for (inp, kind) in cases {
         let expected = tsfile::reference_decode(&inp);

@@ -1,5 +1,5 @@
-//! Apache TsFile page encodings: TS_2DIFF, GORILLA (id 8), PLAIN and the
-//! RLE / bit-packing hybrid, decoded with word buffers.
+//! Apache TsFile page encodings: TS_2DIFF, GORILLA (id 8), PLAIN, the
+//! RLE / bit-packing hybrid and ZIGZAG, decoded with word buffers.
 //!
 //! Every `*_into` decoder writes into a caller-owned slice whose length is the
 //! most values the caller accepts (the page's row count, a buffer): more
@@ -17,6 +17,7 @@ pub mod gorilla;
 pub mod plain;
 pub mod rle;
 pub mod ts2diff;
+pub mod zigzag;
 
 /// The field of an encoded page that could not be read (see the reference
 /// crate's twin for the meaning of each).
@@ -42,6 +43,10 @@ pub enum Field {
     LastBitPackedNum,
     RunValue,
     Groups,
+    /// ZIGZAG: a group's byte length, its value count, one value's varint.
+    ZigzagLength,
+    ZigzagCount,
+    ZigzagValue,
 }
 
 /// Why a page was rejected.

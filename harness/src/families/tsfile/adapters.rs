@@ -2,7 +2,7 @@
 //! adapter keeps across steps (like a reader reusing one decoder across
 //! pages), filled with a canary before every call.
 
-use crossdec_kernels::tsfile::{self as kernel, gorilla, plain, rle, ts2diff, Done};
+use crossdec_kernels::tsfile::{self as kernel, gorilla, plain, rle, ts2diff, zigzag, Done};
 
 use super::{DataType, Encoding, StopMode, TsFamily, TsFault, TsInput, TsValue, Values};
 use crate::engine::{Buffers, Element, Implementation, Role, CANARIES};
@@ -134,6 +134,14 @@ impl Adapter {
                 let imp = crossdec_kernels::by_name(rle::IMPLEMENTATIONS_I64, name).expect("registered");
                 out!(decode_values(b, max, |o| imp(page, o)), Int64)
             }
+            (Encoding::Zigzag, DataType::Int32) => {
+                let imp = crossdec_kernels::by_name(zigzag::IMPLEMENTATIONS_I32, name).expect("registered");
+                out!(decode_values(b, max, |o| imp(page, o)), Int32)
+            }
+            (Encoding::Zigzag, DataType::Int64) => {
+                let imp = crossdec_kernels::by_name(zigzag::IMPLEMENTATIONS_I64, name).expect("registered");
+                out!(decode_values(b, max, |o| imp(page, o)), Int64)
+            }
             (e, t) => unreachable!("{e:?} does not decode {t:?}"),
         }
     }
@@ -149,6 +157,7 @@ pub fn kernel_names(encoding: Encoding) -> Vec<(&'static str, bool)> {
         Encoding::Gorilla => list(gorilla::IMPLEMENTATIONS_64),
         Encoding::Plain => list(plain::IMPLEMENTATIONS_BE64),
         Encoding::Rle => list(rle::IMPLEMENTATIONS_I64),
+        Encoding::Zigzag => list(zigzag::IMPLEMENTATIONS_I64),
     }
 }
 

@@ -258,6 +258,7 @@ pub fn encode(rng: &mut impl Rng, encoding: Encoding, values: &Values) -> TsInpu
             plain::encode_f64(&v.iter().map(|&b| f64::from_bits(b)).collect::<Vec<_>>())
         }
         (Encoding::Plain, Values::Text(v)) => plain::encode_binary(v),
+        (Encoding::Zigzag, v) => super::zigzag::page(rng, v),
         (Encoding::Rle, v) => {
             let (bits, big_endian): (Vec<u64>, bool) = match v {
                 Values::Boolean(v) => (v.iter().map(|&b| b as u64).collect(), false),
@@ -346,12 +347,16 @@ pub fn valid(rng: &mut impl Rng, encoding: Encoding, len: usize) -> TsInput {
 fn corrupt(rng: &mut impl Rng, encoding: Encoding) -> TsInput {
     let len = rng.gen_range(1..60);
     let mut input = valid(rng, encoding, len);
-    let page = &mut input.page;
-    if page.is_empty() {
-        page.extend((0..rng.gen_range(1..8)).map(|_| rng.gen::<u8>()));
+    if input.page.is_empty() {
+        input.page.extend((0..rng.gen_range(1..8)).map(|_| rng.gen::<u8>()));
         return input;
     }
     let targeted = rng.gen_bool(0.6);
+    if encoding == Encoding::Zigzag && targeted {
+        super::zigzag::corrupt(rng, &mut input);
+        return input;
+    }
+    let page = &mut input.page;
     match encoding {
         Encoding::Ts2Diff if targeted && page.len() >= 8 => {
             // A block header field: writeIndex or bitWidth.
@@ -451,6 +456,7 @@ fn bad_counts(rng: &mut impl Rng, encoding: Encoding) -> TsInput {
             input.page = rle::encode_package(8, &runs, input.dtype == DataType::Int64);
             input.max_values = rng.gen_range(0..1000);
         }
+        1 if encoding == Encoding::Zigzag => super::zigzag::bad_counts(rng, &mut input),
         1 if encoding == Encoding::Ts2Diff => {
             // writeIndex up to the cap with width 0: 24 bytes claiming 65537 values.
             let mut page = Vec::new();
@@ -539,7 +545,7 @@ fn large(rng: &mut CaseRng, encoding: Encoding, index: u64) -> Vec<Case<TsInput>
                 page,
             }));
         }
-        Encoding::Gorilla | Encoding::Plain => {}
+        Encoding::Gorilla | Encoding::Plain | Encoding::Zigzag => {}
     }
     out
 }
@@ -571,6 +577,7 @@ pub fn generate(encoding: Encoding, category: &str, index: u64, rng: &mut CaseRn
         "malformed-corrupt" => vec![Case::one(corrupt(rng, encoding))],
         "malformed-counts" => vec![Case::one(bad_counts(rng, encoding))],
         "varint-edges" => vec![Case::one(super::varint_edges::generate(encoding, rng))],
+        "varint-forms" => vec![Case::one(super::zigzag::varint_forms(rng))],
         "reuse" => {
             // Big then small then big, valid and broken mixed: buffers must
             // grow and shrink without stale values leaking through.

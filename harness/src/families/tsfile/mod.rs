@@ -1,5 +1,5 @@
-//! Families `tsfile-ts2diff`, `tsfile-gorilla`, `tsfile-plain` and
-//! `tsfile-rle`: one Apache TsFile page (value bytes) of one data type, decoded
+//! Families `tsfile-ts2diff`, `tsfile-gorilla`, `tsfile-plain`,
+//! `tsfile-rle` and `tsfile-zigzag`: one Apache TsFile page (value bytes) of one data type, decoded
 //! by the reference and by every kernel, compared on values, consumed bytes
 //! and errors with their positions. [`walker`] reads whole files written by
 //! the official library and feeds their pages to the same decoders.
@@ -8,6 +8,7 @@ mod adapters;
 pub mod generate;
 mod varint_edges;
 pub mod walker;
+mod zigzag;
 
 pub use adapters::{decode_values, decode_with, kernel_names};
 
@@ -30,17 +31,24 @@ pub const MAX_VALUES_CAP: u32 = 1 << 20;
 /// category covers counts from here up to [`MAX_VALUES_CAP`] in campaigns.
 pub const FUZZ_MAX_VALUES: u32 = 4096;
 
-/// The four encodings, one family each.
+/// The encodings with a family, one family each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Encoding {
     Ts2Diff,
     Gorilla,
     Plain,
     Rle,
+    Zigzag,
 }
 
 impl Encoding {
-    pub const ALL: [Encoding; 4] = [Encoding::Ts2Diff, Encoding::Gorilla, Encoding::Plain, Encoding::Rle];
+    pub const ALL: [Encoding; 5] = [
+        Encoding::Ts2Diff,
+        Encoding::Gorilla,
+        Encoding::Plain,
+        Encoding::Rle,
+        Encoding::Zigzag,
+    ];
 
     /// TsFile's encoding id.
     pub fn id(self) -> u8 {
@@ -49,6 +57,7 @@ impl Encoding {
             Encoding::Rle => 2,
             Encoding::Ts2Diff => 4,
             Encoding::Gorilla => 8,
+            Encoding::Zigzag => 9,
         }
     }
 
@@ -62,12 +71,13 @@ impl Encoding {
             Encoding::Gorilla => "tsfile-gorilla",
             Encoding::Plain => "tsfile-plain",
             Encoding::Rle => "tsfile-rle",
+            Encoding::Zigzag => "tsfile-zigzag",
         }
     }
 
     /// The files this encoding's family is made of (see
     /// [`super::Registration`]): its own kernel and reference files, and
-    /// what the four TsFile families share.
+    /// what the TsFile families share.
     pub fn sources(self) -> &'static [&'static str] {
         match self {
             Encoding::Ts2Diff => &[
@@ -109,6 +119,14 @@ impl Encoding {
                 "harness/tests/tsfile_*",
                 "harness/tests/fixtures/tsfile/",
             ],
+            Encoding::Zigzag => &[
+                "kernels/src/tsfile/zigzag.rs",
+                "reference/src/tsfile/zigzag.rs",
+                "kernels/src/tsfile/mod.rs",
+                "reference/src/tsfile/mod.rs",
+                "harness/src/families/tsfile/",
+                "harness/tests/tsfile_*",
+            ],
         }
     }
 
@@ -120,6 +138,7 @@ impl Encoding {
             Encoding::Gorilla => &[Int32, Int64, Float, Double],
             Encoding::Plain => &[Boolean, Int32, Int64, Float, Double, Text],
             Encoding::Rle => &[Boolean, Int32, Int64],
+            Encoding::Zigzag => &[Int32, Int64],
         }
     }
 }
@@ -300,10 +319,10 @@ ts_fields! {
         WriteIndex = 0, BitWidth = 1, MinDeltaBase = 2, FirstValue = 3, Packed = 4, GorillaFirst = 5,
         GorillaControl = 6, GorillaLeading = 7, GorillaLength = 8, GorillaBits = 9, GorillaFlush = 10,
         Varint = 11, Value = 12, Bytes = 13, RleLength = 14, RleBitWidth = 15, RunHeader = 16,
-        LastBitPackedNum = 17, RunValue = 18, Groups = 19,
+        LastBitPackedNum = 17, RunValue = 18, Groups = 19, ZigzagLength = 20, ZigzagCount = 21, ZigzagValue = 22,
     ],
     reference_only: [
-        ZigzagLength = 20, ZigzagCount = 21, ZigzagValue = 22, FloatHeader = 23, FloatCount = 24,
+        FloatHeader = 23, FloatCount = 24,
         FloatBitmap = 25, MaxPointNumber = 26, ChimpFirst = 27, ChimpControl = 28, ChimpIndex = 29,
         ChimpLeading = 30, ChimpBits = 31, ChimpFlush = 32, SprintzHeader = 33, SprintzFirst = 34,
         SprintzPacked = 35, SprintzTail = 36, RlbeCount = 37, RlbeLength = 38, RlbeRun = 39, RlbeValue = 40,
@@ -376,7 +395,7 @@ fault_from!(kernel::DecodeError);
 
 /// Decode one page with the reference decoders.
 pub fn reference_decode(input: &TsInput) -> Result<TsValue, TsFault> {
-    use reference::{gorilla, plain, rle, ts2diff};
+    use reference::{gorilla, plain, rle, ts2diff, zigzag};
     let max = input.max_values as usize;
     let stop = match input.stop {
         StopMode::AtTerminator => gorilla::Stop::AtTerminator,
@@ -433,6 +452,8 @@ pub fn reference_decode(input: &TsInput) -> Result<TsValue, TsFault> {
         (Encoding::Rle, DataType::Boolean) => go!(rle::decode_bool(page, max), Boolean),
         (Encoding::Rle, DataType::Int32) => go!(rle::decode_i32(page, max), Int32),
         (Encoding::Rle, DataType::Int64) => go!(rle::decode_i64(page, max), Int64),
+        (Encoding::Zigzag, DataType::Int32) => go!(zigzag::decode_i32(page, max), Int32),
+        (Encoding::Zigzag, DataType::Int64) => go!(zigzag::decode_i64(page, max), Int64),
         (e, t) => unreachable!("{e:?} does not decode {t:?}; inputs are built and parsed for their family"),
     })
 }
@@ -515,6 +536,9 @@ impl Spec for TsFamily {
         let mut table = generate::CATEGORIES.to_vec();
         if varint_edges::applies(encoding) {
             table.push(("varint-edges", 1.0));
+        }
+        if encoding == Encoding::Zigzag {
+            table.push(zigzag::VARINT_FORMS);
         }
         let categories = super::named_categories(&table, move |category, index, rng| {
             generate::generate(encoding, category, index, rng)
