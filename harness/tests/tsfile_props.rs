@@ -36,7 +36,8 @@ fn encoding() -> impl Strategy<Value = Encoding> {
         Just(Encoding::Gorilla),
         Just(Encoding::Plain),
         Just(Encoding::Rle),
-        Just(Encoding::Zigzag)
+        Just(Encoding::Zigzag),
+        Just(Encoding::Chimp)
     ]
 }
 
@@ -156,6 +157,16 @@ fn every_error_kind_on_both_sides() {
         (input(Zigzag, Int32, t, 9, &[1, 2, 0]), "BadCount"),
         (input(Zigzag, Int32, t, 9, &[2, 2, 0, 0x80, 0]), "Truncated"),
         (input(Zigzag, Int64, t, 0, &[1, 1, 0]), "TooManyValues"),
+        (input(Chimp, Int32, t, 9, &[0, 0, 0, 7, 0x80]), "NoWindow"),
+        (
+            input(Chimp, Int32, t, 9, &[0, 0, 0, 7, 0x40, 0xe0, 0, 0, 0]),
+            "BadWindow",
+        ),
+        (
+            input(Chimp, Double, t, 9, &[0x3f, 0xf0, 0, 0, 0, 0, 0, 0, 0xc0]),
+            "Truncated",
+        ),
+        (input(Chimp, Int64, StopMode::Count(2), 1, &[0; 9]), "TooManyValues"),
     ];
     for (inp, kind) in cases {
         let expected = tsfile::reference_decode(&inp);

@@ -1,5 +1,5 @@
 //! Apache TsFile page encodings: TS_2DIFF, GORILLA (id 8), PLAIN, the
-//! RLE / bit-packing hybrid and ZIGZAG, decoded with word buffers.
+//! RLE / bit-packing hybrid, ZIGZAG and CHIMP, decoded with word buffers.
 //!
 //! Every `*_into` decoder writes into a caller-owned slice whose length is the
 //! most values the caller accepts (the page's row count, a buffer): more
@@ -13,6 +13,7 @@
 use std::fmt;
 
 pub(crate) mod bitpack;
+pub mod chimp;
 pub mod gorilla;
 pub mod plain;
 pub mod rle;
@@ -47,6 +48,15 @@ pub enum Field {
     ZigzagLength,
     ZigzagCount,
     ZigzagValue,
+    /// CHIMP: the raw first value, the 2 control bits, a `00` slot or the
+    /// `01` case's slot / leading code / significant count, the `11` case's
+    /// leading code, the XOR bits, the byte flushed after the terminator.
+    ChimpFirst,
+    ChimpControl,
+    ChimpIndex,
+    ChimpLeading,
+    ChimpBits,
+    ChimpFlush,
 }
 
 /// Why a page was rejected.

@@ -259,6 +259,14 @@ pub fn encode(rng: &mut impl Rng, encoding: Encoding, values: &Values) -> TsInpu
         }
         (Encoding::Plain, Values::Text(v)) => plain::encode_binary(v),
         (Encoding::Zigzag, v) => super::zigzag::page(rng, v),
+        (Encoding::Chimp, v) => {
+            let (page, contains_terminator) = super::chimp::page(v);
+            // As for GORILLA: counted, or the classic stop at the terminator.
+            if (contains_terminator && rng.gen_bool(0.8)) || rng.gen_bool(0.4) {
+                stop = StopMode::Count(len as u32);
+            }
+            page
+        }
         (Encoding::Rle, v) => {
             let (bits, big_endian): (Vec<u64>, bool) = match v {
                 Values::Boolean(v) => (v.iter().map(|&b| b as u64).collect(), false),
@@ -356,6 +364,10 @@ fn corrupt(rng: &mut impl Rng, encoding: Encoding) -> TsInput {
         super::zigzag::corrupt(rng, &mut input);
         return input;
     }
+    if encoding == Encoding::Chimp && targeted {
+        super::chimp::corrupt(rng, &mut input);
+        return input;
+    }
     let page = &mut input.page;
     match encoding {
         Encoding::Ts2Diff if targeted && page.len() >= 8 => {
@@ -444,7 +456,7 @@ fn bad_counts(rng: &mut impl Rng, encoding: Encoding) -> TsInput {
     let mut input = valid(rng, encoding, len);
     match rng.gen_range(0..3) {
         0 => input.max_values = rng.gen_range(0..len as u32),
-        1 if encoding == Encoding::Gorilla => {
+        1 if matches!(encoding, Encoding::Gorilla | Encoding::Chimp) => {
             let n = len as u32 + rng.gen_range(1..50);
             input.stop = StopMode::Count(n);
             input.max_values = if rng.gen_bool(0.5) { n } else { n - 1 };
@@ -545,7 +557,7 @@ fn large(rng: &mut CaseRng, encoding: Encoding, index: u64) -> Vec<Case<TsInput>
                 page,
             }));
         }
-        Encoding::Gorilla | Encoding::Plain | Encoding::Zigzag => {}
+        Encoding::Gorilla | Encoding::Plain | Encoding::Zigzag | Encoding::Chimp => {}
     }
     out
 }
@@ -578,6 +590,11 @@ pub fn generate(encoding: Encoding, category: &str, index: u64, rng: &mut CaseRn
         "malformed-counts" => vec![Case::one(bad_counts(rng, encoding))],
         "varint-edges" => vec![Case::one(super::varint_edges::generate(encoding, rng))],
         "varint-forms" => vec![Case::one(super::zigzag::varint_forms(rng))],
+        "control-forms" => vec![Case::one(super::chimp::control_forms(rng))],
+        "ring-periods" => {
+            let values = super::chimp::ring_periods(rng);
+            vec![Case::one(encode(rng, encoding, &values))]
+        }
         "reuse" => {
             // Big then small then big, valid and broken mixed: buffers must
             // grow and shrink without stale values leaking through.

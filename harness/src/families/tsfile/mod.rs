@@ -1,10 +1,11 @@
 //! Families `tsfile-ts2diff`, `tsfile-gorilla`, `tsfile-plain`,
-//! `tsfile-rle` and `tsfile-zigzag`: one Apache TsFile page (value bytes) of one data type, decoded
+//! `tsfile-rle`, `tsfile-zigzag` and `tsfile-chimp`: one Apache TsFile page (value bytes) of one data type, decoded
 //! by the reference and by every kernel, compared on values, consumed bytes
 //! and errors with their positions. [`walker`] reads whole files written by
 //! the official library and feeds their pages to the same decoders.
 
 mod adapters;
+mod chimp;
 pub mod generate;
 mod varint_edges;
 pub mod walker;
@@ -39,15 +40,17 @@ pub enum Encoding {
     Plain,
     Rle,
     Zigzag,
+    Chimp,
 }
 
 impl Encoding {
-    pub const ALL: [Encoding; 5] = [
+    pub const ALL: [Encoding; 6] = [
         Encoding::Ts2Diff,
         Encoding::Gorilla,
         Encoding::Plain,
         Encoding::Rle,
         Encoding::Zigzag,
+        Encoding::Chimp,
     ];
 
     /// TsFile's encoding id.
@@ -58,6 +61,7 @@ impl Encoding {
             Encoding::Ts2Diff => 4,
             Encoding::Gorilla => 8,
             Encoding::Zigzag => 9,
+            Encoding::Chimp => 11,
         }
     }
 
@@ -72,6 +76,7 @@ impl Encoding {
             Encoding::Plain => "tsfile-plain",
             Encoding::Rle => "tsfile-rle",
             Encoding::Zigzag => "tsfile-zigzag",
+            Encoding::Chimp => "tsfile-chimp",
         }
     }
 
@@ -127,6 +132,14 @@ impl Encoding {
                 "harness/src/families/tsfile/",
                 "harness/tests/tsfile_*",
             ],
+            Encoding::Chimp => &[
+                "kernels/src/tsfile/chimp.rs",
+                "reference/src/tsfile/chimp.rs",
+                "kernels/src/tsfile/mod.rs",
+                "reference/src/tsfile/mod.rs",
+                "harness/src/families/tsfile/",
+                "harness/tests/tsfile_*",
+            ],
         }
     }
 
@@ -139,6 +152,7 @@ impl Encoding {
             Encoding::Plain => &[Boolean, Int32, Int64, Float, Double, Text],
             Encoding::Rle => &[Boolean, Int32, Int64],
             Encoding::Zigzag => &[Int32, Int64],
+            Encoding::Chimp => &[Int32, Int64, Float, Double],
         }
     }
 }
@@ -180,7 +194,7 @@ impl DataType {
     }
 }
 
-/// Where a GORILLA decode stops (ignored by the other encodings).
+/// Where a GORILLA or CHIMP decode stops (ignored by the other encodings).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StopMode {
     AtTerminator,
@@ -320,11 +334,11 @@ ts_fields! {
         GorillaControl = 6, GorillaLeading = 7, GorillaLength = 8, GorillaBits = 9, GorillaFlush = 10,
         Varint = 11, Value = 12, Bytes = 13, RleLength = 14, RleBitWidth = 15, RunHeader = 16,
         LastBitPackedNum = 17, RunValue = 18, Groups = 19, ZigzagLength = 20, ZigzagCount = 21, ZigzagValue = 22,
+        ChimpFirst = 27, ChimpControl = 28, ChimpIndex = 29, ChimpLeading = 30, ChimpBits = 31, ChimpFlush = 32,
     ],
     reference_only: [
         FloatHeader = 23, FloatCount = 24,
-        FloatBitmap = 25, MaxPointNumber = 26, ChimpFirst = 27, ChimpControl = 28, ChimpIndex = 29,
-        ChimpLeading = 30, ChimpBits = 31, ChimpFlush = 32, SprintzHeader = 33, SprintzFirst = 34,
+        FloatBitmap = 25, MaxPointNumber = 26, SprintzHeader = 33, SprintzFirst = 34,
         SprintzPacked = 35, SprintzTail = 36, RlbeCount = 37, RlbeLength = 38, RlbeRun = 39, RlbeValue = 40,
         DictSize = 41, DictEntry = 42, DictIndex = 43, CamelBits = 44, CamelFirst = 45, CamelType = 46,
         CamelVarLong = 47, CamelDecimal = 48, CamelXor = 49,
@@ -395,7 +409,7 @@ fault_from!(kernel::DecodeError);
 
 /// Decode one page with the reference decoders.
 pub fn reference_decode(input: &TsInput) -> Result<TsValue, TsFault> {
-    use reference::{gorilla, plain, rle, ts2diff, zigzag};
+    use reference::{chimp, gorilla, plain, rle, ts2diff, zigzag};
     let max = input.max_values as usize;
     let stop = match input.stop {
         StopMode::AtTerminator => gorilla::Stop::AtTerminator,
@@ -454,6 +468,16 @@ pub fn reference_decode(input: &TsInput) -> Result<TsValue, TsFault> {
         (Encoding::Rle, DataType::Int64) => go!(rle::decode_i64(page, max), Int64),
         (Encoding::Zigzag, DataType::Int32) => go!(zigzag::decode_i32(page, max), Int32),
         (Encoding::Zigzag, DataType::Int64) => go!(zigzag::decode_i64(page, max), Int64),
+        (Encoding::Chimp, DataType::Int32) => {
+            go!(chimp::decode32(page, chimp::TERMINATOR_I32, stop, max), Int32, |v| v
+                as i32)
+        }
+        (Encoding::Chimp, DataType::Int64) => {
+            go!(chimp::decode64(page, chimp::TERMINATOR_I64, stop, max), Int64, |v| v
+                as i64)
+        }
+        (Encoding::Chimp, DataType::Float) => go!(chimp::decode32(page, chimp::TERMINATOR_F32, stop, max), Float),
+        (Encoding::Chimp, DataType::Double) => go!(chimp::decode64(page, chimp::TERMINATOR_F64, stop, max), Double),
         (e, t) => unreachable!("{e:?} does not decode {t:?}; inputs are built and parsed for their family"),
     })
 }
@@ -539,6 +563,9 @@ impl Spec for TsFamily {
         }
         if encoding == Encoding::Zigzag {
             table.push(zigzag::VARINT_FORMS);
+        }
+        if encoding == Encoding::Chimp {
+            table.extend([chimp::CONTROL_FORMS, chimp::RING_PERIODS]);
         }
         let categories = super::named_categories(&table, move |category, index, rng| {
             generate::generate(encoding, category, index, rng)
