@@ -2,19 +2,24 @@
 //! A page is a sequence of groups until its bytes end:
 //! `uvarint byteLength | uvarint count | count LEB128 varints of zigzag(v)`.
 //!
-//! `zigzag/word` reads varints a word at a time: one little-endian 8-byte
-//! load gives a varint's length from its continuation bits
-//! (`trailing_zeros` of the stop bits) and its value by compacting the
-//! 7-bit groups with constant masks; eight one-byte varints in a row (small
-//! values, the common case of a slowly changing series) are taken in one
-//! step. Varints near the group's end, where a whole word is not in the
-//! group, go through the byte loop that `zigzag/bytewise` uses for every
-//! value (the portable second opinion).
+//! `zigzag/bytewise` (the default) reads a varint a byte at a time: the
+//! writers' pages hold runs of varints of one length, which the branches
+//! predict, so the next varint's start is speculated rather than waited for.
+//! `zigzag/chunk16` reads 16 bytes at a time: the stop bits (bytes without a
+//! continuation bit) give every varint's end in the chunk, so the next
+//! varint's start is mask arithmetic (`trailing_zeros`, clear the lowest
+//! bit) rather than a chain of load, length, advance per value, and each
+//! value is its 7-bit groups compacted with constant masks; sixteen
+//! one-byte varints (small values) are taken in one step. The group's last
+//! 15 bytes and any varint the chunk cannot take go through the byte loop.
+//! It measured slower than the byte loop on every series tried, mixed
+//! lengths included (docs/tsfile-encoding-families.md); it stays as the
+//! second opinion with the other access pattern.
 
 use super::{uvarint32, DecodeError, Done, Field, IntLane};
 
-/// Continuation bit of every byte of a little-endian word.
-const CONTINUATION: u64 = 0x8080_8080_8080_8080;
+/// Continuation bit of every byte of 16 little-endian bytes.
+const CONTINUATION_16: u128 = 0x8080_8080_8080_8080_8080_8080_8080_8080;
 
 /// `(u >> 1) ^ -(u & 1)`: for a 32-bit pattern the low 32 bits are the i32.
 #[inline(always)]
@@ -67,45 +72,56 @@ fn varint_bytewise<const W: u32>(data: &[u8], at: usize, end: usize) -> Result<(
     Err(DecodeError::BadVarint { offset: at })
 }
 
-/// One varint from a word load; needs `at + 10 <= end` (64-bit) or
-/// `at + 8 <= end` (32-bit), so every byte a varint may take is in the group.
+/// The varints that end inside a 16-byte `chunk` read at a varint's start,
+/// at most `out.len()` of them, decoded into `out`; returns (values,
+/// bytes). Each varint's end comes from the chunk's stop bits (the bytes
+/// without a continuation bit), so finding the next one waits on mask
+/// arithmetic, not on a load and the length of the one before. It stops
+/// at a varint it cannot take whole: one that runs past the chunk, or one
+/// the reader refuses (the byte loop then reports it).
 #[inline(always)]
-fn varint_word<const W: u32>(data: &[u8], at: usize) -> Result<(u64, usize), DecodeError> {
-    let word = u64::from_le_bytes(data[at..at + 8].try_into().expect("8 bytes"));
-    let stops = !word & CONTINUATION;
-    // 1..=8, or 9 when none of the eight bytes ends the varint.
-    let len = stops.trailing_zeros() / 8 + 1;
-    if W == 32 {
-        let v = compact7(word, len.min(5));
-        if len > 5 || v > u64::from(u32::MAX) {
-            return Err(DecodeError::BadVarint { offset: at });
-        }
-        return Ok((v, len as usize));
+fn chunk16<const W: u32, T: IntLane>(chunk: u128, out: &mut [T]) -> (usize, usize) {
+    let mut stops = !chunk & CONTINUATION_16;
+    let mut start = 0u32;
+    let mut n = 0;
+    while stops != 0 && n < out.len() {
+        let last = stops.trailing_zeros() / 8;
+        let len = last + 1 - start;
+        let segment = chunk >> (8 * start);
+        let v = if len <= 8 {
+            let v = compact7(segment as u64, len);
+            if W == 32 && (len > 5 || v > u64::from(u32::MAX)) {
+                break;
+            }
+            v
+        } else {
+            // Nine or ten bytes: the eighth group, and the tenth byte's one bit.
+            if W == 32 || len > 10 {
+                break;
+            }
+            let low = compact7(segment as u64, 8) | ((((segment >> 64) as u64) & 0x7F) << 56);
+            let tenth = ((segment >> 72) as u64) & 0xFF;
+            match len {
+                9 => low,
+                _ if tenth <= 1 => low | (tenth << 63),
+                _ => break,
+            }
+        };
+        out[n] = T::from_bits(unzigzag(v));
+        n += 1;
+        start = last + 1;
+        stops &= stops - 1;
     }
-    if len <= 8 {
-        return Ok((compact7(word, len), len as usize));
-    }
-    let low = compact7(word, 8);
-    let b8 = data[at + 8];
-    if b8 & 0x80 == 0 {
-        return Ok((low | (u64::from(b8) << 56), 9));
-    }
-    let b9 = data[at + 9];
-    if b9 > 1 {
-        return Err(DecodeError::BadVarint { offset: at });
-    }
-    Ok((low | (u64::from(b8 & 0x7F) << 56) | (u64::from(b9) << 63), 10))
+    (n, start as usize)
 }
 
 /// Decode the groups of `page` into `out` (its length is the most values
-/// accepted). With `WORD`, varints are read a word at a time where the
-/// group holds a whole word past them.
+/// accepted). With `WORD`, varints are read 16 bytes at a time while the
+/// group holds 16 more bytes.
 fn decode<const W: u32, T: IntLane, const WORD: bool>(page: &[u8], out: &mut [T]) -> Result<Done, DecodeError> {
     let max = out.len();
     let mut n = 0usize;
     let mut pos = 0usize;
-    // Bytes a word read may touch past a varint's start.
-    let reach = if W == 32 { 8 } else { 10 };
     while pos < page.len() {
         let group = pos;
         let (len, k) = uvarint32(page, pos, Field::ZigzagLength)?;
@@ -135,21 +151,27 @@ fn decode<const W: u32, T: IntLane, const WORD: bool>(page: &[u8], out: &mut [T]
         let end = pos + len;
         let target = n + count;
         if WORD {
-            while n < target && pos + reach <= end {
-                let word = u64::from_le_bytes(page[pos..pos + 8].try_into().expect("8 bytes"));
-                if word & CONTINUATION == 0 && target - n >= 8 {
-                    // Eight one-byte varints.
-                    for (i, slot) in out[n..n + 8].iter_mut().enumerate() {
-                        *slot = T::from_bits(unzigzag((word >> (8 * i)) & 0x7F));
+            while n < target && pos + 16 <= end {
+                let chunk = u128::from_le_bytes(page[pos..pos + 16].try_into().expect("16 bytes"));
+                if chunk & CONTINUATION_16 == 0 && target - n >= 16 {
+                    // Sixteen one-byte varints.
+                    for (i, slot) in out[n..n + 16].iter_mut().enumerate() {
+                        *slot = T::from_bits(unzigzag(((chunk >> (8 * i)) as u64) & 0x7F));
                     }
-                    n += 8;
-                    pos += 8;
+                    n += 16;
+                    pos += 16;
                     continue;
                 }
-                let (v, k) = varint_word::<W>(page, pos)?;
-                out[n] = T::from_bits(unzigzag(v));
-                n += 1;
-                pos += k;
+                let (values, bytes) = chunk16::<W, T>(chunk, &mut out[n..target]);
+                n += values;
+                pos += bytes;
+                if values == 0 {
+                    // A varint the chunk cannot take: its value or its error.
+                    let (v, k) = varint_bytewise::<W>(page, pos, end)?;
+                    out[n] = T::from_bits(unzigzag(v));
+                    n += 1;
+                    pos += k;
+                }
             }
         }
         while n < target {
@@ -173,47 +195,58 @@ fn decode<const W: u32, T: IntLane, const WORD: bool>(page: &[u8], out: &mut [T]
     })
 }
 
-/// INT32 values, word at a time.
-pub fn decode_i32_into(page: &[u8], out: &mut [i32]) -> Result<Done, DecodeError> {
+/// INT32 values, 16 bytes at a time.
+pub fn decode_i32_chunk16_into(page: &[u8], out: &mut [i32]) -> Result<Done, DecodeError> {
     decode::<32, i32, true>(page, out)
 }
 
-/// INT64 values, word at a time.
-pub fn decode_i64_into(page: &[u8], out: &mut [i64]) -> Result<Done, DecodeError> {
+/// INT64 values, 16 bytes at a time.
+pub fn decode_i64_chunk16_into(page: &[u8], out: &mut [i64]) -> Result<Done, DecodeError> {
     decode::<64, i64, true>(page, out)
 }
 
-/// INT32 values, a byte at a time.
+/// INT32 values, a byte at a time (the default).
 pub fn decode_i32_bytewise_into(page: &[u8], out: &mut [i32]) -> Result<Done, DecodeError> {
     decode::<32, i32, false>(page, out)
 }
 
-/// INT64 values, a byte at a time.
+/// INT64 values, a byte at a time (the default).
 pub fn decode_i64_bytewise_into(page: &[u8], out: &mut [i64]) -> Result<Done, DecodeError> {
     decode::<64, i64, false>(page, out)
+}
+
+/// INT32 values with the default implementation.
+pub fn decode_i32_into(page: &[u8], out: &mut [i32]) -> Result<Done, DecodeError> {
+    decode_i32_bytewise_into(page, out)
+}
+
+/// INT64 values with the default implementation.
+pub fn decode_i64_into(page: &[u8], out: &mut [i64]) -> Result<Done, DecodeError> {
+    decode_i64_bytewise_into(page, out)
 }
 
 pub type DecodeI32 = fn(&[u8], &mut [i32]) -> Result<Done, DecodeError>;
 pub type DecodeI64 = fn(&[u8], &mut [i64]) -> Result<Done, DecodeError>;
 
-/// INT32 implementations, best first.
+/// INT32 implementations, best first: the byte loop measured faster than
+/// the chunk reader on every series tried (docs/tsfile-encoding-families.md).
 pub static IMPLEMENTATIONS_I32: &[crate::Implementation<DecodeI32>] = &[
-    crate::Implementation::portable("zigzag/word", decode_i32_into),
     crate::Implementation::portable("zigzag/bytewise", decode_i32_bytewise_into),
+    crate::Implementation::portable("zigzag/chunk16", decode_i32_chunk16_into),
 ];
 
-/// INT64 implementations, best first.
+/// INT64 implementations, best first (as INT32).
 pub static IMPLEMENTATIONS_I64: &[crate::Implementation<DecodeI64>] = &[
-    crate::Implementation::portable("zigzag/word", decode_i64_into),
     crate::Implementation::portable("zigzag/bytewise", decode_i64_bytewise_into),
+    crate::Implementation::portable("zigzag/chunk16", decode_i64_chunk16_into),
 ];
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    const I32: [DecodeI32; 2] = [decode_i32_into, decode_i32_bytewise_into];
-    const I64: [DecodeI64; 2] = [decode_i64_into, decode_i64_bytewise_into];
+    const I32: [DecodeI32; 2] = [decode_i32_chunk16_into, decode_i32_bytewise_into];
+    const I64: [DecodeI64; 2] = [decode_i64_chunk16_into, decode_i64_bytewise_into];
 
     /// The notes' example, and a long group of one-byte varints (the
     /// eight-at-a-time step) with its tail.
@@ -311,11 +344,11 @@ mod tests {
     fn refused_varints_and_groups() {
         let bad = |offset| Err(DecodeError::BadVarint { offset });
         // A 32-bit varint with a fifth byte above u32::MAX, and one of six
-        // bytes, each followed by enough bytes for the word path.
-        let mut page = vec![12, 1, 0xff, 0xff, 0xff, 0xff, 0x1f];
-        page.extend([0; 7]);
-        let mut six = vec![12, 2, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01];
-        six.extend([0; 6]);
+        // bytes, each followed by enough bytes for the chunk path.
+        let mut page = vec![20, 1, 0xff, 0xff, 0xff, 0xff, 0x1f];
+        page.extend([0; 15]);
+        let mut six = vec![20, 2, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01];
+        six.extend([0; 14]);
         for f in I32 {
             let mut out = [0i32; 9];
             assert_eq!(f(&page, &mut out), bad(2));
@@ -329,7 +362,7 @@ mod tests {
                 })
             );
         }
-        // A 64-bit tenth byte above 1, in the word path and the byte path.
+        // A 64-bit tenth byte above 1, in the chunk path and the byte path.
         for tail in [0usize, 8] {
             let mut page = vec![10 + tail as u8, 1];
             page.extend([0x80; 9]);
