@@ -37,7 +37,8 @@ fn encoding() -> impl Strategy<Value = Encoding> {
         Just(Encoding::Plain),
         Just(Encoding::Rle),
         Just(Encoding::Zigzag),
-        Just(Encoding::Chimp)
+        Just(Encoding::Chimp),
+        Just(Encoding::Dictionary)
     ]
 }
 
@@ -167,6 +168,30 @@ fn every_error_kind_on_both_sides() {
             "Truncated",
         ),
         (input(Chimp, Int64, StopMode::Count(2), 1, &[0; 9]), "TooManyValues"),
+        (input(Dictionary, Text, t, 9, &[0x01]), "BadCount"),
+        (input(Dictionary, Text, t, 9, &[0x02, 0x06, 0x61]), "Truncated"),
+        (
+            input(Dictionary, Text, t, 9, &[0x02, 0x00, 0x03, 0x01, 0x02, 0x01]),
+            "BadCount",
+        ),
+        (
+            input(Dictionary, Text, t, 9, &[0x02, 0x00, 0x02, 0x28, 0x02]),
+            "BadBitWidth",
+        ),
+        (
+            input(Dictionary, Text, t, 2, &[0x02, 0x00, 0x03, 0x01, 0x12, 0x00]),
+            "TooManyValues",
+        ),
+        (
+            input(
+                Dictionary,
+                Text,
+                t,
+                9,
+                &[0x02, 0x00, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01],
+            ),
+            "BadVarint",
+        ),
     ];
     for (inp, kind) in cases {
         let expected = tsfile::reference_decode(&inp);

@@ -1,5 +1,6 @@
 //! Apache TsFile page encodings: TS_2DIFF, GORILLA (id 8), PLAIN, the
-//! RLE / bit-packing hybrid, ZIGZAG and CHIMP, decoded with word buffers.
+//! RLE / bit-packing hybrid, ZIGZAG, CHIMP and DICTIONARY, decoded with word
+//! buffers.
 //!
 //! Every `*_into` decoder writes into a caller-owned slice whose length is the
 //! most values the caller accepts (the page's row count, a buffer): more
@@ -14,6 +15,7 @@ use std::fmt;
 
 pub(crate) mod bitpack;
 pub mod chimp;
+pub mod dictionary;
 pub mod gorilla;
 pub mod plain;
 pub mod rle;
@@ -57,6 +59,11 @@ pub enum Field {
     ChimpLeading,
     ChimpBits,
     ChimpFlush,
+    /// DICTIONARY: the entry count, an entry (its length or bytes), an
+    /// index that names no entry.
+    DictSize,
+    DictEntry,
+    DictIndex,
 }
 
 /// Why a page was rejected.

@@ -2,7 +2,7 @@
 //! adapter keeps across steps (like a reader reusing one decoder across
 //! pages), filled with a canary before every call.
 
-use crossdec_kernels::tsfile::{self as kernel, chimp, gorilla, plain, rle, ts2diff, zigzag, Done};
+use crossdec_kernels::tsfile::{self as kernel, chimp, dictionary, gorilla, plain, rle, ts2diff, zigzag, Done};
 
 use super::{DataType, Encoding, StopMode, TsFamily, TsFault, TsInput, TsValue, Values};
 use crate::engine::{Buffers, Element, Implementation, Role, CANARIES};
@@ -172,6 +172,15 @@ impl Adapter {
                     out!(r, Int64, |v| v as i64)
                 }
             }
+            (Encoding::Dictionary, DataType::Text) => {
+                let imp = crossdec_kernels::by_name(dictionary::IMPLEMENTATIONS, name).expect("registered");
+                let mut entries = Vec::new();
+                let r = decode_values::<u32>(b, max, |keys| imp(page, &mut entries, keys));
+                r.map(|(keys, consumed)| TsValue {
+                    values: Values::Text(keys.iter().map(|&k| entries[k as usize].to_vec()).collect()),
+                    consumed,
+                })
+            }
             (e, t) => unreachable!("{e:?} does not decode {t:?}"),
         }
     }
@@ -189,6 +198,7 @@ pub fn kernel_names(encoding: Encoding) -> Vec<(&'static str, bool)> {
         Encoding::Rle => list(rle::IMPLEMENTATIONS_I64),
         Encoding::Zigzag => list(zigzag::IMPLEMENTATIONS_I64),
         Encoding::Chimp => list(chimp::IMPLEMENTATIONS_64),
+        Encoding::Dictionary => list(dictionary::IMPLEMENTATIONS),
     }
 }
 

@@ -259,6 +259,7 @@ pub fn encode(rng: &mut impl Rng, encoding: Encoding, values: &Values) -> TsInpu
         }
         (Encoding::Plain, Values::Text(v)) => plain::encode_binary(v),
         (Encoding::Zigzag, v) => super::zigzag::page(rng, v),
+        (Encoding::Dictionary, v) => super::dictionary::page(rng, v),
         (Encoding::Chimp, v) => {
             let (page, contains_terminator) = super::chimp::page(v);
             // As for GORILLA: counted, or the classic stop at the terminator.
@@ -368,6 +369,10 @@ fn corrupt(rng: &mut impl Rng, encoding: Encoding) -> TsInput {
         super::chimp::corrupt(rng, &mut input);
         return input;
     }
+    if encoding == Encoding::Dictionary && targeted {
+        super::dictionary::corrupt(rng, &mut input);
+        return input;
+    }
     let page = &mut input.page;
     match encoding {
         Encoding::Ts2Diff if targeted && page.len() >= 8 => {
@@ -469,6 +474,7 @@ fn bad_counts(rng: &mut impl Rng, encoding: Encoding) -> TsInput {
             input.max_values = rng.gen_range(0..1000);
         }
         1 if encoding == Encoding::Zigzag => super::zigzag::bad_counts(rng, &mut input),
+        1 if encoding == Encoding::Dictionary => input = super::dictionary::huge_run(rng),
         1 if encoding == Encoding::Ts2Diff => {
             // writeIndex up to the cap with width 0: 24 bytes claiming 65537 values.
             let mut page = Vec::new();
@@ -508,7 +514,13 @@ fn large(rng: &mut CaseRng, encoding: Encoding, index: u64) -> Vec<Case<TsInput>
         &[Shape::Constant, Shape::Monotone, Shape::RandomWalk]
     };
     let shape = *shapes.choose(rng).unwrap();
-    let values = series(rng, dtype, shape, len);
+    // DICTIONARY pages name few entries (and the reference encoder looks
+    // each value up in a list: a million distinct ones would take hours).
+    let values = if encoding == Encoding::Dictionary {
+        super::dictionary::few_entries(rng, len)
+    } else {
+        series(rng, dtype, shape, len)
+    };
     let mut many = encode(rng, encoding, &values);
     many.max_values = match rng.gen_range(0..3) {
         0 => len as u32,
@@ -557,7 +569,7 @@ fn large(rng: &mut CaseRng, encoding: Encoding, index: u64) -> Vec<Case<TsInput>
                 page,
             }));
         }
-        Encoding::Gorilla | Encoding::Plain | Encoding::Zigzag | Encoding::Chimp => {}
+        Encoding::Gorilla | Encoding::Plain | Encoding::Zigzag | Encoding::Chimp | Encoding::Dictionary => {}
     }
     out
 }
@@ -590,6 +602,10 @@ pub fn generate(encoding: Encoding, category: &str, index: u64, rng: &mut CaseRn
         "malformed-counts" => vec![Case::one(bad_counts(rng, encoding))],
         "varint-edges" => vec![Case::one(super::varint_edges::generate(encoding, rng))],
         "varint-forms" => vec![Case::one(super::zigzag::varint_forms(rng))],
+        "low-cardinality" => {
+            let values = super::dictionary::low_cardinality(rng);
+            vec![Case::one(encode(rng, encoding, &values))]
+        }
         "control-forms" => vec![Case::one(super::chimp::control_forms(rng))],
         "ring-periods" => {
             let values = super::chimp::ring_periods(rng);

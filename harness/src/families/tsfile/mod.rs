@@ -1,11 +1,12 @@
 //! Families `tsfile-ts2diff`, `tsfile-gorilla`, `tsfile-plain`,
-//! `tsfile-rle`, `tsfile-zigzag` and `tsfile-chimp`: one Apache TsFile page (value bytes) of one data type, decoded
+//! `tsfile-rle`, `tsfile-zigzag`, `tsfile-chimp` and `tsfile-dictionary`: one Apache TsFile page (value bytes) of one data type, decoded
 //! by the reference and by every kernel, compared on values, consumed bytes
 //! and errors with their positions. [`walker`] reads whole files written by
 //! the official library and feeds their pages to the same decoders.
 
 mod adapters;
 mod chimp;
+mod dictionary;
 pub mod generate;
 mod varint_edges;
 pub mod walker;
@@ -41,16 +42,18 @@ pub enum Encoding {
     Rle,
     Zigzag,
     Chimp,
+    Dictionary,
 }
 
 impl Encoding {
-    pub const ALL: [Encoding; 6] = [
+    pub const ALL: [Encoding; 7] = [
         Encoding::Ts2Diff,
         Encoding::Gorilla,
         Encoding::Plain,
         Encoding::Rle,
         Encoding::Zigzag,
         Encoding::Chimp,
+        Encoding::Dictionary,
     ];
 
     /// TsFile's encoding id.
@@ -62,6 +65,7 @@ impl Encoding {
             Encoding::Gorilla => 8,
             Encoding::Zigzag => 9,
             Encoding::Chimp => 11,
+            Encoding::Dictionary => 1,
         }
     }
 
@@ -77,6 +81,7 @@ impl Encoding {
             Encoding::Rle => "tsfile-rle",
             Encoding::Zigzag => "tsfile-zigzag",
             Encoding::Chimp => "tsfile-chimp",
+            Encoding::Dictionary => "tsfile-dictionary",
         }
     }
 
@@ -140,6 +145,17 @@ impl Encoding {
                 "harness/src/families/tsfile/",
                 "harness/tests/tsfile_*",
             ],
+            Encoding::Dictionary => &[
+                "kernels/src/tsfile/dictionary.rs",
+                "kernels/src/tsfile/rle.rs",
+                "kernels/src/tsfile/bitpack.rs",
+                "reference/src/tsfile/dictionary.rs",
+                "reference/src/tsfile/rle.rs",
+                "kernels/src/tsfile/mod.rs",
+                "reference/src/tsfile/mod.rs",
+                "harness/src/families/tsfile/",
+                "harness/tests/tsfile_*",
+            ],
         }
     }
 
@@ -153,6 +169,7 @@ impl Encoding {
             Encoding::Rle => &[Boolean, Int32, Int64],
             Encoding::Zigzag => &[Int32, Int64],
             Encoding::Chimp => &[Int32, Int64, Float, Double],
+            Encoding::Dictionary => &[Text],
         }
     }
 }
@@ -335,12 +352,13 @@ ts_fields! {
         Varint = 11, Value = 12, Bytes = 13, RleLength = 14, RleBitWidth = 15, RunHeader = 16,
         LastBitPackedNum = 17, RunValue = 18, Groups = 19, ZigzagLength = 20, ZigzagCount = 21, ZigzagValue = 22,
         ChimpFirst = 27, ChimpControl = 28, ChimpIndex = 29, ChimpLeading = 30, ChimpBits = 31, ChimpFlush = 32,
+        DictSize = 41, DictEntry = 42, DictIndex = 43,
     ],
     reference_only: [
         FloatHeader = 23, FloatCount = 24,
         FloatBitmap = 25, MaxPointNumber = 26, SprintzHeader = 33, SprintzFirst = 34,
         SprintzPacked = 35, SprintzTail = 36, RlbeCount = 37, RlbeLength = 38, RlbeRun = 39, RlbeValue = 40,
-        DictSize = 41, DictEntry = 42, DictIndex = 43, CamelBits = 44, CamelFirst = 45, CamelType = 46,
+        CamelBits = 44, CamelFirst = 45, CamelType = 46,
         CamelVarLong = 47, CamelDecimal = 48, CamelXor = 49,
     ],
 }
@@ -409,7 +427,7 @@ fault_from!(kernel::DecodeError);
 
 /// Decode one page with the reference decoders.
 pub fn reference_decode(input: &TsInput) -> Result<TsValue, TsFault> {
-    use reference::{chimp, gorilla, plain, rle, ts2diff, zigzag};
+    use reference::{chimp, dictionary, gorilla, plain, rle, ts2diff, zigzag};
     let max = input.max_values as usize;
     let stop = match input.stop {
         StopMode::AtTerminator => gorilla::Stop::AtTerminator,
@@ -477,6 +495,7 @@ pub fn reference_decode(input: &TsInput) -> Result<TsValue, TsFault> {
                 as i64)
         }
         (Encoding::Chimp, DataType::Float) => go!(chimp::decode32(page, chimp::TERMINATOR_F32, stop, max), Float),
+        (Encoding::Dictionary, DataType::Text) => go!(dictionary::decode(page, max), Text),
         (Encoding::Chimp, DataType::Double) => go!(chimp::decode64(page, chimp::TERMINATOR_F64, stop, max), Double),
         (e, t) => unreachable!("{e:?} does not decode {t:?}; inputs are built and parsed for their family"),
     })
@@ -566,6 +585,9 @@ impl Spec for TsFamily {
         }
         if encoding == Encoding::Chimp {
             table.extend([chimp::CONTROL_FORMS, chimp::RING_PERIODS]);
+        }
+        if encoding == Encoding::Dictionary {
+            table.push(dictionary::LOW_CARDINALITY);
         }
         let categories = super::named_categories(&table, move |category, index, rng| {
             generate::generate(encoding, category, index, rng)
