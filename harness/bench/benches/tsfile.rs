@@ -6,8 +6,12 @@ use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criteri
 use crossdec_harness::engine::case_rng;
 use crossdec_harness::families::tsfile::generate::{series, Shape};
 use crossdec_harness::families::tsfile::{DataType, Values};
-use crossdec_kernels::tsfile::{chimp as kc, gorilla as kg, plain as kp, rle as kr, ts2diff as kt, zigzag as kz};
-use crossdec_reference::tsfile::{chimp as rc, gorilla as rg, plain as rp, rle as rr, ts2diff as rt, zigzag as rz};
+use crossdec_kernels::tsfile::{
+    chimp as kc, dictionary as kd, gorilla as kg, plain as kp, rle as kr, ts2diff as kt, zigzag as kz,
+};
+use crossdec_reference::tsfile::{
+    chimp as rc, dictionary as rd, gorilla as rg, plain as rp, rle as rr, ts2diff as rt, zigzag as rz,
+};
 use std::time::Duration;
 
 const N: usize = 1_000_000;
@@ -286,5 +290,40 @@ fn chimp(c: &mut Criterion) {
     }
 }
 
-criterion_group! { name = benches; config = config(); targets = ts2diff, gorilla, plain, rle, zigzag, chimp }
+fn dictionary(c: &mut Criterion) {
+    // 100 distinct strings, in runs of 1 to 16 (a status column).
+    let entries: Vec<Vec<u8>> = (0..100).map(|i| format!("device-{i:03}/status").into_bytes()).collect();
+    let mut values = Vec::with_capacity(N);
+    let mut i = 0usize;
+    while values.len() < N {
+        let run = (i * 7 % 16 + 1).min(N - values.len());
+        values.extend(std::iter::repeat_n(entries[i * 37 % 100].clone(), run));
+        i += 1;
+    }
+    let page = rd::encode(&values, true);
+    let mut g = c.benchmark_group("tsfile/dictionary-text");
+    g.throughput(Throughput::Elements(N as u64));
+    let mut keys = vec![0u32; N];
+    for imp in kd::IMPLEMENTATIONS {
+        g.bench_function(BenchmarkId::new("kernel", imp.name), |b| {
+            let mut dict = Vec::new();
+            b.iter(|| (imp.get().expect("available"))(black_box(&page), &mut dict, &mut keys).unwrap())
+        });
+    }
+    // The values as owned strings (what the reference returns) from the keys.
+    g.bench_function("kernel/dictionary/keys+copies", |b| {
+        let mut dict = Vec::new();
+        b.iter(|| {
+            let done = kd::decode_into(black_box(&page), &mut dict, &mut keys).unwrap();
+            keys[..done.values]
+                .iter()
+                .map(|&k| dict[k as usize].to_vec())
+                .collect::<Vec<_>>()
+        })
+    });
+    g.bench_function("reference", |b| b.iter(|| rd::decode(black_box(&page), N).unwrap()));
+    g.finish();
+}
+
+criterion_group! { name = benches; config = config(); targets = ts2diff, gorilla, plain, rle, zigzag, chimp, dictionary }
 criterion_main!(benches);
