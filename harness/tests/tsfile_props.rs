@@ -35,7 +35,10 @@ fn encoding() -> impl Strategy<Value = Encoding> {
         Just(Encoding::Ts2Diff),
         Just(Encoding::Gorilla),
         Just(Encoding::Plain),
-        Just(Encoding::Rle)
+        Just(Encoding::Rle),
+        Just(Encoding::Zigzag),
+        Just(Encoding::Chimp),
+        Just(Encoding::Dictionary)
     ]
 }
 
@@ -137,6 +140,58 @@ fn every_error_kind_on_both_sides() {
         (input(Rle, Int64, t, 9, &[1, 65]), "BadBitWidth"),
         (input(Rle, Int32, t, 9, &[3, 8, 3, 9]), "BadCount"),
         (input(Rle, Boolean, t, 2, &[3, 1, 8, 1]), "TooManyValues"),
+        (
+            input(Zigzag, Int32, t, 9, &[6, 1, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01]),
+            "BadVarint",
+        ),
+        (
+            input(
+                Zigzag,
+                Int64,
+                t,
+                9,
+                &[10, 1, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x02],
+            ),
+            "BadVarint",
+        ),
+        (input(Zigzag, Int64, t, 9, &[3, 1, 0, 0]), "BadCount"),
+        (input(Zigzag, Int32, t, 9, &[1, 2, 0]), "BadCount"),
+        (input(Zigzag, Int32, t, 9, &[2, 2, 0, 0x80, 0]), "Truncated"),
+        (input(Zigzag, Int64, t, 0, &[1, 1, 0]), "TooManyValues"),
+        (input(Chimp, Int32, t, 9, &[0, 0, 0, 7, 0x80]), "NoWindow"),
+        (
+            input(Chimp, Int32, t, 9, &[0, 0, 0, 7, 0x40, 0xe0, 0, 0, 0]),
+            "BadWindow",
+        ),
+        (
+            input(Chimp, Double, t, 9, &[0x3f, 0xf0, 0, 0, 0, 0, 0, 0, 0xc0]),
+            "Truncated",
+        ),
+        (input(Chimp, Int64, StopMode::Count(2), 1, &[0; 9]), "TooManyValues"),
+        (input(Dictionary, Text, t, 9, &[0x01]), "BadCount"),
+        (input(Dictionary, Text, t, 9, &[0x02, 0x06, 0x61]), "Truncated"),
+        (
+            input(Dictionary, Text, t, 9, &[0x02, 0x00, 0x03, 0x01, 0x02, 0x01]),
+            "BadCount",
+        ),
+        (
+            input(Dictionary, Text, t, 9, &[0x02, 0x00, 0x02, 0x28, 0x02]),
+            "BadBitWidth",
+        ),
+        (
+            input(Dictionary, Text, t, 2, &[0x02, 0x00, 0x03, 0x01, 0x12, 0x00]),
+            "TooManyValues",
+        ),
+        (
+            input(
+                Dictionary,
+                Text,
+                t,
+                9,
+                &[0x02, 0x00, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01],
+            ),
+            "BadVarint",
+        ),
     ];
     for (inp, kind) in cases {
         let expected = tsfile::reference_decode(&inp);

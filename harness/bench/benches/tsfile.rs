@@ -1,13 +1,17 @@
 //! TsFile page decoders, 1 million values per encoding and type: each kernel
 //! against the reference, in values per second (and bytes per second for
-//! PLAIN INT64). `cargo bench -p crossdec-bench --bench tsfile`.
+//! PLAIN INT64). `cargo bench -p crossdec-bench --bench tsfile [-- FILTER]`.
 
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use crossdec_harness::engine::case_rng;
 use crossdec_harness::families::tsfile::generate::{series, Shape};
 use crossdec_harness::families::tsfile::{DataType, Values};
-use crossdec_kernels::tsfile::{gorilla as kg, plain as kp, rle as kr, ts2diff as kt};
-use crossdec_reference::tsfile::{gorilla as rg, plain as rp, rle as rr, ts2diff as rt};
+use crossdec_kernels::tsfile::{
+    chimp as kc, dictionary as kd, gorilla as kg, plain as kp, rle as kr, ts2diff as kt, zigzag as kz,
+};
+use crossdec_reference::tsfile::{
+    chimp as rc, dictionary as rd, gorilla as rg, plain as rp, rle as rr, ts2diff as rt, zigzag as rz,
+};
 use std::time::Duration;
 
 const N: usize = 1_000_000;
@@ -184,5 +188,142 @@ fn rle(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group! { name = benches; config = config(); targets = ts2diff, gorilla, plain, rle }
+fn zigzag(c: &mut Criterion) {
+    let Values::Int32(v32) = values(DataType::Int32, Shape::RandomWalk) else {
+        unreachable!()
+    };
+    let page = rz::encode_i32(&v32);
+    let mut g = c.benchmark_group("tsfile/zigzag-int32");
+    g.throughput(Throughput::Elements(N as u64));
+    let mut out = vec![0i32; N];
+    for imp in kz::IMPLEMENTATIONS_I32 {
+        g.bench_function(BenchmarkId::new("kernel", imp.name), |b| {
+            b.iter(|| (imp.get().expect("available"))(black_box(&page), &mut out).unwrap())
+        });
+    }
+    g.bench_function("reference", |b| b.iter(|| rz::decode_i32(black_box(&page), N).unwrap()));
+    g.finish();
+    // Edge values (0, ±1, the extremes) in random order: varints of 1, 5
+    // or 10 bytes whose lengths no branch predicts.
+    let Values::Int32(mixed) = values(DataType::Int32, Shape::Edges) else {
+        unreachable!()
+    };
+    let page = rz::encode_i32(&mixed);
+    let mut g = c.benchmark_group("tsfile/zigzag-int32-mixed-lengths");
+    g.throughput(Throughput::Elements(N as u64));
+    for imp in kz::IMPLEMENTATIONS_I32 {
+        g.bench_function(BenchmarkId::new("kernel", imp.name), |b| {
+            b.iter(|| (imp.get().expect("available"))(black_box(&page), &mut out).unwrap())
+        });
+    }
+    g.bench_function("reference", |b| b.iter(|| rz::decode_i32(black_box(&page), N).unwrap()));
+    g.finish();
+    let Values::Int64(v64) = values(DataType::Int64, Shape::RandomWalk) else {
+        unreachable!()
+    };
+    let page = rz::encode_i64(&v64);
+    let mut g = c.benchmark_group("tsfile/zigzag-int64");
+    g.throughput(Throughput::Elements(N as u64));
+    let mut out = vec![0i64; N];
+    for imp in kz::IMPLEMENTATIONS_I64 {
+        g.bench_function(BenchmarkId::new("kernel", imp.name), |b| {
+            b.iter(|| (imp.get().expect("available"))(black_box(&page), &mut out).unwrap())
+        });
+    }
+    g.bench_function("reference", |b| b.iter(|| rz::decode_i64(black_box(&page), N).unwrap()));
+    g.finish();
+}
+
+fn chimp(c: &mut Criterion) {
+    for (dtype, name) in [
+        (DataType::Double, "double"),
+        (DataType::Int64, "int64"),
+        (DataType::Float, "float"),
+        (DataType::Int32, "int32"),
+    ] {
+        let v = values(dtype, Shape::RandomWalk);
+        let mut g = c.benchmark_group(format!("tsfile/chimp-{name}"));
+        g.throughput(Throughput::Elements(N as u64));
+        match v {
+            Values::Double(_) | Values::Int64(_) => {
+                let (bits, term): (Vec<u64>, u64) = match v {
+                    Values::Double(b) => (b, rc::TERMINATOR_F64),
+                    Values::Int64(x) => (x.iter().map(|&x| x as u64).collect(), rc::TERMINATOR_I64),
+                    _ => unreachable!(),
+                };
+                let page = rc::encode64(&bits, Some(term));
+                let mut out = vec![0u64; N];
+                for imp in kc::IMPLEMENTATIONS_64 {
+                    g.bench_function(BenchmarkId::new("kernel", imp.name), |b| {
+                        b.iter(|| {
+                            (imp.get().expect("available"))(black_box(&page), term, kc::Stop::Count(N), &mut out)
+                                .unwrap()
+                        })
+                    });
+                }
+                g.bench_function("reference", |b| {
+                    b.iter(|| rc::decode64(black_box(&page), term, rc::Stop::Count(N), N).unwrap())
+                });
+            }
+            _ => {
+                let (bits, term): (Vec<u32>, u32) = match v {
+                    Values::Float(b) => (b, rc::TERMINATOR_F32),
+                    Values::Int32(x) => (x.iter().map(|&x| x as u32).collect(), rc::TERMINATOR_I32),
+                    _ => unreachable!(),
+                };
+                let page = rc::encode32(&bits, Some(term));
+                let mut out = vec![0u32; N];
+                for imp in kc::IMPLEMENTATIONS_32 {
+                    g.bench_function(BenchmarkId::new("kernel", imp.name), |b| {
+                        b.iter(|| {
+                            (imp.get().expect("available"))(black_box(&page), term, kc::Stop::Count(N), &mut out)
+                                .unwrap()
+                        })
+                    });
+                }
+                g.bench_function("reference", |b| {
+                    b.iter(|| rc::decode32(black_box(&page), term, rc::Stop::Count(N), N).unwrap())
+                });
+            }
+        }
+        g.finish();
+    }
+}
+
+fn dictionary(c: &mut Criterion) {
+    // 100 distinct strings, in runs of 1 to 16 (a status column).
+    let entries: Vec<Vec<u8>> = (0..100).map(|i| format!("device-{i:03}/status").into_bytes()).collect();
+    let mut values = Vec::with_capacity(N);
+    let mut i = 0usize;
+    while values.len() < N {
+        let run = (i * 7 % 16 + 1).min(N - values.len());
+        values.extend(std::iter::repeat_n(entries[i * 37 % 100].clone(), run));
+        i += 1;
+    }
+    let page = rd::encode(&values, true);
+    let mut g = c.benchmark_group("tsfile/dictionary-text");
+    g.throughput(Throughput::Elements(N as u64));
+    let mut keys = vec![0u32; N];
+    for imp in kd::IMPLEMENTATIONS {
+        g.bench_function(BenchmarkId::new("kernel", imp.name), |b| {
+            let mut dict = Vec::new();
+            b.iter(|| (imp.get().expect("available"))(black_box(&page), &mut dict, &mut keys).unwrap())
+        });
+    }
+    // The values as owned strings (what the reference returns) from the keys.
+    g.bench_function("kernel/dictionary/keys+copies", |b| {
+        let mut dict = Vec::new();
+        b.iter(|| {
+            let done = kd::decode_into(black_box(&page), &mut dict, &mut keys).unwrap();
+            keys[..done.values]
+                .iter()
+                .map(|&k| dict[k as usize].to_vec())
+                .collect::<Vec<_>>()
+        })
+    });
+    g.bench_function("reference", |b| b.iter(|| rd::decode(black_box(&page), N).unwrap()));
+    g.finish();
+}
+
+criterion_group! { name = benches; config = config(); targets = ts2diff, gorilla, plain, rle, zigzag, chimp, dictionary }
 criterion_main!(benches);

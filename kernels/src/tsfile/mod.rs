@@ -1,5 +1,6 @@
-//! Apache TsFile page encodings: TS_2DIFF, GORILLA (id 8), PLAIN and the
-//! RLE / bit-packing hybrid, decoded with word buffers.
+//! Apache TsFile page encodings: TS_2DIFF, GORILLA (id 8), PLAIN, the
+//! RLE / bit-packing hybrid, ZIGZAG, CHIMP and DICTIONARY, decoded with word
+//! buffers.
 //!
 //! Every `*_into` decoder writes into a caller-owned slice whose length is the
 //! most values the caller accepts (the page's row count, a buffer): more
@@ -13,10 +14,13 @@
 use std::fmt;
 
 pub(crate) mod bitpack;
+pub mod chimp;
+pub mod dictionary;
 pub mod gorilla;
 pub mod plain;
 pub mod rle;
 pub mod ts2diff;
+pub mod zigzag;
 
 /// The field of an encoded page that could not be read (see the reference
 /// crate's twin for the meaning of each).
@@ -42,6 +46,24 @@ pub enum Field {
     LastBitPackedNum,
     RunValue,
     Groups,
+    /// ZIGZAG: a group's byte length, its value count, one value's varint.
+    ZigzagLength,
+    ZigzagCount,
+    ZigzagValue,
+    /// CHIMP: the raw first value, the 2 control bits, a `00` slot or the
+    /// `01` case's slot / leading code / significant count, the `11` case's
+    /// leading code, the XOR bits, the byte flushed after the terminator.
+    ChimpFirst,
+    ChimpControl,
+    ChimpIndex,
+    ChimpLeading,
+    ChimpBits,
+    ChimpFlush,
+    /// DICTIONARY: the entry count, an entry (its length or bytes), an
+    /// index that names no entry.
+    DictSize,
+    DictEntry,
+    DictIndex,
 }
 
 /// Why a page was rejected.

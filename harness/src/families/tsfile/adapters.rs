@@ -2,7 +2,7 @@
 //! adapter keeps across steps (like a reader reusing one decoder across
 //! pages), filled with a canary before every call.
 
-use crossdec_kernels::tsfile::{self as kernel, gorilla, plain, rle, ts2diff, Done};
+use crossdec_kernels::tsfile::{self as kernel, chimp, dictionary, gorilla, plain, rle, ts2diff, zigzag, Done};
 
 use super::{DataType, Encoding, StopMode, TsFamily, TsFault, TsInput, TsValue, Values};
 use crate::engine::{Buffers, Element, Implementation, Role, CANARIES};
@@ -134,6 +134,53 @@ impl Adapter {
                 let imp = crossdec_kernels::by_name(rle::IMPLEMENTATIONS_I64, name).expect("registered");
                 out!(decode_values(b, max, |o| imp(page, o)), Int64)
             }
+            (Encoding::Zigzag, DataType::Int32) => {
+                let imp = crossdec_kernels::by_name(zigzag::IMPLEMENTATIONS_I32, name).expect("registered");
+                out!(decode_values(b, max, |o| imp(page, o)), Int32)
+            }
+            (Encoding::Zigzag, DataType::Int64) => {
+                let imp = crossdec_kernels::by_name(zigzag::IMPLEMENTATIONS_I64, name).expect("registered");
+                out!(decode_values(b, max, |o| imp(page, o)), Int64)
+            }
+            (Encoding::Chimp, DataType::Int32 | DataType::Float) => {
+                let imp = crossdec_kernels::by_name(chimp::IMPLEMENTATIONS_32, name).expect("registered");
+                let float = input.dtype == DataType::Float;
+                let term = if float {
+                    chimp::TERMINATOR_F32
+                } else {
+                    chimp::TERMINATOR_I32
+                };
+                let r = decode_values(b, max, |o| imp(page, term, stop_of(input), o));
+                if float {
+                    out!(r, Float)
+                } else {
+                    out!(r, Int32, |v| v as i32)
+                }
+            }
+            (Encoding::Chimp, DataType::Int64 | DataType::Double) => {
+                let imp = crossdec_kernels::by_name(chimp::IMPLEMENTATIONS_64, name).expect("registered");
+                let float = input.dtype == DataType::Double;
+                let term = if float {
+                    chimp::TERMINATOR_F64
+                } else {
+                    chimp::TERMINATOR_I64
+                };
+                let r = decode_values(b, max, |o| imp(page, term, stop_of(input), o));
+                if float {
+                    out!(r, Double)
+                } else {
+                    out!(r, Int64, |v| v as i64)
+                }
+            }
+            (Encoding::Dictionary, DataType::Text) => {
+                let imp = crossdec_kernels::by_name(dictionary::IMPLEMENTATIONS, name).expect("registered");
+                let mut entries = Vec::new();
+                let r = decode_values::<u32>(b, max, |keys| imp(page, &mut entries, keys));
+                r.map(|(keys, consumed)| TsValue {
+                    values: Values::Text(keys.iter().map(|&k| entries[k as usize].to_vec()).collect()),
+                    consumed,
+                })
+            }
             (e, t) => unreachable!("{e:?} does not decode {t:?}"),
         }
     }
@@ -149,6 +196,9 @@ pub fn kernel_names(encoding: Encoding) -> Vec<(&'static str, bool)> {
         Encoding::Gorilla => list(gorilla::IMPLEMENTATIONS_64),
         Encoding::Plain => list(plain::IMPLEMENTATIONS_BE64),
         Encoding::Rle => list(rle::IMPLEMENTATIONS_I64),
+        Encoding::Zigzag => list(zigzag::IMPLEMENTATIONS_I64),
+        Encoding::Chimp => list(chimp::IMPLEMENTATIONS_64),
+        Encoding::Dictionary => list(dictionary::IMPLEMENTATIONS),
     }
 }
 

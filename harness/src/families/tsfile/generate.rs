@@ -258,6 +258,16 @@ pub fn encode(rng: &mut impl Rng, encoding: Encoding, values: &Values) -> TsInpu
             plain::encode_f64(&v.iter().map(|&b| f64::from_bits(b)).collect::<Vec<_>>())
         }
         (Encoding::Plain, Values::Text(v)) => plain::encode_binary(v),
+        (Encoding::Zigzag, v) => super::zigzag::page(rng, v),
+        (Encoding::Dictionary, v) => super::dictionary::page(rng, v),
+        (Encoding::Chimp, v) => {
+            let (page, contains_terminator) = super::chimp::page(v);
+            // As for GORILLA: counted, or the classic stop at the terminator.
+            if (contains_terminator && rng.gen_bool(0.8)) || rng.gen_bool(0.4) {
+                stop = StopMode::Count(len as u32);
+            }
+            page
+        }
         (Encoding::Rle, v) => {
             let (bits, big_endian): (Vec<u64>, bool) = match v {
                 Values::Boolean(v) => (v.iter().map(|&b| b as u64).collect(), false),
@@ -346,12 +356,24 @@ pub fn valid(rng: &mut impl Rng, encoding: Encoding, len: usize) -> TsInput {
 fn corrupt(rng: &mut impl Rng, encoding: Encoding) -> TsInput {
     let len = rng.gen_range(1..60);
     let mut input = valid(rng, encoding, len);
-    let page = &mut input.page;
-    if page.is_empty() {
-        page.extend((0..rng.gen_range(1..8)).map(|_| rng.gen::<u8>()));
+    if input.page.is_empty() {
+        input.page.extend((0..rng.gen_range(1..8)).map(|_| rng.gen::<u8>()));
         return input;
     }
     let targeted = rng.gen_bool(0.6);
+    if encoding == Encoding::Zigzag && targeted {
+        super::zigzag::corrupt(rng, &mut input);
+        return input;
+    }
+    if encoding == Encoding::Chimp && targeted {
+        super::chimp::corrupt(rng, &mut input);
+        return input;
+    }
+    if encoding == Encoding::Dictionary && targeted {
+        super::dictionary::corrupt(rng, &mut input);
+        return input;
+    }
+    let page = &mut input.page;
     match encoding {
         Encoding::Ts2Diff if targeted && page.len() >= 8 => {
             // A block header field: writeIndex or bitWidth.
@@ -439,7 +461,7 @@ fn bad_counts(rng: &mut impl Rng, encoding: Encoding) -> TsInput {
     let mut input = valid(rng, encoding, len);
     match rng.gen_range(0..3) {
         0 => input.max_values = rng.gen_range(0..len as u32),
-        1 if encoding == Encoding::Gorilla => {
+        1 if matches!(encoding, Encoding::Gorilla | Encoding::Chimp) => {
             let n = len as u32 + rng.gen_range(1..50);
             input.stop = StopMode::Count(n);
             input.max_values = if rng.gen_bool(0.5) { n } else { n - 1 };
@@ -451,6 +473,8 @@ fn bad_counts(rng: &mut impl Rng, encoding: Encoding) -> TsInput {
             input.page = rle::encode_package(8, &runs, input.dtype == DataType::Int64);
             input.max_values = rng.gen_range(0..1000);
         }
+        1 if encoding == Encoding::Zigzag => super::zigzag::bad_counts(rng, &mut input),
+        1 if encoding == Encoding::Dictionary => input = super::dictionary::huge_run(rng),
         1 if encoding == Encoding::Ts2Diff => {
             // writeIndex up to the cap with width 0: 24 bytes claiming 65537 values.
             let mut page = Vec::new();
@@ -490,7 +514,13 @@ fn large(rng: &mut CaseRng, encoding: Encoding, index: u64) -> Vec<Case<TsInput>
         &[Shape::Constant, Shape::Monotone, Shape::RandomWalk]
     };
     let shape = *shapes.choose(rng).unwrap();
-    let values = series(rng, dtype, shape, len);
+    // DICTIONARY pages name few entries (and the reference encoder looks
+    // each value up in a list: a million distinct ones would take hours).
+    let values = if encoding == Encoding::Dictionary {
+        super::dictionary::few_entries(rng, len)
+    } else {
+        series(rng, dtype, shape, len)
+    };
     let mut many = encode(rng, encoding, &values);
     many.max_values = match rng.gen_range(0..3) {
         0 => len as u32,
@@ -539,7 +569,7 @@ fn large(rng: &mut CaseRng, encoding: Encoding, index: u64) -> Vec<Case<TsInput>
                 page,
             }));
         }
-        Encoding::Gorilla | Encoding::Plain => {}
+        Encoding::Gorilla | Encoding::Plain | Encoding::Zigzag | Encoding::Chimp | Encoding::Dictionary => {}
     }
     out
 }
@@ -571,6 +601,16 @@ pub fn generate(encoding: Encoding, category: &str, index: u64, rng: &mut CaseRn
         "malformed-corrupt" => vec![Case::one(corrupt(rng, encoding))],
         "malformed-counts" => vec![Case::one(bad_counts(rng, encoding))],
         "varint-edges" => vec![Case::one(super::varint_edges::generate(encoding, rng))],
+        "varint-forms" => vec![Case::one(super::zigzag::varint_forms(rng))],
+        "low-cardinality" => {
+            let values = super::dictionary::low_cardinality(rng);
+            vec![Case::one(encode(rng, encoding, &values))]
+        }
+        "control-forms" => vec![Case::one(super::chimp::control_forms(rng))],
+        "ring-periods" => {
+            let values = super::chimp::ring_periods(rng);
+            vec![Case::one(encode(rng, encoding, &values))]
+        }
         "reuse" => {
             // Big then small then big, valid and broken mixed: buffers must
             // grow and shrink without stale values leaking through.

@@ -1,13 +1,17 @@
-//! Families `tsfile-ts2diff`, `tsfile-gorilla`, `tsfile-plain` and
-//! `tsfile-rle`: one Apache TsFile page (value bytes) of one data type, decoded
-//! by the reference and by every kernel, compared on values, consumed bytes
+//! Families `tsfile-ts2diff`, `tsfile-gorilla`, `tsfile-plain`,
+//! `tsfile-rle`, `tsfile-zigzag`, `tsfile-chimp` and `tsfile-dictionary`:
+//! one Apache TsFile page (value bytes) of one data type, decoded by the
+//! reference and by every kernel, compared on values, consumed bytes
 //! and errors with their positions. `crossdec tsfile` (`crate::cli::tsfile`)
 //! reads whole files with the streaming reader and feeds their pages to the
 //! same decoders.
 
 mod adapters;
+mod chimp;
+mod dictionary;
 pub mod generate;
 mod varint_edges;
+mod zigzag;
 
 pub use adapters::{decode_values, decode_with, kernel_names};
 
@@ -30,17 +34,28 @@ pub const MAX_VALUES_CAP: u32 = 1 << 20;
 /// category covers counts from here up to [`MAX_VALUES_CAP`] in campaigns.
 pub const FUZZ_MAX_VALUES: u32 = 4096;
 
-/// The four encodings, one family each.
+/// The encodings with a family, one family each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Encoding {
     Ts2Diff,
     Gorilla,
     Plain,
     Rle,
+    Zigzag,
+    Chimp,
+    Dictionary,
 }
 
 impl Encoding {
-    pub const ALL: [Encoding; 4] = [Encoding::Ts2Diff, Encoding::Gorilla, Encoding::Plain, Encoding::Rle];
+    pub const ALL: [Encoding; 7] = [
+        Encoding::Ts2Diff,
+        Encoding::Gorilla,
+        Encoding::Plain,
+        Encoding::Rle,
+        Encoding::Zigzag,
+        Encoding::Chimp,
+        Encoding::Dictionary,
+    ];
 
     /// TsFile's encoding id.
     pub fn id(self) -> u8 {
@@ -49,6 +64,9 @@ impl Encoding {
             Encoding::Rle => 2,
             Encoding::Ts2Diff => 4,
             Encoding::Gorilla => 8,
+            Encoding::Zigzag => 9,
+            Encoding::Chimp => 11,
+            Encoding::Dictionary => 1,
         }
     }
 
@@ -62,12 +80,15 @@ impl Encoding {
             Encoding::Gorilla => "tsfile-gorilla",
             Encoding::Plain => "tsfile-plain",
             Encoding::Rle => "tsfile-rle",
+            Encoding::Zigzag => "tsfile-zigzag",
+            Encoding::Chimp => "tsfile-chimp",
+            Encoding::Dictionary => "tsfile-dictionary",
         }
     }
 
     /// The files this encoding's family is made of (see
     /// [`super::Registration`]): its own kernel and reference files, and
-    /// what the four TsFile families share.
+    /// what the TsFile families share.
     pub fn sources(self) -> &'static [&'static str] {
         match self {
             Encoding::Ts2Diff => &[
@@ -109,6 +130,33 @@ impl Encoding {
                 "harness/tests/tsfile_*",
                 "harness/tests/fixtures/tsfile/",
             ],
+            Encoding::Zigzag => &[
+                "kernels/src/tsfile/zigzag.rs",
+                "reference/src/tsfile/zigzag.rs",
+                "kernels/src/tsfile/mod.rs",
+                "reference/src/tsfile/mod.rs",
+                "harness/src/families/tsfile/",
+                "harness/tests/tsfile_*",
+            ],
+            Encoding::Chimp => &[
+                "kernels/src/tsfile/chimp.rs",
+                "reference/src/tsfile/chimp.rs",
+                "kernels/src/tsfile/mod.rs",
+                "reference/src/tsfile/mod.rs",
+                "harness/src/families/tsfile/",
+                "harness/tests/tsfile_*",
+            ],
+            Encoding::Dictionary => &[
+                "kernels/src/tsfile/dictionary.rs",
+                "kernels/src/tsfile/rle.rs",
+                "kernels/src/tsfile/bitpack.rs",
+                "reference/src/tsfile/dictionary.rs",
+                "reference/src/tsfile/rle.rs",
+                "kernels/src/tsfile/mod.rs",
+                "reference/src/tsfile/mod.rs",
+                "harness/src/families/tsfile/",
+                "harness/tests/tsfile_*",
+            ],
         }
     }
 
@@ -120,6 +168,9 @@ impl Encoding {
             Encoding::Gorilla => &[Int32, Int64, Float, Double],
             Encoding::Plain => &[Boolean, Int32, Int64, Float, Double, Text],
             Encoding::Rle => &[Boolean, Int32, Int64],
+            Encoding::Zigzag => &[Int32, Int64],
+            Encoding::Chimp => &[Int32, Int64, Float, Double],
+            Encoding::Dictionary => &[Text],
         }
     }
 }
@@ -161,7 +212,7 @@ impl DataType {
     }
 }
 
-/// Where a GORILLA decode stops (ignored by the other encodings).
+/// Where a GORILLA or CHIMP decode stops (ignored by the other encodings).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StopMode {
     AtTerminator,
@@ -300,14 +351,15 @@ ts_fields! {
         WriteIndex = 0, BitWidth = 1, MinDeltaBase = 2, FirstValue = 3, Packed = 4, GorillaFirst = 5,
         GorillaControl = 6, GorillaLeading = 7, GorillaLength = 8, GorillaBits = 9, GorillaFlush = 10,
         Varint = 11, Value = 12, Bytes = 13, RleLength = 14, RleBitWidth = 15, RunHeader = 16,
-        LastBitPackedNum = 17, RunValue = 18, Groups = 19,
+        LastBitPackedNum = 17, RunValue = 18, Groups = 19, ZigzagLength = 20, ZigzagCount = 21, ZigzagValue = 22,
+        ChimpFirst = 27, ChimpControl = 28, ChimpIndex = 29, ChimpLeading = 30, ChimpBits = 31, ChimpFlush = 32,
+        DictSize = 41, DictEntry = 42, DictIndex = 43,
     ],
     reference_only: [
-        ZigzagLength = 20, ZigzagCount = 21, ZigzagValue = 22, FloatHeader = 23, FloatCount = 24,
-        FloatBitmap = 25, MaxPointNumber = 26, ChimpFirst = 27, ChimpControl = 28, ChimpIndex = 29,
-        ChimpLeading = 30, ChimpBits = 31, ChimpFlush = 32, SprintzHeader = 33, SprintzFirst = 34,
+        FloatHeader = 23, FloatCount = 24,
+        FloatBitmap = 25, MaxPointNumber = 26, SprintzHeader = 33, SprintzFirst = 34,
         SprintzPacked = 35, SprintzTail = 36, RlbeCount = 37, RlbeLength = 38, RlbeRun = 39, RlbeValue = 40,
-        DictSize = 41, DictEntry = 42, DictIndex = 43, CamelBits = 44, CamelFirst = 45, CamelType = 46,
+        CamelBits = 44, CamelFirst = 45, CamelType = 46,
         CamelVarLong = 47, CamelDecimal = 48, CamelXor = 49,
     ],
 }
@@ -376,7 +428,7 @@ fault_from!(kernel::DecodeError);
 
 /// Decode one page with the reference decoders.
 pub fn reference_decode(input: &TsInput) -> Result<TsValue, TsFault> {
-    use reference::{gorilla, plain, rle, ts2diff};
+    use reference::{chimp, dictionary, gorilla, plain, rle, ts2diff, zigzag};
     let max = input.max_values as usize;
     let stop = match input.stop {
         StopMode::AtTerminator => gorilla::Stop::AtTerminator,
@@ -433,6 +485,19 @@ pub fn reference_decode(input: &TsInput) -> Result<TsValue, TsFault> {
         (Encoding::Rle, DataType::Boolean) => go!(rle::decode_bool(page, max), Boolean),
         (Encoding::Rle, DataType::Int32) => go!(rle::decode_i32(page, max), Int32),
         (Encoding::Rle, DataType::Int64) => go!(rle::decode_i64(page, max), Int64),
+        (Encoding::Zigzag, DataType::Int32) => go!(zigzag::decode_i32(page, max), Int32),
+        (Encoding::Zigzag, DataType::Int64) => go!(zigzag::decode_i64(page, max), Int64),
+        (Encoding::Chimp, DataType::Int32) => {
+            go!(chimp::decode32(page, chimp::TERMINATOR_I32, stop, max), Int32, |v| v
+                as i32)
+        }
+        (Encoding::Chimp, DataType::Int64) => {
+            go!(chimp::decode64(page, chimp::TERMINATOR_I64, stop, max), Int64, |v| v
+                as i64)
+        }
+        (Encoding::Chimp, DataType::Float) => go!(chimp::decode32(page, chimp::TERMINATOR_F32, stop, max), Float),
+        (Encoding::Dictionary, DataType::Text) => go!(dictionary::decode(page, max), Text),
+        (Encoding::Chimp, DataType::Double) => go!(chimp::decode64(page, chimp::TERMINATOR_F64, stop, max), Double),
         (e, t) => unreachable!("{e:?} does not decode {t:?}; inputs are built and parsed for their family"),
     })
 }
@@ -515,6 +580,15 @@ impl Spec for TsFamily {
         let mut table = generate::CATEGORIES.to_vec();
         if varint_edges::applies(encoding) {
             table.push(("varint-edges", 1.0));
+        }
+        if encoding == Encoding::Zigzag {
+            table.push(zigzag::VARINT_FORMS);
+        }
+        if encoding == Encoding::Chimp {
+            table.extend([chimp::CONTROL_FORMS, chimp::RING_PERIODS]);
+        }
+        if encoding == Encoding::Dictionary {
+            table.push(dictionary::LOW_CARDINALITY);
         }
         let categories = super::named_categories(&table, move |category, index, rng| {
             generate::generate(encoding, category, index, rng)

@@ -1,0 +1,352 @@
+//! CHIMP (encoding id 11, Chimp128) for INT32, INT64, FLOAT and DOUBLE, from
+//! `docs/tsfile-encodings.md`: a raw first value, then per value two
+//! control bits, MSB-first:
+//! `00` + slot: the value of that slot of the ring of the last N values;
+//! `01` + slot, leading-zero code, significant count, bits: that slot's
+//! value XOR the bits shifted up by the trailing zeros the fields imply;
+//! `10` + bits: the previous value XOR (the last leading zeros kept);
+//! `11` + code + bits: the same with new leading zeros.
+//!
+//! `chimp/window128` reads each value from one unaligned big-endian 16-byte
+//! load (at least 121 valid bits: the longest value, a `01` with 64
+//! significant bits, takes 82), so a value costs one load and one branch on
+//! its control bits; the ring is a fixed array indexed with a mask. Only
+//! the page's last 15 bytes go through a zero-padded copy.
+
+use super::{DecodeError, Done, Field, Lane};
+
+pub use super::gorilla::{Stop, TERMINATOR_F32, TERMINATOR_F64, TERMINATOR_I32, TERMINATOR_I64};
+
+/// Leading zeros of each 3-bit code.
+const LEADING: [u32; 8] = [0, 8, 12, 16, 18, 20, 22, 24];
+
+/// 128 bits from bit `pos`, MSB-aligned (bits past the end read as 0).
+#[inline(always)]
+fn peek128(page: &[u8], pos: usize) -> u128 {
+    let at = pos / 8;
+    let window = match page.get(at..at + 16) {
+        Some(w) => u128::from_be_bytes(w.try_into().expect("16 bytes")),
+        None => {
+            let mut w = [0u8; 16];
+            let rest = &page[at.min(page.len())..];
+            w[..rest.len()].copy_from_slice(rest);
+            u128::from_be_bytes(w)
+        }
+    };
+    window << (pos % 8)
+}
+
+/// `n` bits (1..=64) of `window` starting `skip` bits from its top.
+#[inline(always)]
+fn take(window: u128, skip: u32, n: u32) -> u64 {
+    let hi = (window >> 64) as u64;
+    if skip + n <= 64 {
+        (hi << skip) >> (64 - n)
+    } else {
+        ((window << skip) >> (128 - n)) as u64
+    }
+}
+
+fn truncated(field: Field, at: usize) -> DecodeError {
+    DecodeError::Truncated {
+        field,
+        offset: at / 8,
+        bit: (at % 8) as u8,
+    }
+}
+
+/// Decode into `out` (its length is the most values accepted); `W` is the
+/// value width (32 or 64), values are produced as lanes of `T`.
+fn decode<const W: u32, T: Lane>(page: &[u8], terminator: u64, stop: Stop, out: &mut [T]) -> Result<Done, DecodeError> {
+    let (slot_bits, sig_bits): (u32, u32) = if W == 32 { (6, 5) } else { (7, 6) };
+    let ring_mask = (1usize << slot_bits) - 1;
+    let max = out.len();
+    let (count_mode, want) = match stop {
+        Stop::Count(n) => {
+            if n > max {
+                return Err(DecodeError::TooManyValues { max, offset: 0 });
+            }
+            if n == 0 {
+                return Ok(Done { values: 0, consumed: 0 });
+            }
+            (true, n)
+        }
+        Stop::AtTerminator => (false, usize::MAX),
+    };
+    let total = page.len() * 8;
+    if total < W as usize {
+        return Err(truncated(Field::ChimpFirst, 0));
+    }
+    let mut prev = if W == 32 {
+        u64::from(u32::from_be_bytes(page[..4].try_into().expect("4 bytes")))
+    } else {
+        u64::from_be_bytes(page[..8].try_into().expect("8 bytes"))
+    };
+    // Slots never written read 0.
+    let mut ring = [0u64; 128];
+    ring[0] = prev;
+    let mut current = 0usize;
+    // Leading zeros the last `11` or `01` set; `10` before any is refused.
+    let mut stored_lz: Option<u32> = None;
+    let mut pos = W as usize;
+    let mut value_start = 0usize;
+    let mut n = 0usize;
+    loop {
+        if !count_mode && prev == terminator {
+            let flush = pos / 8;
+            if flush >= page.len() {
+                return Err(truncated(Field::ChimpFlush, pos));
+            }
+            return Ok(Done {
+                values: n,
+                consumed: flush + 1,
+            });
+        }
+        if n == max {
+            return Err(DecodeError::TooManyValues {
+                max,
+                offset: value_start / 8,
+            });
+        }
+        out[n] = T::from_bits(prev);
+        n += 1;
+        if n == want {
+            return Ok(Done {
+                values: n,
+                consumed: pos.div_ceil(8),
+            });
+        }
+        value_start = pos;
+        if pos + 2 > total {
+            return Err(truncated(Field::ChimpControl, pos));
+        }
+        let window = peek128(page, pos);
+        let value = match (window >> 126) as u8 {
+            0b00 => {
+                if pos + 2 + slot_bits as usize > total {
+                    return Err(truncated(Field::ChimpIndex, pos + 2));
+                }
+                let slot = take(window, 2, slot_bits) as usize;
+                pos += 2 + slot_bits as usize;
+                ring[slot]
+            }
+            0b01 => {
+                let meta = slot_bits + 3 + sig_bits;
+                if pos + 2 + meta as usize > total {
+                    return Err(truncated(Field::ChimpIndex, pos + 2));
+                }
+                let fields = take(window, 2, meta);
+                let slot = (fields >> (3 + sig_bits)) as usize;
+                let lz = LEADING[((fields >> sig_bits) & 7) as usize];
+                let sig = match (fields & ((1 << sig_bits) - 1)) as u32 {
+                    0 => W,
+                    s => s,
+                };
+                if lz + sig > W {
+                    // At the fields' start: they are one field (as for truncation).
+                    let at = pos + 2;
+                    return Err(DecodeError::BadWindow {
+                        leading: lz,
+                        significant: sig,
+                        offset: at / 8,
+                        bit: (at % 8) as u8,
+                    });
+                }
+                let bits_at = pos + 2 + meta as usize;
+                if bits_at + sig as usize > total {
+                    return Err(truncated(Field::ChimpBits, bits_at));
+                }
+                let bits = take(window, 2 + meta, sig);
+                stored_lz = Some(lz);
+                pos = bits_at + sig as usize;
+                ring[slot] ^ (bits << (W - lz - sig))
+            }
+            0b10 => {
+                let lz = stored_lz.ok_or(DecodeError::NoWindow {
+                    offset: pos / 8,
+                    bit: (pos % 8) as u8,
+                })?;
+                let sig = W - lz;
+                if pos + 2 + sig as usize > total {
+                    return Err(truncated(Field::ChimpBits, pos + 2));
+                }
+                let bits = take(window, 2, sig);
+                pos += 2 + sig as usize;
+                prev ^ bits
+            }
+            _ => {
+                if pos + 5 > total {
+                    return Err(truncated(Field::ChimpLeading, pos + 2));
+                }
+                let lz = LEADING[take(window, 2, 3) as usize];
+                stored_lz = Some(lz);
+                let sig = W - lz;
+                if pos + 5 + sig as usize > total {
+                    return Err(truncated(Field::ChimpBits, pos + 5));
+                }
+                let bits = take(window, 5, sig);
+                pos += 5 + sig as usize;
+                prev ^ bits
+            }
+        };
+        current = (current + 1) & ring_mask;
+        ring[current] = value;
+        prev = value;
+    }
+}
+
+pub fn decode_i32_into(page: &[u8], stop: Stop, out: &mut [i32]) -> Result<Done, DecodeError> {
+    decode::<32, i32>(page, u64::from(TERMINATOR_I32), stop, out)
+}
+pub fn decode_i64_into(page: &[u8], stop: Stop, out: &mut [i64]) -> Result<Done, DecodeError> {
+    decode::<64, i64>(page, TERMINATOR_I64, stop, out)
+}
+pub fn decode_f32_into(page: &[u8], stop: Stop, out: &mut [f32]) -> Result<Done, DecodeError> {
+    decode::<32, f32>(page, u64::from(TERMINATOR_F32), stop, out)
+}
+pub fn decode_f64_into(page: &[u8], stop: Stop, out: &mut [f64]) -> Result<Done, DecodeError> {
+    decode::<64, f64>(page, TERMINATOR_F64, stop, out)
+}
+/// 32-bit patterns with an explicit terminator (INT32 or FLOAT bits).
+pub fn decode32_into(page: &[u8], terminator: u32, stop: Stop, out: &mut [u32]) -> Result<Done, DecodeError> {
+    decode::<32, u32>(page, u64::from(terminator), stop, out)
+}
+/// 64-bit patterns with an explicit terminator (INT64 or DOUBLE bits).
+pub fn decode64_into(page: &[u8], terminator: u64, stop: Stop, out: &mut [u64]) -> Result<Done, DecodeError> {
+    decode::<64, u64>(page, terminator, stop, out)
+}
+
+pub type Decode32 = fn(&[u8], u32, Stop, &mut [u32]) -> Result<Done, DecodeError>;
+pub type Decode64 = fn(&[u8], u64, Stop, &mut [u64]) -> Result<Done, DecodeError>;
+
+/// 32-bit implementations, best first.
+pub static IMPLEMENTATIONS_32: &[crate::Implementation<Decode32>] =
+    &[crate::Implementation::portable("chimp/window128", decode32_into)];
+
+/// 64-bit implementations, best first.
+pub static IMPLEMENTATIONS_64: &[crate::Implementation<Decode64>] =
+    &[crate::Implementation::portable("chimp/window128", decode64_into)];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// MSB-first bit writer for hand-built pages.
+    #[derive(Default)]
+    struct Bits {
+        bytes: Vec<u8>,
+        len: usize,
+    }
+
+    impl Bits {
+        fn put(&mut self, v: u64, n: u32) -> &mut Self {
+            for k in (0..n).rev() {
+                if self.len.is_multiple_of(8) {
+                    self.bytes.push(0);
+                }
+                let bit = ((v >> k) & 1) as u8;
+                *self.bytes.last_mut().unwrap() |= bit << (7 - self.len % 8);
+                self.len += 1;
+            }
+            self
+        }
+    }
+
+    /// The notes' example: INT32 `[5, 5, 6]`, then the terminator and the
+    /// flush byte.
+    #[test]
+    fn known_answer() {
+        let page = [0x00, 0x00, 0x00, 0x05, 0x00, 0xf8, 0x1e, 0x20, 0x00, 0x00, 0x01, 0x80];
+        let mut out = [0i32; 4];
+        assert_eq!(
+            decode_i32_into(&page, Stop::AtTerminator, &mut out),
+            Ok(Done {
+                values: 3,
+                consumed: 12
+            })
+        );
+        assert_eq!(out[..3], [5, 5, 6]);
+        assert_eq!(
+            decode_i32_into(&page, Stop::Count(3), &mut out),
+            Ok(Done { values: 3, consumed: 7 })
+        );
+        // The terminator's 32 bits start at bit 58 and end in the last byte.
+        assert_eq!(
+            decode_i32_into(&page[..11], Stop::AtTerminator, &mut out),
+            Err(DecodeError::Truncated {
+                field: Field::ChimpBits,
+                offset: 7,
+                bit: 2
+            })
+        );
+    }
+
+    /// Every control: a ring slot (one never written reads 0), a `01` with a
+    /// significant count of 0 (meaning all 64 bits) and with a trailing
+    /// shift, `11` with a new leading count, `10` reusing the count a `01`
+    /// set.
+    #[test]
+    fn every_control_and_the_ring() {
+        let first = 0x0123_4567_89AB_CDEFu64;
+        let mut b = Bits::default();
+        b.put(first, 64);
+        b.put(0b00, 2).put(5, 7); // slot 5: never written, 0
+        b.put(0b01, 2).put(0, 7).put(0, 3).put(0, 6).put(u64::MAX, 64); // first ^ all ones
+        b.put(0b01, 2).put(1, 7).put(7, 3).put(3, 6).put(0b101, 3); // slot 1 (0) ^ 101 << 37
+        b.put(0b10, 2).put(1, 40); // prev ^ 1 (lz 24 from the `01`)
+        b.put(0b11, 2).put(1, 3).put(0xFF, 56); // lz 8: prev ^ 0xFF
+        b.put(0b00, 2).put(0, 7); // slot 0: the first value
+        let v2 = !first;
+        let v3 = 0b101u64 << 37;
+        let v4 = v3 ^ 1;
+        let v5 = v4 ^ 0xFF;
+        let want = [first, 0, v2, v3, v4, v5, first];
+        let mut out = [0u64; 7];
+        let done = decode64_into(&b.bytes, TERMINATOR_F64, Stop::Count(7), &mut out);
+        assert_eq!(
+            done,
+            Ok(Done {
+                values: 7,
+                consumed: b.len.div_ceil(8)
+            })
+        );
+        assert_eq!(out, want);
+    }
+
+    #[test]
+    fn refused_windows() {
+        // `10` before any `11` or `01`.
+        let mut b = Bits::default();
+        b.put(7, 32).put(0b10, 2).put(0, 30);
+        let mut out = [0u32; 4];
+        assert_eq!(
+            decode32_into(&b.bytes, TERMINATOR_I32, Stop::AtTerminator, &mut out),
+            Err(DecodeError::NoWindow { offset: 4, bit: 0 })
+        );
+        // `01` with 24 leading zeros and 32 significant bits (count 0).
+        let mut b = Bits::default();
+        b.put(7, 32).put(0b01, 2).put(0, 6).put(7, 3).put(0, 5).put(0, 40);
+        assert_eq!(
+            decode32_into(&b.bytes, TERMINATOR_I32, Stop::AtTerminator, &mut out),
+            Err(DecodeError::BadWindow {
+                leading: 24,
+                significant: 32,
+                offset: 4,
+                bit: 2
+            })
+        );
+        // A page too short for its first value, and a count above the output.
+        assert_eq!(
+            decode32_into(&[1, 2, 3], TERMINATOR_I32, Stop::AtTerminator, &mut out),
+            Err(DecodeError::Truncated {
+                field: Field::ChimpFirst,
+                offset: 0,
+                bit: 0
+            })
+        );
+        assert_eq!(
+            decode32_into(&[0; 8], TERMINATOR_I32, Stop::Count(5), &mut out),
+            Err(DecodeError::TooManyValues { max: 4, offset: 0 })
+        );
+    }
+}
