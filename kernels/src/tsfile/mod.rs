@@ -12,6 +12,7 @@
 
 use std::fmt;
 
+pub mod aligned;
 pub(crate) mod bitpack;
 pub mod gorilla;
 pub mod plain;
