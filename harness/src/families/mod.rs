@@ -35,6 +35,9 @@ pub const SHARED_SOURCES: &[&str] = &[
     "harness/engine/",
     "kernels/src/lib.rs",
     "kernels/src/probe.rs",
+    // The aligned chunk scanner has no family of its own yet (issue 19):
+    // until it has, a change to it gets every family's full run.
+    "kernels/src/tsfile/aligned/",
     "kernels/Cargo.toml",
     "reference/src/lib.rs",
     "reference/Cargo.toml",

@@ -13,6 +13,7 @@
 
 use std::fmt;
 
+pub mod aligned;
 pub(crate) mod bitpack;
 pub mod chimp;
 pub mod dictionary;

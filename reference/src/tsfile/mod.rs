@@ -16,6 +16,7 @@
 
 use std::fmt;
 
+pub mod aligned;
 pub mod camel;
 pub mod chimp;
 pub mod dictionary;

@@ -1,0 +1,192 @@
+//! Typed column buffers: the output blocks, the per-page staging buffers,
+//! and the decode of a page's non-null values into a range of one.
+
+use super::{ColumnType, Encoding, Value};
+use crate::tsfile::{gorilla, plain, rle, ts2diff, DecodeError, Done};
+
+/// A column's values, one slot per row (a null row holds the type's default).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Data {
+    Bool(Vec<bool>),
+    I32(Vec<i32>),
+    I64(Vec<i64>),
+    F32(Vec<f32>),
+    F64(Vec<f64>),
+    Bytes(Vec<Vec<u8>>),
+}
+
+/// Apply `$body` to the vector inside any `Data` variant.
+macro_rules! each {
+    ($data:expr, $v:ident => $body:expr) => {
+        match $data {
+            Data::Bool($v) => $body,
+            Data::I32($v) => $body,
+            Data::I64($v) => $body,
+            Data::F32($v) => $body,
+            Data::F64($v) => $body,
+            Data::Bytes($v) => $body,
+        }
+    };
+}
+
+impl Data {
+    /// An empty vector of the variant `t` reads into (a missing
+    /// measurement, `None`, reads as INT64 nulls).
+    pub(crate) fn for_type(t: Option<ColumnType>) -> Data {
+        match t {
+            Some(ColumnType::Boolean) => Data::Bool(Vec::new()),
+            Some(ColumnType::Int32 | ColumnType::Date) => Data::I32(Vec::new()),
+            Some(ColumnType::Int64 | ColumnType::Timestamp) | None => Data::I64(Vec::new()),
+            Some(ColumnType::Float) => Data::F32(Vec::new()),
+            Some(ColumnType::Double) => Data::F64(Vec::new()),
+            Some(ColumnType::Text | ColumnType::String | ColumnType::Blob) => Data::Bytes(Vec::new()),
+        }
+    }
+    pub fn len(&self) -> usize {
+        each!(self, v => v.len())
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    pub(crate) fn resize_default(&mut self, n: usize) {
+        each!(self, v => v.resize(n, Default::default()))
+    }
+    pub(crate) fn clear(&mut self) {
+        each!(self, v => v.clear())
+    }
+    fn value(&self, r: usize) -> Value {
+        match self {
+            Data::Bool(v) => Value::Bool(v[r]),
+            Data::I32(v) => Value::I32(v[r]),
+            Data::I64(v) => Value::I64(v[r]),
+            Data::F32(v) => Value::F32(v[r].to_bits()),
+            Data::F64(v) => Value::F64(v[r].to_bits()),
+            Data::Bytes(v) => Value::Bytes(v[r].clone()),
+        }
+    }
+    /// Append `src[range]` (same variant).
+    pub(crate) fn extend_from(&mut self, src: &Data, range: std::ops::Range<usize>) {
+        match (self, src) {
+            (Data::Bool(d), Data::Bool(s)) => d.extend_from_slice(&s[range]),
+            (Data::I32(d), Data::I32(s)) => d.extend_from_slice(&s[range]),
+            (Data::I64(d), Data::I64(s)) => d.extend_from_slice(&s[range]),
+            (Data::F32(d), Data::F32(s)) => d.extend_from_slice(&s[range]),
+            (Data::F64(d), Data::F64(s)) => d.extend_from_slice(&s[range]),
+            (Data::Bytes(d), Data::Bytes(s)) => d.extend_from_slice(&s[range]),
+            _ => unreachable!("staging and output columns are built from the same type"),
+        }
+    }
+    /// Move the `non_null` values at the front of `self[base..]` to their
+    /// rows in `self[base..base + present.len()]`, defaults at null rows.
+    /// In place, from the back: a value only ever moves to a higher index.
+    pub(crate) fn expand(&mut self, base: usize, non_null: usize, present: impl DoubleEndedIterator<Item = bool>) {
+        each!(self, v => {
+            let mut k = base + non_null;
+            let mut r = v.len();
+            for p in present.rev() {
+                r -= 1;
+                if p {
+                    k -= 1;
+                    v.swap(r, k);
+                } else {
+                    v[r] = Default::default();
+                }
+            }
+        })
+    }
+}
+
+/// One output column: values and validity (`valid[r]` false: null).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Column {
+    pub data: Data,
+    pub valid: Vec<bool>,
+}
+
+impl Column {
+    pub(crate) fn new(t: Option<ColumnType>) -> Column {
+        Column {
+            data: Data::for_type(t),
+            valid: Vec::new(),
+        }
+    }
+    /// The canonical cells: `None` for null.
+    pub fn cells(&self) -> Vec<Option<Value>> {
+        (0..self.valid.len())
+            .map(|r| self.valid[r].then(|| self.data.value(r)))
+            .collect()
+    }
+    pub(crate) fn cell(&self, r: usize) -> Option<Value> {
+        self.valid[r].then(|| self.data.value(r))
+    }
+}
+
+/// A block of at most `block_rows` rows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Block {
+    pub times: Vec<i64>,
+    pub columns: Vec<Column>,
+}
+
+impl Block {
+    pub fn rows(&self) -> usize {
+        self.times.len()
+    }
+    /// The canonical, architecture-independent form: times and one cell per
+    /// row per column (the shape of the reference scanner's blocks).
+    pub fn canonical(&self) -> (Vec<i64>, Vec<Vec<Option<Value>>>) {
+        (self.times.clone(), self.columns.iter().map(Column::cells).collect())
+    }
+}
+
+/// Decode exactly the values of a page into `out[at..at + n]` (`out`
+/// already that long), with the kernels' page decoders. Returns how many
+/// values the page held (at most `n`: more is the decoder's TooManyValues).
+pub(crate) fn decode_into(
+    t: ColumnType,
+    e: Encoding,
+    body: &[u8],
+    out: &mut Data,
+    at: usize,
+    n: usize,
+    scratch: &mut Vec<u32>,
+) -> Result<usize, DecodeError> {
+    use ColumnType::*;
+    let r = at..at + n;
+    let done: Done = match (t, e, out) {
+        (Boolean, Encoding::Plain, Data::Bool(v)) => plain::decode_bool_into(body, &mut v[r])?,
+        (Boolean, Encoding::Rle, Data::Bool(v)) => rle::decode_bool_into(body, scratch, &mut v[r])?,
+        (Int32 | Date, Encoding::Plain, Data::I32(v)) => plain::decode_i32_into(body, &mut v[r])?,
+        (Int32 | Date, Encoding::Rle, Data::I32(v)) => rle::decode_i32_into(body, &mut v[r])?,
+        (Int32 | Date, Encoding::Ts2Diff, Data::I32(v)) => ts2diff::decode_i32_into(body, &mut v[r])?,
+        (Int32 | Date, Encoding::Gorilla, Data::I32(v)) => {
+            gorilla::decode_i32_into(body, gorilla::Stop::Count(n), &mut v[r])?
+        }
+        (Int64 | Timestamp, Encoding::Plain, Data::I64(v)) => plain::decode_be64_into(body, &mut v[r])?,
+        (Int64 | Timestamp, Encoding::Rle, Data::I64(v)) => rle::decode_i64_into(body, &mut v[r])?,
+        (Int64 | Timestamp, Encoding::Ts2Diff, Data::I64(v)) => ts2diff::decode_i64_into(body, &mut v[r])?,
+        (Int64 | Timestamp, Encoding::Gorilla, Data::I64(v)) => {
+            gorilla::decode_i64_into(body, gorilla::Stop::Count(n), &mut v[r])?
+        }
+        (Float, Encoding::Plain, Data::F32(v)) => plain::decode_be32_into(body, &mut v[r])?,
+        (Float, Encoding::Gorilla, Data::F32(v)) => gorilla::decode_f32_into(body, gorilla::Stop::Count(n), &mut v[r])?,
+        (Double, Encoding::Plain, Data::F64(v)) => plain::decode_be64_into(body, &mut v[r])?,
+        (Double, Encoding::Gorilla, Data::F64(v)) => {
+            gorilla::decode_f64_into(body, gorilla::Stop::Count(n), &mut v[r])?
+        }
+        (Text | String | Blob, Encoding::Plain, Data::Bytes(v)) => {
+            let (values, consumed) = plain::decode_binary(body, n)?;
+            let count = values.len();
+            for (slot, value) in v[r].iter_mut().zip(values) {
+                slot.clear();
+                slot.extend_from_slice(value);
+            }
+            Done {
+                values: count,
+                consumed,
+            }
+        }
+        _ => unreachable!("pairs checked by page::supported, buffers built from the type"),
+    };
+    Ok(done.values)
+}

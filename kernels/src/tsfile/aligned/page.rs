@@ -1,0 +1,181 @@
+//! Page headers of an aligned chunk (`formats/tsfile.md`, "Chunks and
+//! pages"): the page directory the planner works from, and the fixed part
+//! of a value page body (row count, null bitmap).
+
+use super::{ChunkId, ColumnType, Encoding, ErrorKind, ScanError};
+use crate::tsfile::uvarint32;
+
+/// One page: header position, body, statistics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct PageRef {
+    pub header_at: usize,
+    pub body_at: usize,
+    pub body_len: usize,
+    /// An empty (all-null) value page: size 0 and nothing else.
+    pub empty: bool,
+    pub count: u32,
+    pub start: i64,
+    pub end: i64,
+}
+
+fn fail(kind: ErrorKind, chunk: ChunkId, page: usize, offset: usize) -> ScanError {
+    ScanError {
+        kind,
+        chunk,
+        page,
+        offset,
+    }
+}
+
+/// Bytes of a value page's per-type statistics after count / start / end
+/// (`None`: length-prefixed first / last of a binary type).
+fn typed_stats_len(t: ColumnType) -> Option<usize> {
+    match t {
+        ColumnType::Boolean => Some(10),
+        ColumnType::Int32 | ColumnType::Date | ColumnType::Float => Some(24),
+        ColumnType::Int64 | ColumnType::Timestamp | ColumnType::Double => Some(40),
+        ColumnType::Text | ColumnType::String | ColumnType::Blob => None,
+    }
+}
+
+/// Walk a chunk's page headers (`value_type` `None` for the time chunk).
+pub(crate) fn directory(
+    data: &[u8],
+    chunk: ChunkId,
+    value_type: Option<ColumnType>,
+) -> Result<Vec<PageRef>, ScanError> {
+    let mut pages = Vec::new();
+    let mut pos = 0;
+    while pos < data.len() {
+        let page = pages.len();
+        let truncated = |at: usize| fail(ErrorKind::TruncatedHeader, chunk, page, at);
+        // Varint errors (cut or too long) are both a header that cannot be read.
+        let varint = |at: usize| uvarint32(data, at, crate::tsfile::Field::Varint).map_err(|_| truncated(at));
+        let header_at = pos;
+        let (size, k) = varint(pos)?;
+        pos += k;
+        if size == 0 {
+            if value_type.is_none() {
+                return Err(fail(ErrorKind::BadPageSize, chunk, page, header_at));
+            }
+            pages.push(PageRef {
+                header_at,
+                body_at: pos,
+                body_len: 0,
+                empty: true,
+                count: 0,
+                start: 0,
+                end: 0,
+            });
+            continue;
+        }
+        let (compressed, k) = varint(pos)?;
+        if compressed != size {
+            return Err(fail(ErrorKind::BadPageSize, chunk, page, pos));
+        }
+        pos += k;
+        let (count, k) = varint(pos)?;
+        pos += k;
+        let start = crate::tsfile::be_u64(data, pos).ok_or(truncated(pos))? as i64;
+        pos += 8;
+        let end = crate::tsfile::be_u64(data, pos).ok_or(truncated(pos))? as i64;
+        pos += 8;
+        if let Some(t) = value_type {
+            match typed_stats_len(t) {
+                Some(n) => {
+                    if data.len() - pos < n {
+                        return Err(truncated(pos));
+                    }
+                    pos += n;
+                }
+                None => {
+                    for _ in 0..2 {
+                        let len = crate::tsfile::be_u32(data, pos).ok_or(truncated(pos))? as i32;
+                        let Ok(len) = usize::try_from(len) else {
+                            return Err(truncated(pos));
+                        };
+                        if data.len() - pos - 4 < len {
+                            return Err(truncated(pos + 4));
+                        }
+                        pos += 4 + len;
+                    }
+                }
+            }
+        }
+        let size = size as usize;
+        if data.len() - pos < size {
+            return Err(fail(ErrorKind::TruncatedPage, chunk, page, pos));
+        }
+        pages.push(PageRef {
+            header_at,
+            body_at: pos,
+            body_len: size,
+            empty: false,
+            count,
+            start,
+            end,
+        });
+        pos += size;
+    }
+    Ok(pages)
+}
+
+/// The data type / encoding pairs the scanner reads.
+pub(crate) fn supported(t: ColumnType, e: Encoding) -> bool {
+    use ColumnType::*;
+    match e {
+        Encoding::Plain => true,
+        Encoding::Rle => matches!(t, Boolean | Int32 | Date | Int64 | Timestamp),
+        Encoding::Ts2Diff => matches!(t, Int32 | Date | Int64 | Timestamp),
+        Encoding::Gorilla => matches!(t, Int32 | Date | Int64 | Timestamp | Float | Double),
+    }
+}
+
+/// A value page body split into its null bitmap and its encoded values.
+pub(crate) struct ValuePage<'a> {
+    pub bitmap: &'a [u8],
+    pub values: &'a [u8],
+    /// Where `values` starts in the chunk.
+    pub values_at: usize,
+    pub non_null: usize,
+}
+
+impl ValuePage<'_> {
+    #[inline]
+    pub fn present(&self, r: usize) -> bool {
+        self.bitmap[r / 8] & (0x80 >> (r % 8)) != 0
+    }
+}
+
+/// Check a non-empty value page's row count and bitmap against `rows`.
+pub(crate) fn value_page<'a>(
+    data: &'a [u8],
+    page: &PageRef,
+    chunk: ChunkId,
+    p: usize,
+    rows: usize,
+) -> Result<ValuePage<'a>, ScanError> {
+    let body = &data[page.body_at..page.body_at + page.body_len];
+    let row_count =
+        crate::tsfile::be_u32(body, 0).ok_or(fail(ErrorKind::TruncatedPage, chunk, p, page.body_at))? as i32;
+    if usize::try_from(row_count).ok() != Some(rows) {
+        return Err(fail(ErrorKind::RowCountMismatch, chunk, p, page.body_at));
+    }
+    let bitmap_len = rows.div_ceil(8);
+    if body.len() - 4 < bitmap_len {
+        return Err(fail(ErrorKind::BitmapTruncated, chunk, p, page.body_at + 4));
+    }
+    let bitmap = &body[4..4 + bitmap_len];
+    // Whole bytes by popcount; the last byte's unused low bits do not count.
+    let mut non_null: usize = bitmap.iter().map(|b| b.count_ones() as usize).sum();
+    if !rows.is_multiple_of(8) {
+        let spare = bitmap[bitmap_len - 1] & (0xFF >> (rows % 8));
+        non_null -= spare.count_ones() as usize;
+    }
+    Ok(ValuePage {
+        bitmap,
+        values: &body[4 + bitmap_len..],
+        values_at: page.body_at + 4 + bitmap_len,
+        non_null,
+    })
+}

@@ -1,0 +1,414 @@
+//! The scan: directory and header checks, the page plan, staging or
+//! in-place decode, and the output sink (offset, limit, blocks).
+
+use super::column::{decode_into, Block, Column};
+use super::filter::TimePlan;
+use super::page::{directory, supported, value_page, PageRef};
+use super::{
+    Chunk, ChunkId, ColumnType, Encoding, ErrorKind, Group, PageAction, Request, ScanError, ScanOptions, ScanOutput,
+    ScanStats, MAX_PAGE_ROWS,
+};
+use crate::tsfile::{plain, ts2diff};
+
+fn fail(kind: ErrorKind, chunk: ChunkId, page: usize, offset: usize) -> ScanError {
+    ScanError {
+        kind,
+        chunk,
+        page,
+        offset,
+    }
+}
+
+/// Scan `group` as `request` asks. The blocks or the first error, in the
+/// reference scanner's order (request, time chunk headers and their
+/// statistics, involved value chunks' headers and page counts, then page by
+/// page: time page, its statistics, value pages by ascending column), except
+/// that pages the plan does not decode are not checked (see
+/// [`PageAction::decoded`]). With the statistics of what the plan did.
+pub fn scan(group: &Group<'_>, request: &Request, options: ScanOptions) -> ScanOutput {
+    let mut plan = Vec::new();
+    let result = run(group, request, options, &mut plan);
+    let count = |f: fn(&PageAction) -> bool| plan.iter().filter(|a| f(a)).count();
+    let stats = ScanStats {
+        pages_skipped: count(|a| matches!(a, PageAction::Skip | PageAction::NoMatch)),
+        pages_full_pass: count(|a| matches!(a, PageAction::FullPass { .. })),
+        boundary_bulk: count(|a| matches!(a, PageAction::Boundary { bulk: true, .. })),
+        boundary_row_by_row: count(|a| matches!(a, PageAction::Boundary { bulk: false, .. })),
+        pages_in_place: count(|a| matches!(a, PageAction::FullPass { in_place: true })),
+        pages_not_reached: count(|a| matches!(a, PageAction::NotReached)),
+        plan,
+    };
+    ScanOutput { result, stats }
+}
+
+/// An involved value column: its index, chunk and page directory.
+struct Involved<'a> {
+    index: usize,
+    chunk: Option<Chunk<'a>>,
+    pages: Vec<PageRef>,
+}
+
+fn run(
+    group: &Group<'_>,
+    request: &Request,
+    options: ScanOptions,
+    plan: &mut Vec<PageAction>,
+) -> Result<Vec<Block>, ScanError> {
+    let bad_request = fail(ErrorKind::BadRequest, ChunkId::Time, 0, 0);
+    let n_values = group.values.len();
+    if request.block_rows == 0 || request.columns.iter().any(|&c| c >= n_values) {
+        return Err(bad_request);
+    }
+    let field = request.filter.field.as_ref();
+    if field.is_some_and(|f| f.column >= n_values) {
+        return Err(bad_request);
+    }
+    let mut indices: Vec<usize> = request.columns.clone();
+    indices.extend(field.map(|f| f.column));
+    indices.sort_unstable();
+    indices.dedup();
+
+    let time = group.time;
+    if !matches!(time.encoding, Encoding::Ts2Diff | Encoding::Plain) {
+        return Err(fail(ErrorKind::Unsupported, ChunkId::Time, 0, 0));
+    }
+    let time_pages = directory(time.data, ChunkId::Time, None)?;
+    for (p, page) in time_pages.iter().enumerate() {
+        let after_previous = p == 0 || page.start > time_pages[p - 1].end;
+        if page.count == 0 || page.start > page.end || !after_previous {
+            return Err(fail(ErrorKind::StatisticsLie, ChunkId::Time, p, page.header_at));
+        }
+    }
+    let mut involved = Vec::with_capacity(indices.len());
+    for &index in &indices {
+        let chunk = group.values[index];
+        let pages = match &chunk {
+            None => Vec::new(),
+            Some(chunk) => {
+                if !supported(chunk.data_type, chunk.encoding) {
+                    return Err(fail(ErrorKind::Unsupported, ChunkId::Value(index), 0, 0));
+                }
+                let pages = directory(chunk.data, ChunkId::Value(index), Some(chunk.data_type))?;
+                if pages.len() != time_pages.len() {
+                    return Err(fail(
+                        ErrorKind::PageCountMismatch,
+                        ChunkId::Value(index),
+                        time_pages.len(),
+                        chunk.data.len(),
+                    ));
+                }
+                pages
+            }
+        };
+        involved.push(Involved { index, chunk, pages });
+    }
+    // Output column j reads involved[slot[j]].
+    let slot: Vec<usize> = request
+        .columns
+        .iter()
+        .map(|c| indices.binary_search(c).expect("requested columns are involved"))
+        .collect();
+    let field_slot = field.map(|f| indices.binary_search(&f.column).expect("the field column is involved"));
+    let types: Vec<Option<ColumnType>> = request
+        .columns
+        .iter()
+        .map(|&c| group.values[c].map(|ch| ch.data_type))
+        .collect();
+    let time_plan = TimePlan::of(request.filter.time.as_ref());
+    // In-place decode needs a fixed destination address per row: no FIELD
+    // filter (a mask shifts rows) and fixed-width values.
+    let in_place_allowed =
+        options.direct_decode && field.is_none() && types.iter().all(|t| t.is_none_or(|t| t.fixed_width()));
+    let bulk_allowed = options.bulk_copy && time_plan.contiguous && field.is_none();
+
+    let mut sink = Sink::new(request, types.clone());
+    let mut times: Vec<i64> = Vec::new();
+    let mut staged: Vec<Column> = involved
+        .iter()
+        .map(|v| Column::new(v.chunk.map(|c| c.data_type)))
+        .collect();
+    let mut scratch: Vec<u32> = Vec::new();
+
+    for (p, page) in time_pages.iter().enumerate() {
+        if sink.done() {
+            plan.push(PageAction::NotReached);
+            continue;
+        }
+        if !time_plan.set.meets(page.start, page.end) {
+            plan.push(PageAction::Skip);
+            continue;
+        }
+        let full = time_plan.set.covers(page.start, page.end);
+        // Provisional: the page is being decoded (an error leaves it so).
+        plan.push(if full {
+            PageAction::FullPass { in_place: false }
+        } else {
+            PageAction::Boundary {
+                row_begin: 0,
+                row_end: 0,
+                bulk: false,
+            }
+        });
+        decode_times(time, page, p, &mut times)?;
+        let rows = times.len();
+        if full {
+            if in_place_allowed && sink.can_take_in_place(rows) {
+                *plan.last_mut().expect("pushed") = PageAction::FullPass { in_place: true };
+                sink.in_place(&involved, &slot, &times, p, &mut scratch)?;
+                continue;
+            }
+            stage(&involved, &mut staged, p, rows, &mut scratch)?;
+            match (field, field_slot) {
+                (Some(f), Some(fs)) => {
+                    for r in 0..rows {
+                        if f.op.matches(staged[fs].cell(r).as_ref()) {
+                            sink.copy(&times, &staged, &slot, r..r + 1);
+                        }
+                    }
+                }
+                _ => sink.copy(&times, &staged, &slot, 0..rows),
+            }
+            continue;
+        }
+        let (row_begin, row_end) = if time_plan.contiguous {
+            let (lo, hi) = time_plan.set.0[0];
+            (times.partition_point(|&t| t < lo), times.partition_point(|&t| t <= hi))
+        } else {
+            let first = times.iter().position(|&t| time_plan.set.contains(t));
+            let last = times.iter().rposition(|&t| time_plan.set.contains(t));
+            match (first, last) {
+                (Some(f), Some(l)) => (f, l + 1),
+                _ => (0, 0),
+            }
+        };
+        if row_begin >= row_end {
+            *plan.last_mut().expect("pushed") = PageAction::NoMatch;
+            continue;
+        }
+        *plan.last_mut().expect("pushed") = PageAction::Boundary {
+            row_begin,
+            row_end,
+            bulk: bulk_allowed,
+        };
+        stage(&involved, &mut staged, p, rows, &mut scratch)?;
+        if bulk_allowed {
+            // Contiguous filter, sorted times: every row of the range matches.
+            sink.copy(&times, &staged, &slot, row_begin..row_end);
+            continue;
+        }
+        for r in row_begin..row_end {
+            let time_ok = time_plan.set.contains(times[r]);
+            let field_ok = match (field, field_slot) {
+                (Some(f), Some(fs)) => f.op.matches(staged[fs].cell(r).as_ref()),
+                _ => true,
+            };
+            if time_ok && field_ok {
+                sink.copy(&times, &staged, &slot, r..r + 1);
+            }
+        }
+    }
+    Ok(sink.finish())
+}
+
+/// Decode a time page into `times` and check it against its statistics.
+fn decode_times(time: Chunk<'_>, page: &PageRef, p: usize, times: &mut Vec<i64>) -> Result<(), ScanError> {
+    let body = &time.data[page.body_at..page.body_at + page.body_len];
+    let decode_error =
+        |e: crate::tsfile::DecodeError| fail(ErrorKind::Decode(format!("{e:?}")), ChunkId::Time, p, page.body_at);
+    // Size the buffer from what the body can back: TS_2DIFF block headers
+    // (walked, capped), PLAIN's length.
+    let n = match time.encoding {
+        Encoding::Ts2Diff => ts2diff::count::<i64>(body, MAX_PAGE_ROWS).map_err(decode_error)?,
+        _ => body.len().div_ceil(8).min(MAX_PAGE_ROWS),
+    };
+    times.clear();
+    times.resize(n, 0);
+    let done = match time.encoding {
+        Encoding::Ts2Diff => ts2diff::decode_i64_into(body, times),
+        _ => plain::decode_be64_into(body, times),
+    }
+    .map_err(decode_error)?;
+    times.truncate(done.values);
+    let truthful =
+        times.len() == page.count as usize && times.first() == Some(&page.start) && times.last() == Some(&page.end);
+    if !truthful {
+        return Err(fail(ErrorKind::StatisticsLie, ChunkId::Time, p, page.header_at));
+    }
+    if times.windows(2).any(|w| w[0] >= w[1]) {
+        return Err(fail(ErrorKind::TimesNotIncreasing, ChunkId::Time, p, page.body_at));
+    }
+    Ok(())
+}
+
+/// Decode page `p` of column `v` into `column[base..base + rows]` (the
+/// column already that long) and its validity. The values land at the front
+/// of the range, exactly the page's non-null count of them, then spread to
+/// their rows in place.
+fn decode_column(
+    v: &Involved<'_>,
+    column: &mut Column,
+    base: usize,
+    p: usize,
+    rows: usize,
+    scratch: &mut Vec<u32>,
+) -> Result<(), ScanError> {
+    let page = v.chunk.map(|c| (c, v.pages[p])).filter(|(_, page)| !page.empty);
+    let Some((chunk, page)) = page else {
+        column.valid.extend(std::iter::repeat_n(false, rows));
+        return Ok(());
+    };
+    let id = ChunkId::Value(v.index);
+    let vp = value_page(chunk.data, &page, id, p, rows)?;
+    // Reserve exactly the non-null values of the retained rows.
+    let reserved = vp.non_null;
+    let got = decode_into(
+        chunk.data_type,
+        chunk.encoding,
+        vp.values,
+        &mut column.data,
+        base,
+        reserved,
+        scratch,
+    )
+    .map_err(|e| fail(ErrorKind::Decode(format!("{e:?}")), id, p, vp.values_at))?;
+    if got != vp.non_null {
+        return Err(fail(ErrorKind::ValueCountMismatch, id, p, vp.values_at));
+    }
+    column.data.expand(base, reserved, (0..rows).map(|r| vp.present(r)));
+    column.valid.extend((0..rows).map(|r| vp.present(r)));
+    Ok(())
+}
+
+/// Decode page `p` of every involved column into its staging buffer.
+fn stage(
+    involved: &[Involved<'_>],
+    staged: &mut [Column],
+    p: usize,
+    rows: usize,
+    scratch: &mut Vec<u32>,
+) -> Result<(), ScanError> {
+    for (v, column) in involved.iter().zip(staged.iter_mut()) {
+        column.data.clear();
+        column.data.resize_default(rows);
+        column.valid.clear();
+        decode_column(v, column, 0, p, rows, scratch)?;
+    }
+    Ok(())
+}
+
+/// Offset, limit and blocks.
+struct Sink {
+    to_skip: u64,
+    room: Option<u64>,
+    block_rows: usize,
+    types: Vec<Option<ColumnType>>,
+    blocks: Vec<Block>,
+    current: Block,
+    /// Every row of the current block so far came from in-place pages: an
+    /// in-place page may only follow those (the leading pages of a block).
+    in_place_run: bool,
+}
+
+impl Sink {
+    fn new(request: &Request, types: Vec<Option<ColumnType>>) -> Sink {
+        let current = Self::fresh(&types);
+        Sink {
+            to_skip: request.offset,
+            room: request.limit,
+            block_rows: request.block_rows,
+            types,
+            blocks: Vec::new(),
+            current,
+            in_place_run: true,
+        }
+    }
+    fn fresh(types: &[Option<ColumnType>]) -> Block {
+        Block {
+            times: Vec::new(),
+            columns: types.iter().map(|&t| Column::new(t)).collect(),
+        }
+    }
+    /// The limit is reached: nothing more will be returned.
+    fn done(&self) -> bool {
+        self.room == Some(0)
+    }
+    fn close_if_full(&mut self) {
+        if self.current.rows() == self.block_rows {
+            let full = std::mem::replace(&mut self.current, Self::fresh(&self.types));
+            self.blocks.push(full);
+            self.in_place_run = true;
+        }
+    }
+    /// Can a whole page of `rows` go straight into the current block?
+    fn can_take_in_place(&self, rows: usize) -> bool {
+        self.to_skip == 0
+            && self.in_place_run
+            && rows <= self.block_rows - self.current.rows()
+            && self.room.is_none_or(|room| rows as u64 <= room)
+    }
+    /// Decode page `p` of every requested column straight into the block
+    /// (columns by ascending index, as the staging path and the reference).
+    fn in_place(
+        &mut self,
+        involved: &[Involved<'_>],
+        slot: &[usize],
+        times: &[i64],
+        p: usize,
+        scratch: &mut Vec<u32>,
+    ) -> Result<(), ScanError> {
+        let rows = times.len();
+        let base = self.current.rows();
+        for (i, v) in involved.iter().enumerate() {
+            let mut outputs = slot.iter().enumerate().filter(|(_, &s)| s == i).map(|(j, _)| j);
+            let Some(first) = outputs.next() else { continue };
+            let column = &mut self.current.columns[first];
+            column.data.resize_default(base + rows);
+            decode_column(v, column, base, p, rows, scratch)?;
+            // A column requested twice: copy the first one's rows.
+            for j in outputs {
+                let src = self.current.columns[first].clone();
+                let dst = &mut self.current.columns[j];
+                dst.data.extend_from(&src.data, base..base + rows);
+                dst.valid.extend_from_slice(&src.valid[base..base + rows]);
+            }
+        }
+        self.current.times.extend_from_slice(times);
+        if let Some(room) = &mut self.room {
+            *room -= rows as u64;
+        }
+        self.close_if_full();
+        Ok(())
+    }
+    /// Append rows `range` of a staged page (each requested column j from
+    /// `staged[slot[j]]`), after the offset, within the limit, across as
+    /// many blocks as it takes.
+    fn copy(&mut self, times: &[i64], staged: &[Column], slot: &[usize], range: std::ops::Range<usize>) {
+        let mut b = range.start;
+        let skip = self.to_skip.min((range.end - b) as u64);
+        self.to_skip -= skip;
+        b += skip as usize;
+        let mut e = range.end;
+        if let Some(room) = &mut self.room {
+            let take = (*room).min((e - b) as u64);
+            *room -= take;
+            e = b + take as usize;
+        }
+        while b < e {
+            let n = (e - b).min(self.block_rows - self.current.rows());
+            self.current.times.extend_from_slice(&times[b..b + n]);
+            for (column, &s) in self.current.columns.iter_mut().zip(slot) {
+                column.data.extend_from(&staged[s].data, b..b + n);
+                column.valid.extend_from_slice(&staged[s].valid[b..b + n]);
+            }
+            b += n;
+            self.in_place_run = false;
+            self.close_if_full();
+        }
+    }
+    fn finish(mut self) -> Vec<Block> {
+        if self.current.rows() > 0 {
+            self.blocks.push(self.current);
+        }
+        self.blocks
+    }
+}

@@ -1,0 +1,296 @@
+//! Page headers and bodies of an aligned chunk ("Chunks and pages" in
+//! `formats/tsfile.md`), read one byte at a time.
+//!
+//! Header: uvarint uncompressed size (0: an empty, all-null value page and
+//! nothing else), uvarint compressed size, statistics (uvarint count, start
+//! i64 BE, end i64 BE, then the per-type part of a value page), the body.
+
+use super::{ChunkId, ColumnType, Encoding, ErrorKind, ScanError, Value};
+use crate::tsfile::{gorilla, plain, rle, ts2diff};
+
+/// One page as its header describes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PageRef {
+    /// Where the header starts in the chunk's data.
+    pub header_at: usize,
+    /// Where the body starts, and its length (0 for an empty page).
+    pub body_at: usize,
+    pub body_len: usize,
+    /// An empty (all-null) value page.
+    pub empty: bool,
+    /// Statistics: count, start time, end time (absent for an empty page).
+    pub count: u32,
+    pub start: i64,
+    pub end: i64,
+}
+
+/// A byte cursor over a chunk's data that reports errors at its position.
+struct Cursor<'a> {
+    data: &'a [u8],
+    pos: usize,
+    chunk: ChunkId,
+    page: usize,
+}
+
+impl Cursor<'_> {
+    fn err(&self, kind: ErrorKind, offset: usize) -> ScanError {
+        ScanError {
+            kind,
+            chunk: self.chunk,
+            page: self.page,
+            offset,
+        }
+    }
+    fn byte(&mut self, field_at: usize) -> Result<u8, ScanError> {
+        let b = *self
+            .data
+            .get(self.pos)
+            .ok_or(self.err(ErrorKind::TruncatedHeader, field_at))?;
+        self.pos += 1;
+        Ok(b)
+    }
+    /// Unsigned LEB128 holding a u32 (at most 5 bytes).
+    fn uvarint(&mut self) -> Result<u32, ScanError> {
+        let at = self.pos;
+        let mut v: u64 = 0;
+        for i in 0..5 {
+            let b = self.byte(at)?;
+            v |= ((b & 0x7F) as u64) << (7 * i);
+            if b & 0x80 == 0 {
+                return u32::try_from(v).map_err(|_| self.err(ErrorKind::TruncatedHeader, at));
+            }
+        }
+        Err(self.err(ErrorKind::TruncatedHeader, at))
+    }
+    fn skip(&mut self, n: usize) -> Result<(), ScanError> {
+        let at = self.pos;
+        for _ in 0..n {
+            self.byte(at)?;
+        }
+        Ok(())
+    }
+    fn be_i64(&mut self) -> Result<i64, ScanError> {
+        let at = self.pos;
+        let mut v: u64 = 0;
+        for _ in 0..8 {
+            v = (v << 8) | self.byte(at)? as u64;
+        }
+        Ok(v as i64)
+    }
+    fn be_i32(&mut self) -> Result<i32, ScanError> {
+        let at = self.pos;
+        let mut v: u32 = 0;
+        for _ in 0..4 {
+            v = (v << 8) | self.byte(at)? as u32;
+        }
+        Ok(v as i32)
+    }
+}
+
+/// Bytes of the per-type statistics after count / start / end, for a
+/// fixed-width type (binary types have length-prefixed first / last).
+fn typed_stats_len(t: ColumnType) -> Option<usize> {
+    match t {
+        ColumnType::Boolean => Some(1 + 1 + 8),
+        ColumnType::Int32 | ColumnType::Date => Some(4 * 4 + 8),
+        ColumnType::Int64 | ColumnType::Timestamp => Some(4 * 8 + 8),
+        ColumnType::Float => Some(4 * 4 + 8),
+        ColumnType::Double => Some(5 * 8),
+        ColumnType::Text | ColumnType::String | ColumnType::Blob => None,
+    }
+}
+
+/// Walk every page header of a chunk. `value_type` is `None` for the time
+/// chunk. A negative binary-statistics length counts as a truncated header.
+pub fn directory(data: &[u8], chunk: ChunkId, value_type: Option<ColumnType>) -> Result<Vec<PageRef>, ScanError> {
+    let mut pages = Vec::new();
+    let mut c = Cursor {
+        data,
+        pos: 0,
+        chunk,
+        page: 0,
+    };
+    while c.pos < data.len() {
+        c.page = pages.len();
+        let header_at = c.pos;
+        let size = c.uvarint()?;
+        if size == 0 {
+            if value_type.is_none() {
+                return Err(c.err(ErrorKind::BadPageSize, header_at));
+            }
+            pages.push(PageRef {
+                header_at,
+                body_at: c.pos,
+                body_len: 0,
+                empty: true,
+                count: 0,
+                start: 0,
+                end: 0,
+            });
+            continue;
+        }
+        let compressed_at = c.pos;
+        let compressed = c.uvarint()?;
+        if compressed != size {
+            return Err(c.err(ErrorKind::BadPageSize, compressed_at));
+        }
+        let count = c.uvarint()?;
+        let start = c.be_i64()?;
+        let end = c.be_i64()?;
+        if let Some(t) = value_type {
+            match typed_stats_len(t) {
+                Some(n) => c.skip(n)?,
+                None => {
+                    for _ in 0..2 {
+                        let at = c.pos;
+                        let len = c.be_i32()?;
+                        if len < 0 {
+                            return Err(c.err(ErrorKind::TruncatedHeader, at));
+                        }
+                        c.skip(len as usize)?;
+                    }
+                }
+            }
+        }
+        let body_at = c.pos;
+        if data.len() - body_at < size as usize {
+            return Err(c.err(ErrorKind::TruncatedPage, body_at));
+        }
+        c.pos = body_at + size as usize;
+        pages.push(PageRef {
+            header_at,
+            body_at,
+            body_len: size as usize,
+            empty: false,
+            count,
+            start,
+            end,
+        });
+    }
+    Ok(pages)
+}
+
+/// Is this data type / encoding pair one the scanner reads?
+pub fn supported(t: ColumnType, e: Encoding) -> bool {
+    use ColumnType::*;
+    match e {
+        Encoding::Plain => true,
+        Encoding::Rle => matches!(t, Boolean | Int32 | Date | Int64 | Timestamp),
+        Encoding::Ts2Diff => matches!(t, Int32 | Date | Int64 | Timestamp),
+        Encoding::Gorilla => matches!(t, Int32 | Date | Int64 | Timestamp | Float | Double),
+    }
+}
+
+/// Decode a time page body (TS_2DIFF or PLAIN INT64) to its end.
+pub fn decode_times(body: &[u8], encoding: Encoding) -> Result<Vec<i64>, String> {
+    let d = match encoding {
+        Encoding::Ts2Diff => ts2diff::decode_i64(body, super::MAX_PAGE_ROWS),
+        Encoding::Plain => plain::decode_i64(body, super::MAX_PAGE_ROWS),
+        _ => unreachable!("checked by supported_time"),
+    };
+    d.map(|d| d.values).map_err(|e| format!("{e:?}"))
+}
+
+/// Decode exactly `n` non-null values of a value page.
+pub fn decode_values(body: &[u8], t: ColumnType, e: Encoding, n: usize) -> Result<Vec<Value>, String> {
+    use ColumnType::*;
+    let err = |e: crate::tsfile::DecodeError| format!("{e:?}");
+    let values: Vec<Value> = match (t, e) {
+        (Boolean, Encoding::Plain) => plain::decode_bool(body, n)
+            .map_err(err)?
+            .values
+            .into_iter()
+            .map(Value::Bool)
+            .collect(),
+        (Boolean, Encoding::Rle) => rle::decode_bool(body, n)
+            .map_err(err)?
+            .values
+            .into_iter()
+            .map(Value::Bool)
+            .collect(),
+        (Int32 | Date, Encoding::Plain) => plain::decode_i32(body, n)
+            .map_err(err)?
+            .values
+            .into_iter()
+            .map(Value::I32)
+            .collect(),
+        (Int32 | Date, Encoding::Rle) => rle::decode_i32(body, n)
+            .map_err(err)?
+            .values
+            .into_iter()
+            .map(Value::I32)
+            .collect(),
+        (Int32 | Date, Encoding::Ts2Diff) => ts2diff::decode_i32(body, n)
+            .map_err(err)?
+            .values
+            .into_iter()
+            .map(Value::I32)
+            .collect(),
+        (Int32 | Date, Encoding::Gorilla) => {
+            gorilla::decode32(body, gorilla::TERMINATOR_I32, gorilla::Stop::Count(n), n)
+                .map_err(err)?
+                .values
+                .into_iter()
+                .map(|v| Value::I32(v as i32))
+                .collect()
+        }
+        (Int64 | Timestamp, Encoding::Plain) => plain::decode_i64(body, n)
+            .map_err(err)?
+            .values
+            .into_iter()
+            .map(Value::I64)
+            .collect(),
+        (Int64 | Timestamp, Encoding::Rle) => rle::decode_i64(body, n)
+            .map_err(err)?
+            .values
+            .into_iter()
+            .map(Value::I64)
+            .collect(),
+        (Int64 | Timestamp, Encoding::Ts2Diff) => ts2diff::decode_i64(body, n)
+            .map_err(err)?
+            .values
+            .into_iter()
+            .map(Value::I64)
+            .collect(),
+        (Int64 | Timestamp, Encoding::Gorilla) => {
+            gorilla::decode64(body, gorilla::TERMINATOR_I64, gorilla::Stop::Count(n), n)
+                .map_err(err)?
+                .values
+                .into_iter()
+                .map(|v| Value::I64(v as i64))
+                .collect()
+        }
+        (Float, Encoding::Plain) => plain::decode_f32(body, n)
+            .map_err(err)?
+            .values
+            .into_iter()
+            .map(|v| Value::F32(v.to_bits()))
+            .collect(),
+        (Float, Encoding::Gorilla) => gorilla::decode32(body, gorilla::TERMINATOR_F32, gorilla::Stop::Count(n), n)
+            .map_err(err)?
+            .values
+            .into_iter()
+            .map(Value::F32)
+            .collect(),
+        (Double, Encoding::Plain) => plain::decode_f64(body, n)
+            .map_err(err)?
+            .values
+            .into_iter()
+            .map(|v| Value::F64(v.to_bits()))
+            .collect(),
+        (Double, Encoding::Gorilla) => gorilla::decode64(body, gorilla::TERMINATOR_F64, gorilla::Stop::Count(n), n)
+            .map_err(err)?
+            .values
+            .into_iter()
+            .map(Value::F64)
+            .collect(),
+        (Text | String | Blob, Encoding::Plain) => plain::decode_binary(body, n)
+            .map_err(err)?
+            .values
+            .into_iter()
+            .map(Value::Bytes)
+            .collect(),
+        _ => unreachable!("checked by supported"),
+    };
+    Ok(values)
+}

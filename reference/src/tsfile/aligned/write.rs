@@ -1,0 +1,172 @@
+//! Builders for aligned chunks: pages written as the format notes describe,
+//! with statistics computed from the values or given by the caller (to make
+//! them lie). For tests and generators.
+
+use super::{ColumnType, Encoding, Value};
+use crate::tsfile::{gorilla, plain, rle, ts2diff, write_uvarint};
+
+/// Statistics of a page header: count, start time, end time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stats {
+    pub count: u32,
+    pub start: i64,
+    pub end: i64,
+}
+
+impl Stats {
+    /// The truthful statistics of a time page (`times` non-empty).
+    pub fn of(times: &[i64]) -> Stats {
+        Stats {
+            count: times.len() as u32,
+            start: times[0],
+            end: times[times.len() - 1],
+        }
+    }
+}
+
+/// Encode a time page body.
+pub fn time_body(times: &[i64], encoding: Encoding) -> Vec<u8> {
+    match encoding {
+        Encoding::Plain => plain::encode_i64(times),
+        _ => ts2diff::encode_i64(times, ts2diff::DEFAULT_BLOCK, false),
+    }
+}
+
+/// A whole time page: header with `stats`, then `body`.
+pub fn time_page(body: &[u8], stats: Stats) -> Vec<u8> {
+    let mut out = Vec::new();
+    write_uvarint(&mut out, body.len() as u64);
+    write_uvarint(&mut out, body.len() as u64);
+    write_common(&mut out, stats);
+    out.extend_from_slice(body);
+    out
+}
+
+fn write_common(out: &mut Vec<u8>, stats: Stats) {
+    write_uvarint(out, stats.count as u64);
+    out.extend_from_slice(&stats.start.to_be_bytes());
+    out.extend_from_slice(&stats.end.to_be_bytes());
+}
+
+/// Encode the non-null values of a value page.
+pub fn values_body(t: ColumnType, e: Encoding, values: &[Value]) -> Vec<u8> {
+    use ColumnType::*;
+    let i32s = || {
+        values
+            .iter()
+            .map(|v| if let Value::I32(x) = v { *x } else { 0 })
+            .collect::<Vec<_>>()
+    };
+    let i64s = || {
+        values
+            .iter()
+            .map(|v| if let Value::I64(x) = v { *x } else { 0 })
+            .collect::<Vec<_>>()
+    };
+    let bools = || {
+        values
+            .iter()
+            .map(|v| matches!(v, Value::Bool(true)))
+            .collect::<Vec<_>>()
+    };
+    let f32s = || {
+        values
+            .iter()
+            .map(|v| if let Value::F32(x) = v { *x } else { 0 })
+            .collect::<Vec<u32>>()
+    };
+    let f64s = || {
+        values
+            .iter()
+            .map(|v| if let Value::F64(x) = v { *x } else { 0 })
+            .collect::<Vec<u64>>()
+    };
+    match (t, e) {
+        (Boolean, Encoding::Rle) => rle::encode_bool(&bools(), true),
+        (Boolean, _) => plain::encode_bool(&bools()),
+        (Int32 | Date, Encoding::Rle) => rle::encode_i32(&i32s(), true),
+        (Int32 | Date, Encoding::Ts2Diff) => ts2diff::encode_i32(&i32s(), ts2diff::DEFAULT_BLOCK, false),
+        (Int32 | Date, Encoding::Gorilla) => {
+            let v: Vec<u32> = i32s().into_iter().map(|x| x as u32).collect();
+            gorilla::encode32(&v, Some(gorilla::TERMINATOR_I32))
+        }
+        (Int32 | Date, _) => plain::encode_i32(&i32s()),
+        (Int64 | Timestamp, Encoding::Rle) => rle::encode_i64(&i64s(), true),
+        (Int64 | Timestamp, Encoding::Ts2Diff) => ts2diff::encode_i64(&i64s(), ts2diff::DEFAULT_BLOCK, false),
+        (Int64 | Timestamp, Encoding::Gorilla) => {
+            let v: Vec<u64> = i64s().into_iter().map(|x| x as u64).collect();
+            gorilla::encode64(&v, Some(gorilla::TERMINATOR_I64))
+        }
+        (Int64 | Timestamp, _) => plain::encode_i64(&i64s()),
+        (Float, Encoding::Gorilla) => gorilla::encode32(&f32s(), Some(gorilla::TERMINATOR_F32)),
+        (Float, _) => plain::encode_f32(&f32s().into_iter().map(f32::from_bits).collect::<Vec<_>>()),
+        (Double, Encoding::Gorilla) => gorilla::encode64(&f64s(), Some(gorilla::TERMINATOR_F64)),
+        (Double, _) => plain::encode_f64(&f64s().into_iter().map(f64::from_bits).collect::<Vec<_>>()),
+        (Text | String | Blob, _) => {
+            let v: Vec<Vec<u8>> = values
+                .iter()
+                .map(|v| if let Value::Bytes(b) = v { b.clone() } else { Vec::new() })
+                .collect();
+            plain::encode_binary(&v)
+        }
+    }
+}
+
+/// A value page body: row count, null bitmap, encoded non-null values.
+pub fn value_body(t: ColumnType, e: Encoding, cells: &[Option<Value>]) -> Vec<u8> {
+    let mut out = (cells.len() as i32).to_be_bytes().to_vec();
+    let mut bitmap = vec![0u8; cells.len().div_ceil(8)];
+    for (r, c) in cells.iter().enumerate() {
+        if c.is_some() {
+            bitmap[r / 8] |= 0x80 >> (r % 8);
+        }
+    }
+    out.extend_from_slice(&bitmap);
+    let present: Vec<Value> = cells.iter().flatten().cloned().collect();
+    out.extend(values_body(t, e, &present));
+    out
+}
+
+/// A whole value page: header (statistics: the non-null count and the
+/// given times, then a per-type part of zeros of the right length), body.
+pub fn value_page(t: ColumnType, body: &[u8], stats: Stats) -> Vec<u8> {
+    let mut out = Vec::new();
+    write_uvarint(&mut out, body.len() as u64);
+    write_uvarint(&mut out, body.len() as u64);
+    write_common(&mut out, stats);
+    let typed = match t {
+        ColumnType::Boolean => 10,
+        ColumnType::Int32 | ColumnType::Date | ColumnType::Float => 24,
+        ColumnType::Int64 | ColumnType::Timestamp | ColumnType::Double => 40,
+        // first and last: two zero lengths.
+        ColumnType::Text | ColumnType::String | ColumnType::Blob => 8,
+    };
+    out.extend(std::iter::repeat_n(0u8, typed));
+    out.extend_from_slice(body);
+    out
+}
+
+/// An empty value page: every row null, a zero size and nothing else.
+pub fn empty_value_page() -> Vec<u8> {
+    vec![0]
+}
+
+/// A value page for `cells` at `times` (all null and `empty_when_all_null`:
+/// the empty page).
+pub fn value_page_for(
+    t: ColumnType,
+    e: Encoding,
+    times: &[i64],
+    cells: &[Option<Value>],
+    empty_when_all_null: bool,
+) -> Vec<u8> {
+    let non_null = cells.iter().flatten().count();
+    if non_null == 0 && empty_when_all_null {
+        return empty_value_page();
+    }
+    let stats = Stats {
+        count: non_null as u32,
+        ..Stats::of(times)
+    };
+    value_page(t, &value_body(t, e, cells), stats)
+}
