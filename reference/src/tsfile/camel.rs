@@ -249,7 +249,13 @@ pub fn encode(values: &[f64]) -> Vec<u8> {
             w.bit(canonical_bits(v) >> 63 == 1);
             let a = v.abs();
             let mut decimal = None;
-            if !(a > 9_223_372_036_854_775_808.0 || a == 0.0 || a.log10().floor().abs() > ENCODER_MAX_DIGITS as f64) {
+            // The notes' writer also sends `a > 2^63` and `|floor(log10 a)|
+            // > 10` to the XOR form before counting. The count does that by
+            // itself: such a value has more than 10 integer digits (the
+            // integer part saturates at 19 digits), or 10 or more zeros
+            // after the point, so it never fits 10 digits. Zero would count
+            // as one decimal, so it is tested here.
+            if a != 0.0 {
                 let int_part = a as i64;
                 let digits = int_part.unsigned_abs().to_string().len() as i32;
                 let mut factor = 1.0f64;
@@ -382,6 +388,52 @@ mod tests {
             let got = decode(&encode(&[first, 1.25]), 2).unwrap().values;
             assert_eq!(bits(&got), bits(&[first, 1.25]));
         }
+    }
+
+    /// Whether the writer puts `v` in the decimal form (the type bit of the
+    /// second value of `[1.0, v]`: bit 65 of the block).
+    fn decimal_form(v: f64) -> bool {
+        let page = encode(&[1.0, v]);
+        let mut r = Bytes::new(&page);
+        r.zigzag32(Field::CamelBits).unwrap();
+        page[r.pos + 8] & 0x40 != 0
+    }
+
+    #[test]
+    fn the_writers_choice_of_form() {
+        // At most 10 digits, integer and decimal, at least one decimal:
+        // 2^-9 has 9 decimals after its integer digit "0", 2^-10 has 10.
+        for v in [0.5, -0.125, 512.5, 0.001953125, 999_999_999.5, 999_999_999.0, f64::NAN] {
+            assert!(decimal_form(v), "{v}");
+        }
+        for v in [
+            0.0,
+            -0.0,
+            0.0009765625,
+            1_999_999_999.5,
+            9_999_999_999.0,
+            1e10,
+            4_611_686_018_427_387_904.0,
+            9_223_372_036_854_775_808.0,
+            1e300,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            1e-10,
+            f64::MIN_POSITIVE,
+            9.094947017729282e-13,
+        ] {
+            assert!(!decimal_form(v), "{v}");
+        }
+        // Either way the value comes back (NaN as 0.0, see below).
+        let v = [
+            1.0,
+            0.001953125,
+            0.0009765625,
+            999_999_999.5,
+            1_999_999_999.5,
+            9_999_999_999.0,
+        ];
+        assert_eq!(bits(&decode(&encode(&v), 6).unwrap().values), bits(&v));
     }
 
     #[test]
