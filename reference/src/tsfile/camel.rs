@@ -140,10 +140,8 @@ fn decode_value(b: &mut Block<'_>, s: &mut State) -> Result<f64, DecodeError> {
             offset: b.start + at / 8,
             bit: (at % 8) as u8,
         })?;
+        // At least 1: a window is stored only with lead + sig <= 64.
         let sig = 64 - lead - trail;
-        if sig == 0 {
-            return Ok(sign * f64::from_bits(s.previous));
-        }
         b.take(sig, Field::CamelXor)? << trail
     } else {
         let lead = b.take(6, Field::CamelXor)? as u32;
@@ -388,6 +386,52 @@ mod tests {
             let got = decode(&encode(&[first, 1.25]), 2).unwrap().values;
             assert_eq!(bits(&got), bits(&[first, 1.25]));
         }
+    }
+
+    /// A block of 1.0 and one decimal-form value with integer delta 0:
+    /// `count - 1` (4 bits), the XOR flag and bits, then `m` as a varlong.
+    fn one_decimal(code: u64, xor: Option<(u64, u32)>, m_zigzag: u64) -> Vec<u8> {
+        let mut w = BitWriter::default();
+        w.bits(1.0f64.to_bits(), 64);
+        w.bits(0b01, 2);
+        w.bits(0, 8);
+        w.bits(code, 4);
+        match xor {
+            Some((bits, n)) => {
+                w.bit(true);
+                w.bits(bits, n);
+            }
+            None => w.bit(false),
+        }
+        w.bits(m_zigzag, 7);
+        w.bit(false);
+        let mut p = Vec::new();
+        write_zigzag32(&mut p, w.nbits as i32);
+        p.extend(&w.bytes);
+        p
+    }
+
+    #[test]
+    fn decimal_counts_and_xor_bits_the_readers_accept() {
+        // Count 15 (code 14) is the readers' largest: 1 + 0 / 10^15.
+        assert_eq!(decode(&one_decimal(14, None, 0), 9).unwrap().values, vec![1.0, 1.0]);
+        // The XOR bits are XORed into bits(m / 10^count + 1), even where
+        // they overlap (m = 5 >= 5^1, which the writer never leaves):
+        // 1.5 ^ the top mantissa bit = 1.0, so the fraction is 0.
+        let p = one_decimal(0, Some((1, 1)), 10);
+        assert_eq!(decode(&p, 9).unwrap().values, vec![1.0, 1.0]);
+    }
+
+    #[test]
+    fn java_round_ties_up() {
+        // Math.round: nearest, ties towards +infinity, NaN to 0, saturating.
+        assert_eq!(java_round(2.5), 3);
+        assert_eq!(java_round(-2.5), -2);
+        assert_eq!(java_round(-0.5), 0);
+        assert_eq!(java_round(-2.500000001), -3);
+        assert_eq!(java_round(0.49999999999999994), 0);
+        assert_eq!(java_round(f64::NAN), 0);
+        assert_eq!(java_round(1e300), i64::MAX);
     }
 
     /// Whether the writer puts `v` in the decimal form (the type bit of the
