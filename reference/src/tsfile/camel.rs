@@ -140,10 +140,8 @@ fn decode_value(b: &mut Block<'_>, s: &mut State) -> Result<f64, DecodeError> {
             offset: b.start + at / 8,
             bit: (at % 8) as u8,
         })?;
+        // At least 1: a window is stored only with lead + sig <= 64.
         let sig = 64 - lead - trail;
-        if sig == 0 {
-            return Ok(sign * f64::from_bits(s.previous));
-        }
         b.take(sig, Field::CamelXor)? << trail
     } else {
         let lead = b.take(6, Field::CamelXor)? as u32;
@@ -249,7 +247,13 @@ pub fn encode(values: &[f64]) -> Vec<u8> {
             w.bit(canonical_bits(v) >> 63 == 1);
             let a = v.abs();
             let mut decimal = None;
-            if !(a > 9_223_372_036_854_775_808.0 || a == 0.0 || a.log10().floor().abs() > ENCODER_MAX_DIGITS as f64) {
+            // The notes' writer also sends `a > 2^63` and `|floor(log10 a)|
+            // > 10` to the XOR form before counting. The count does that by
+            // itself: such a value has more than 10 integer digits (the
+            // integer part saturates at 19 digits), or 10 or more zeros
+            // after the point, so it never fits 10 digits. Zero would count
+            // as one decimal, so it is tested here.
+            if a != 0.0 {
                 let int_part = a as i64;
                 let digits = int_part.unsigned_abs().to_string().len() as i32;
                 let mut factor = 1.0f64;
@@ -382,6 +386,98 @@ mod tests {
             let got = decode(&encode(&[first, 1.25]), 2).unwrap().values;
             assert_eq!(bits(&got), bits(&[first, 1.25]));
         }
+    }
+
+    /// A block of 1.0 and one decimal-form value with integer delta 0:
+    /// `count - 1` (4 bits), the XOR flag and bits, then `m` as a varlong.
+    fn one_decimal(code: u64, xor: Option<(u64, u32)>, m_zigzag: u64) -> Vec<u8> {
+        let mut w = BitWriter::default();
+        w.bits(1.0f64.to_bits(), 64);
+        w.bits(0b01, 2);
+        w.bits(0, 8);
+        w.bits(code, 4);
+        match xor {
+            Some((bits, n)) => {
+                w.bit(true);
+                w.bits(bits, n);
+            }
+            None => w.bit(false),
+        }
+        w.bits(m_zigzag, 7);
+        w.bit(false);
+        let mut p = Vec::new();
+        write_zigzag32(&mut p, w.nbits as i32);
+        p.extend(&w.bytes);
+        p
+    }
+
+    #[test]
+    fn decimal_counts_and_xor_bits_the_readers_accept() {
+        // Count 15 (code 14) is the readers' largest: 1 + 0 / 10^15.
+        assert_eq!(decode(&one_decimal(14, None, 0), 9).unwrap().values, vec![1.0, 1.0]);
+        // The XOR bits are XORed into bits(m / 10^count + 1), even where
+        // they overlap (m = 5 >= 5^1, which the writer never leaves):
+        // 1.5 ^ the top mantissa bit = 1.0, so the fraction is 0.
+        let p = one_decimal(0, Some((1, 1)), 10);
+        assert_eq!(decode(&p, 9).unwrap().values, vec![1.0, 1.0]);
+    }
+
+    #[test]
+    fn java_round_ties_up() {
+        // Math.round: nearest, ties towards +infinity, NaN to 0, saturating.
+        assert_eq!(java_round(2.5), 3);
+        assert_eq!(java_round(-2.5), -2);
+        assert_eq!(java_round(-0.5), 0);
+        assert_eq!(java_round(-2.500000001), -3);
+        assert_eq!(java_round(0.49999999999999994), 0);
+        assert_eq!(java_round(f64::NAN), 0);
+        assert_eq!(java_round(1e300), i64::MAX);
+    }
+
+    /// Whether the writer puts `v` in the decimal form (the type bit of the
+    /// second value of `[1.0, v]`: bit 65 of the block).
+    fn decimal_form(v: f64) -> bool {
+        let page = encode(&[1.0, v]);
+        let mut r = Bytes::new(&page);
+        r.zigzag32(Field::CamelBits).unwrap();
+        page[r.pos + 8] & 0x40 != 0
+    }
+
+    #[test]
+    fn the_writers_choice_of_form() {
+        // At most 10 digits, integer and decimal, at least one decimal:
+        // 2^-9 has 9 decimals after its integer digit "0", 2^-10 has 10.
+        for v in [0.5, -0.125, 512.5, 0.001953125, 999_999_999.5, 999_999_999.0, f64::NAN] {
+            assert!(decimal_form(v), "{v}");
+        }
+        for v in [
+            0.0,
+            -0.0,
+            0.0009765625,
+            1_999_999_999.5,
+            9_999_999_999.0,
+            1e10,
+            4_611_686_018_427_387_904.0,
+            9_223_372_036_854_775_808.0,
+            1e300,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            1e-10,
+            f64::MIN_POSITIVE,
+            9.094947017729282e-13,
+        ] {
+            assert!(!decimal_form(v), "{v}");
+        }
+        // Either way the value comes back (NaN as 0.0, see below).
+        let v = [
+            1.0,
+            0.001953125,
+            0.0009765625,
+            999_999_999.5,
+            1_999_999_999.5,
+            9_999_999_999.0,
+        ];
+        assert_eq!(bits(&decode(&encode(&v), 6).unwrap().values), bits(&v));
     }
 
     #[test]

@@ -188,7 +188,9 @@ fn encode(values: &[u64], p: &Params, terminator: Option<u64>) -> Vec<u8> {
     let mut indices = vec![0usize; 1 << (p.threshold + 1)];
     let mut index = 0usize;
     let mut current = 0usize;
-    let mut stored_lz = u32::MAX;
+    // Leading zeros of the last `11`; none after a `00` or `01` (the notes'
+    // "W + 1", which no rounded count equals).
+    let mut stored_lz: Option<u32> = None;
     let mut first = true;
     for &v in values.iter().chain(terminator.iter()) {
         let key = (v & ((1 << (p.threshold + 1)) - 1)) as usize;
@@ -199,39 +201,37 @@ fn encode(values: &[u64], p: &Params, terminator: Option<u64>) -> Vec<u8> {
             first = false;
             continue;
         }
-        let trailing = |x: u64| if x == 0 { w } else { x.trailing_zeros() };
         let candidate = indices[key];
-        let mut tz = 0;
-        let (slot, xor) = if index - candidate < n {
-            let temp = v ^ stored[candidate % n];
-            tz = trailing(temp);
-            if tz > p.threshold {
-                (candidate % n, temp)
-            } else {
-                (index % n, stored[index % n] ^ v)
-            }
-        } else {
-            (index % n, stored[index % n] ^ v)
-        };
-        if xor == 0 {
+        let slot = candidate % n;
+        let temp = v ^ stored[slot];
+        // The notes take the candidate only while `index - candidate < N`.
+        // That is implied: a slot written since holds a later value, and its
+        // key differs (`candidate` is the last index with this key), so the
+        // XOR has a set bit among the key's THRESHOLD + 1 low bits.
+        if temp == 0 {
             out.bits(0b00, 2);
             out.bits(slot as u64, p.log2);
-            stored_lz = w + 1;
+            stored_lz = None;
+        } else if temp.trailing_zeros() > p.threshold {
+            let tz = temp.trailing_zeros();
+            let (lz, code) = round_leading(temp.leading_zeros() - (64 - w));
+            let sig = w - lz - tz;
+            out.bits(0b01, 2);
+            out.bits(slot as u64, p.log2);
+            out.bits(code, 3);
+            out.bits(sig as u64, p.sig_bits);
+            out.bits(temp >> tz, sig);
+            stored_lz = None;
         } else {
+            // Against the previous value, which differs from `v`: an equal
+            // value would have its key, and be the XOR-0 case above.
+            let xor = stored[current] ^ v;
             let (lz, code) = round_leading(xor.leading_zeros() - (64 - w));
-            if tz > p.threshold {
-                let sig = w - lz - tz;
-                out.bits(0b01, 2);
-                out.bits(slot as u64, p.log2);
-                out.bits(code, 3);
-                out.bits(sig as u64, p.sig_bits);
-                out.bits(xor >> tz, sig);
-                stored_lz = w + 1;
-            } else if lz == stored_lz {
+            if stored_lz == Some(lz) {
                 out.bits(0b10, 2);
                 out.bits(xor, w - lz);
             } else {
-                stored_lz = lz;
+                stored_lz = Some(lz);
                 out.bits(0b11, 2);
                 out.bits(code, 3);
                 out.bits(xor, w - lz);
@@ -299,6 +299,78 @@ mod tests {
         let d = decode32(&page, TERMINATOR_I32, Stop::AtTerminator, 2).unwrap();
         assert_eq!(d.values, vec![0, 0x40000]);
         assert_eq!(d.consumed, 11);
+    }
+
+    /// The 32-bit `11` / `01` fields of the notes, for expected streams.
+    fn new_window(w: &mut BitWriter, code: u64, xor: u64, lz: u32) {
+        w.bits(0b11, 2);
+        w.bits(code, 3);
+        w.bits(xor, 32 - lz);
+    }
+
+    #[test]
+    fn keys_are_the_low_threshold_plus_one_bits() {
+        // 0x1000; 0x800 (key 0x800, unseen: candidate 0, XOR 0x1800 has 11
+        // trailing zeros, not more than 11: the previous value, 19 leading
+        // zeros rounded to 18, code 4); 0x2000 (key 0, the first value's:
+        // XOR 0x3000, 12 trailing zeros: `01` slot 0, code 4, 2 significant
+        // bits, 11); 4 (key 4, unseen: XOR 0x1004 with the first value, so
+        // the previous value, XOR 0x2004, 18 leading zeros — a new `11`,
+        // since the `01` cleared the stored count).
+        let mut w = BitWriter::default();
+        w.bits(0x1000, 32);
+        new_window(&mut w, 4, 0x1800, 18);
+        w.bits(0b01, 2);
+        w.bits(0, 6);
+        w.bits(4, 3);
+        w.bits(2, 5);
+        w.bits(0b11, 2);
+        new_window(&mut w, 4, 0x2004, 18);
+        let v = [0x1000, 0x800, 0x2000, 4];
+        assert_eq!(encode32(&v, None), w.bytes);
+        assert_eq!(decode32(&w.bytes, 0, Stop::Count(4), 9).unwrap().values, v.to_vec());
+    }
+
+    #[test]
+    fn alternating_values_reference_the_ring() {
+        // A B A B ...: B is new (`11`, XOR 0x3001, 18 leading zeros); from
+        // the third value on each equals the value two back, whose key it
+        // shares: `00` + that value's slot, wrapping round the ring of 64.
+        let (a, b) = (0x1000u32, 0x2001u32);
+        let v: Vec<u32> = (0..140).map(|i| if i % 2 == 0 { a } else { b }).collect();
+        let mut w = BitWriter::default();
+        w.bits(a as u64, 32);
+        new_window(&mut w, 4, 0x3001, 18);
+        for k in 2..v.len() {
+            w.bits(0b00, 2);
+            w.bits(((k - 2) % 64) as u64, 6);
+        }
+        assert_eq!(encode32(&v, None), w.bytes);
+        assert_eq!(decode32(&w.bytes, 0, Stop::Count(140), 140).unwrap().values, v);
+        // After a `00`, the stored leading-zero count is gone: A B A C with
+        // C ^ A = 0x2002 (18 leading zeros again) is a new `11`.
+        let mut w = BitWriter::default();
+        w.bits(a as u64, 32);
+        new_window(&mut w, 4, 0x3001, 18);
+        w.bits(0, 8);
+        new_window(&mut w, 4, 0x2002, 18);
+        let v = [a, b, a, a ^ 0x2002];
+        assert_eq!(encode32(&v, None), w.bytes);
+        // 64-bit: a ring of 128, 7-bit slots; B ^ A = 0xC001 has 48 leading
+        // zeros, rounded to 24 (code 7): 40 bits.
+        let (a, b) = (0x4000u64, 0x8001u64);
+        let v: Vec<u64> = (0..300).map(|i| if i % 2 == 0 { a } else { b }).collect();
+        let mut w = BitWriter::default();
+        w.bits(a, 64);
+        w.bits(0b11, 2);
+        w.bits(7, 3);
+        w.bits(0xC001, 40);
+        for k in 2..v.len() {
+            w.bits(0b00, 2);
+            w.bits(((k - 2) % 128) as u64, 7);
+        }
+        assert_eq!(encode64(&v, None), w.bytes);
+        assert_eq!(decode64(&w.bytes, 0, Stop::Count(300), 300).unwrap().values, v);
     }
 
     #[test]

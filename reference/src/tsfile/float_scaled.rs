@@ -73,11 +73,9 @@ impl Header<'_> {
     }
 }
 
-/// `10^n` correctly rounded (infinite above 308).
+/// `10^n` correctly rounded (infinite above 308: the float parser rounds an
+/// exponent of any size, so no bound is needed here).
 fn pow10(n: u32) -> f64 {
-    if n > 400 {
-        return f64::INFINITY;
-    }
     format!("1e{n}").parse().unwrap_or(f64::INFINITY)
 }
 
@@ -236,7 +234,15 @@ pub fn store_f32(v: f32, max_point_number: u32) -> (Form, i32) {
     let scaled = v as f64 * scale_of(max_point_number);
     // `Integer.MAX_VALUE` compared with a float is 2^31.
     let limit = 2_147_483_648.0f32;
-    if scaled > i32::MAX as f64 || scaled < i32::MIN as f64 {
+    // A NaN fails both range tests below, so it can be taken first.
+    if v.is_nan() {
+        // floatToIntBits canonicalises every NaN.
+        return (Form::Raw, 0x7FC0_0000);
+    }
+    // "Above MAX or below MIN", as a range: no float times a power of ten
+    // is exactly i32::MAX (2^31 - 1 is prime), so two comparisons would
+    // leave a bound whose `>` and `>=` are the same test.
+    if !(i32::MIN as f64..=i32::MAX as f64).contains(&scaled) {
         if v > limit || v < -limit {
             (Form::Raw, v.to_bits() as i32)
         } else {
@@ -246,9 +252,6 @@ pub fn store_f32(v: f32, max_point_number: u32) -> (Form, i32) {
                 java_round(v as f64).clamp(i32::MIN as i64, i32::MAX as i64) as i32,
             )
         }
-    } else if v.is_nan() {
-        // floatToIntBits canonicalises every NaN.
-        (Form::Raw, 0x7FC0_0000)
     } else {
         (Form::Scaled, java_round(scaled) as i32)
     }
@@ -360,6 +363,42 @@ mod tests {
     }
 
     #[test]
+    fn powers_of_ten() {
+        // Correctly rounded: exact up to 10^22, the nearest double above.
+        assert_eq!(pow10(0), 1.0);
+        assert_eq!(pow10(2), 100.0);
+        assert_eq!(pow10(22), 1e22);
+        assert_eq!(pow10(23), 1e23);
+        assert_eq!(pow10(308), 1e308);
+        for n in [309, 400, 401, 100_000, i32::MAX as u32] {
+            assert_eq!(pow10(n), f64::INFINITY, "{n}");
+        }
+        // An mpn of 0, or negative as an i32, is scale 1.
+        assert_eq!(scale_of(0), 1.0);
+        assert_eq!(scale_of(u32::MAX), 1.0);
+        assert_eq!(scale_of(1 << 31), 1.0);
+        assert_eq!(scale_of(i32::MAX as u32), f64::INFINITY);
+    }
+
+    #[test]
+    fn huge_max_point_numbers_scale_to_infinity() {
+        // mpn 401 (91 03): every value scales to infinity, so the writer
+        // rounds 2.0 and 3.0 (marker, count 2, scaled bitmap 00); a page
+        // of scaled values under such an mpn reads back as zeros.
+        let page = encode_f64(&[2.0, 3.0], Inner::Ts2Diff, 401);
+        assert_eq!(&page[..9], &[0xff, 0xff, 0xff, 0xff, 0x07, 2, 0, 0x91, 0x03]);
+        assert_eq!(decode_f64(&page, Inner::Ts2Diff, 2).unwrap().values, vec![2.0, 3.0]);
+        let mut scaled = vec![0x91, 0x03];
+        scaled.extend(ts2diff::encode_i64(&[5, -7], ts2diff::DEFAULT_BLOCK, false));
+        let d = decode_f64(&scaled, Inner::Ts2Diff, 2).unwrap().values;
+        assert_eq!(bits64(&d), bits64(&[0.0, -0.0]));
+        // i32::MAX - 2 (the largest mpn that is no marker).
+        let mut scaled = vec![0xfd, 0xff, 0xff, 0xff, 0x07];
+        scaled.extend(ts2diff::encode_i32(&[5], ts2diff::DEFAULT_BLOCK, false));
+        assert_eq!(decode_f32(&scaled, Inner::Ts2Diff, 2).unwrap().values, vec![0.0]);
+    }
+
+    #[test]
     fn known_answer_all_scaled() {
         // 150, 225, -1: deltas 75, -226 → min -226, packed 301, 0 in 9 bits:
         // 100101101 000000000 → 96 80 00.
@@ -404,6 +443,11 @@ mod tests {
         assert_eq!(store_f32(-2_147_483_648.0, 2), (Form::Rounded, i32::MIN));
         assert_eq!(store_f32(4_294_967_296.0, 2), (Form::Raw, 0x4F80_0000));
         assert_eq!(store_f32(21_474_836.0, 2), (Form::Scaled, 2_147_483_600));
+        // MIN itself is in range (scaled); MAX is never hit exactly by a
+        // FLOAT, so the next float up from 2^31 - 256 is the edge.
+        assert_eq!(store_f32(-2_147_483_648.0, 0), (Form::Scaled, i32::MIN));
+        assert_eq!(store_f32(2_147_483_520.0, 0), (Form::Scaled, 2_147_483_520));
+        assert_eq!(store_f32(f32::NAN, 2), (Form::Raw, 0x7FC0_0000));
         assert_eq!(store_f32(-0.0, 2), (Form::Scaled, 0));
         assert_eq!(store_f32(f32::NAN, 0), (Form::Raw, 0x7FC0_0000));
         assert_eq!(store_f32(1.005, 2), (Form::Scaled, 100)); // 1.00499999523...
@@ -411,6 +455,12 @@ mod tests {
         assert_eq!(store_f64(9.2e18, 0), (Form::Scaled, 9_200_000_000_000_000_000));
         assert_eq!(store_f64(9.2e18, 2), (Form::Rounded, 9_200_000_000_000_000_000));
         assert_eq!(store_f64(9_223_372_036_854_775_808.0, 0), (Form::Scaled, i64::MAX));
+        // -2^63 scaled by 1 is MIN itself: in range. 2^63 scaled by 100 is
+        // out of range, but 2^63 itself is not above 2^63: rounded, and
+        // Math.round saturates it.
+        assert_eq!(store_f64(-9_223_372_036_854_775_808.0, 0), (Form::Scaled, i64::MIN));
+        assert_eq!(store_f64(9_223_372_036_854_775_808.0, 2), (Form::Rounded, i64::MAX));
+        assert_eq!(store_f64(-9_223_372_036_854_775_808.0, 2), (Form::Rounded, i64::MIN));
         assert_eq!(store_f64(f64::MIN_POSITIVE, 2), (Form::Scaled, 0));
         assert_eq!(
             store_f64(f64::from_bits(0xFFF0_0000_0000_0001), 2),

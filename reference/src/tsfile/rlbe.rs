@@ -497,6 +497,28 @@ mod tests {
     }
 
     #[test]
+    fn a_later_run_longer_than_the_values_left() {
+        // Count 3; a segment of length 1 with run 2 ("011") and two 0
+        // bits; then a run of 2 again (from bit 49) where only one value
+        // is left.
+        let mut w = BitWriter::default();
+        w.bits(3, 32);
+        for _ in 0..2 {
+            w.bits(1, 6);
+            w.bits(0b011, 3);
+            w.bits(0, 2);
+        }
+        assert_eq!(
+            decode_i32(&w.bytes, 9),
+            Err(DecodeError::BadCount {
+                field: Field::RlbeRun,
+                count: 2,
+                offset: 6
+            })
+        );
+    }
+
+    #[test]
     fn every_prefix_is_an_error_or_shorter() {
         let mut v: Vec<i64> = (0..50).map(|i| (i % 7) * 1000 - 3000).collect();
         v.push(i64::MIN);

@@ -190,7 +190,7 @@ pub fn encode_package(bit_width: u32, runs: &[Run], big_endian_values: bool) -> 
             Run::Packed(values) => {
                 let groups = values.len().div_ceil(8).max(1);
                 let last = values.len() - (groups - 1) * 8;
-                write_uvarint(&mut body, ((groups as u64) << 1) | 1);
+                write_uvarint(&mut body, ((groups as u64) << 1) + 1);
                 body.push(last as u8);
                 let mut w = BitWriter::default();
                 for i in 0..groups * 8 {
@@ -322,6 +322,77 @@ mod tests {
         assert_eq!(decode_i32(&one_package, 1000), too_many(2));
         let after_a_run = [0x09, 0x08, 0x02, 0x01, 0x81, 0x80, 0x80, 0x80, 0x04, 0x07];
         assert_eq!(decode_i32(&after_a_run, 1000), too_many(4));
+    }
+
+    #[test]
+    fn java_run_plan() {
+        // `docs/tsfile-encodings.md` (DICTIONARY): 8 or more repeats after a
+        // group boundary make an RLE run; the repeat first fills the
+        // pending partial group.
+        let rep = |count, value| Run::Repeat { count, value };
+        assert_eq!(plan_java(&[5; 8]), vec![rep(8, 5)]);
+        assert_eq!(plan_java(&[5; 7]), vec![Run::Packed(vec![5; 7])]);
+        let mut v: Vec<u64> = (1..=8).collect();
+        v.extend([9; 8]);
+        assert_eq!(plan_java(&v), vec![Run::Packed((1..=8).collect()), rep(8, 9)]);
+        // Two repeats after a full group are no run.
+        let v = [1, 2, 3, 4, 5, 6, 7, 8, 9, 9];
+        assert_eq!(plan_java(&v), vec![Run::Packed(v.to_vec())]);
+        // Three values, then thirteen 9s: five fill the group, eight are left.
+        let mut v = vec![1, 2, 3];
+        v.extend([9; 13]);
+        assert_eq!(
+            plan_java(&v),
+            vec![Run::Packed(vec![1, 2, 3, 9, 9, 9, 9, 9]), rep(8, 9)]
+        );
+        // With twelve, seven are left: all bit-packed.
+        v.pop();
+        assert_eq!(plan_java(&v), vec![Run::Packed(v.clone())]);
+        // At most 63 groups a bit-packed run.
+        let v: Vec<u64> = (0..600).map(|i| i % 2).collect();
+        assert_eq!(
+            plan_java(&v),
+            vec![Run::Packed(v[..504].to_vec()), Run::Packed(v[504..].to_vec())]
+        );
+    }
+
+    #[test]
+    fn bit_packed_plan_splits_at_63_groups() {
+        // A bit-packed run's header byte holds at most 63 groups (504
+        // values): 600 values are a run of 63 groups (header 7f) and one
+        // of 12 (header 19, 96 values).
+        let v: Vec<u64> = (0..600).map(|i| i % 2).collect();
+        let runs = plan_packed(&v);
+        assert_eq!(
+            runs,
+            vec![Run::Packed(v[..504].to_vec()), Run::Packed(v[504..].to_vec())]
+        );
+        let page = encode_package(1, &runs, false);
+        // Length 80 (one byte), width 1, the first run's header and
+        // lastBitPackedNum, its 63 bytes, then the second run's.
+        assert_eq!(page[..4], [80, 1, 0x7f, 8]);
+        assert_eq!(page[4 + 63..4 + 63 + 2], [0x19, 8]);
+        assert_eq!(page.len(), 81);
+        assert_eq!(decode_i64(&page, 600).unwrap().values.len(), 600);
+    }
+
+    #[test]
+    fn a_later_run_over_the_limit() {
+        // 0d | 08 | 03 08 + eight bytes (a bit-packed run of 8) | 06 02 (an
+        // RLE run of 3 at offset 12): 11 values do not fit in 10.
+        let page = encode_package(8, &[Run::Packed(vec![1; 8]), Run::Repeat { count: 3, value: 2 }], false);
+        assert_eq!(page[12..], [0x06, 0x02]);
+        assert_eq!(
+            decode_i32(&page, 10),
+            Err(DecodeError::TooManyValues { max: 10, offset: 12 })
+        );
+        assert_eq!(decode_i32(&page, 11).unwrap().values.len(), 11);
+        // The same after an RLE run, with a bit-packed run that does not fit.
+        let page = encode_package(8, &[Run::Repeat { count: 3, value: 2 }, Run::Packed(vec![1; 8])], false);
+        assert_eq!(
+            decode_i32(&page, 10),
+            Err(DecodeError::TooManyValues { max: 10, offset: 4 })
+        );
     }
 
     #[test]

@@ -196,6 +196,36 @@ mod tests {
     }
 
     #[test]
+    fn block_size_and_one_value_blocks() {
+        // A block of `block` deltas holds `block + 1` values: 130 values
+        // with the writers' 128 make a block of writeIndex 128 and then a
+        // one-value block (writeIndex 0, bitWidth 0, minDeltaBase MAX_VALUE).
+        let v: Vec<i64> = (0..130).collect();
+        let page = encode_i64(&v, DEFAULT_BLOCK, false);
+        assert_eq!(page[..4], [0, 0, 0, 128]);
+        // First block: 24 header bytes, 128 deltas of 1 at width 0.
+        insta::assert_snapshot!(hex(&page[24..]), @"00 00 00 00 00 00 00 00 7f ff ff ff ff ff ff ff 00 00 00 00 00 00 00 81");
+        let page = encode_i32(&[5], DEFAULT_BLOCK, false);
+        insta::assert_snapshot!(hex(&page), @"00 00 00 00 00 00 00 00 7f ff ff ff 00 00 00 05");
+        // Block size 2: three values, then the rest.
+        let page = encode_i32(&[1, 2, 3, 4], 2, false);
+        assert_eq!(page[..4], [0, 0, 0, 2]);
+        assert_eq!(decode_i32(&page, 4).unwrap().values, vec![1, 2, 3, 4]);
+    }
+
+    #[test]
+    fn a_later_block_over_the_limit() {
+        // Blocks of two values (16 header bytes, one delta of width 0, no
+        // packed byte): the second, at 16, does not fit in three.
+        let page = encode_i32(&[1, 2, 3, 4], 1, false);
+        assert_eq!(
+            decode_i32(&page, 3),
+            Err(DecodeError::TooManyValues { max: 3, offset: 16 })
+        );
+        assert_eq!(decode_i32(&page, 4).unwrap().values, vec![1, 2, 3, 4]);
+    }
+
+    #[test]
     fn every_error_variant() {
         let page = encode_i64(&[1, 2, 100], 128, false);
         assert_eq!(
