@@ -411,8 +411,9 @@ fn brief(r: &Result<TsValue, TsFault>) -> String {
     }
 }
 
-/// Check one file already in memory (`name` is what reports call it).
-pub fn check_bytes(name: &str, bytes: &[u8], options: &Options) -> Report {
+/// Run `check` with a checker of `options` (every registry kernel this CPU
+/// runs unless the options name the kernels).
+fn with_checker(options: &Options, check: impl FnOnce(&mut Checker<'_>)) -> Report {
     let every;
     let kernels = match &options.kernels {
         Some(k) => k.as_slice(),
@@ -427,8 +428,13 @@ pub fn check_bytes(name: &str, bytes: &[u8], options: &Options) -> Report {
         reference: Reference { writer: options.writer },
         report: Report::default(),
     };
-    checker.read(Path::new(name), std::io::Cursor::new(bytes));
+    check(&mut checker);
     checker.report
+}
+
+/// Check one file already in memory (`name` is what reports call it).
+pub fn check_bytes(name: &str, bytes: &[u8], options: &Options) -> Report {
+    with_checker(options, |c| c.read(Path::new(name), std::io::Cursor::new(bytes)))
 }
 
 /// Check `paths` (files, or directories searched for `*.tsfile`).
@@ -450,22 +456,9 @@ pub fn check_files(paths: &[PathBuf], options: &Options) -> Result<Report, Strin
     if files.is_empty() {
         return Err("no TsFile given".into());
     }
-    let every;
-    let kernels = match &options.kernels {
-        Some(k) => k.as_slice(),
-        None => {
-            every = every_kernel();
-            every.as_slice()
+    Ok(with_checker(options, |c| {
+        for f in &files {
+            c.file(f);
         }
-    };
-    let mut checker = Checker {
-        options,
-        kernels,
-        reference: Reference { writer: options.writer },
-        report: Report::default(),
-    };
-    for f in &files {
-        checker.file(f);
-    }
-    Ok(checker.report)
+    }))
 }
