@@ -96,6 +96,13 @@ enum Command {
         #[command(flatten)]
         subjects: SubjectArgs,
     },
+    /// Be an external subject (docs/subjects.md) that answers with the
+    /// family's reference decoder, on stdin and stdout: the protocol's own
+    /// check and example.
+    ServeReference {
+        #[arg(long)]
+        family: String,
+    },
     /// List the fuzz targets: name, family, mode, peers.
     FuzzTargets,
     /// Check every family's digests against the committed golden file, or
@@ -211,6 +218,23 @@ fn main() -> ExitCode {
             require_all_kernels,
             exempt,
         } => gate_command(native, cross, require_all_kernels, exempt),
+        Command::ServeReference { family } => {
+            let Some(f) = families::by_name(&family) else {
+                eprintln!("no family {family}");
+                return ExitCode::from(2);
+            };
+            match crossdec_harness::cli::subjects::serve_reference(
+                f.as_ref(),
+                std::io::stdin().lock(),
+                std::io::stdout().lock(),
+            ) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(problem) => {
+                    eprintln!("{problem}");
+                    ExitCode::from(2)
+                }
+            }
+        }
         Command::FuzzTargets => {
             for t in crossdec_harness::fuzzing::targets() {
                 let mode = format!("{:?}", t.mode).to_lowercase();

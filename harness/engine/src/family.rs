@@ -57,6 +57,11 @@ pub trait Family: Send + Sync {
     /// Register an external subject (`docs/subjects.md`) as one more
     /// implementation: every later run, check and replay includes it.
     fn add_subject(&mut self, command: SubjectCommand);
+    /// The reference's outcome for one canonical input, as the canonical
+    /// bytes of the `Result` (tag 0 and the output, or tag 1 and the error:
+    /// exactly a subject's status byte and body). `None` if the bytes are
+    /// not an input of this family.
+    fn reference_outcome(&self, bytes: &[u8]) -> Option<Vec<u8>>;
     /// Check one canonical input (a reproducer) exactly as given against
     /// every available kernel (and peer, when `peers`). `None` if the bytes
     /// are not an input of this family; otherwise one line per disagreement.
@@ -131,6 +136,11 @@ impl<S: Spec> Family for Campaign<S> {
 
     fn run(&self, options: &RunOptions) -> FamilyReport {
         Campaign::run(self, options)
+    }
+
+    fn reference_outcome(&self, bytes: &[u8]) -> Option<Vec<u8>> {
+        let input = self.spec.parse(bytes)?;
+        Some(self.spec.reference(&input).to_canonical())
     }
 
     fn add_subject(&mut self, command: SubjectCommand) {

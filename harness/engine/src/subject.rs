@@ -14,7 +14,7 @@
 use std::collections::VecDeque;
 use std::io::{Read, Write};
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -26,8 +26,11 @@ use crate::spec::{Outcome, Spec};
 /// The protocol version crossdec speaks (`CROSSDEC_PROTOCOL`).
 pub const PROTOCOL_VERSION: u32 = 1;
 
-/// Failures on the first input after a start, in a row, after which a
-/// subject is broken: its remaining inputs fail at once.
+/// Failures of a subject that has never answered anything, after which it
+/// is broken: its remaining inputs fail at once. (A subject that answered
+/// once is restarted after every failure however many follow: a
+/// data-dependent crash on many inputs in a row is many findings, not a
+/// broken command.)
 pub const BROKEN_AFTER: u32 = 5;
 
 /// Bytes of a subject's stderr kept for failure messages.
@@ -135,8 +138,6 @@ struct Process {
     requests: Option<Sender<Vec<u8>>>,
     responses: Receiver<Result<Vec<u8>, String>>,
     stderr: Arc<Mutex<VecDeque<u8>>>,
-    /// Responses received since it started.
-    answered: u64,
 }
 
 /// An external subject: its command and its running processes.
@@ -144,7 +145,8 @@ pub struct Subject {
     command: SubjectCommand,
     family: String,
     idle: Mutex<Vec<Process>>,
-    first_answer_failures: AtomicU32,
+    failures_before_any_answer: AtomicU32,
+    ever_answered: AtomicBool,
     last_failure: Mutex<String>,
 }
 
@@ -164,7 +166,8 @@ impl Subject {
             command,
             family: family.to_string(),
             idle: Mutex::new(Vec::new()),
-            first_answer_failures: AtomicU32::new(0),
+            failures_before_any_answer: AtomicU32::new(0),
+            ever_answered: AtomicBool::new(false),
             last_failure: Mutex::new(String::new()),
         }
     }
@@ -179,10 +182,10 @@ impl Subject {
         &self.family
     }
 
-    /// Whether it failed on the first input after a start
-    /// [`BROKEN_AFTER`] times in a row.
+    /// Whether it failed [`BROKEN_AFTER`] times without ever answering.
     pub fn is_broken(&self) -> bool {
-        self.first_answer_failures.load(Ordering::Relaxed) >= BROKEN_AFTER
+        !self.ever_answered.load(Ordering::Relaxed)
+            && self.failures_before_any_answer.load(Ordering::Relaxed) >= BROKEN_AFTER
     }
 
     /// One answer per input, in order: the inputs' canonical bytes are sent
@@ -194,7 +197,7 @@ impl Subject {
         while answers.len() < inputs.len() {
             if self.is_broken() {
                 let last = self.last_failure.lock().unwrap_or_else(|p| p.into_inner()).clone();
-                let message = format!("subject broken ({BROKEN_AFTER} failures in a row on its first input): {last}");
+                let message = format!("subject broken ({BROKEN_AFTER} failures without ever answering): {last}");
                 answers.resize(inputs.len(), RawAnswer::Failed(message));
                 break;
             }
@@ -203,7 +206,7 @@ impl Subject {
                 None => match self.start() {
                     Ok(p) => p,
                     Err(message) => {
-                        self.failed(true, &message);
+                        self.failed(&message);
                         answers.push(RawAnswer::Failed(message));
                         continue;
                     }
@@ -212,9 +215,8 @@ impl Subject {
             match self.send_and_collect(&mut running, &inputs[answers.len()..], &mut answers) {
                 Ok(()) => process = Some(running),
                 Err(message) => {
-                    let first = running.answered == 0;
                     let message = self.stop(running, &message);
-                    self.failed(first, &message);
+                    self.failed(&message);
                     answers.push(RawAnswer::Failed(message));
                 }
             }
@@ -229,10 +231,8 @@ impl Subject {
         self.idle.lock().unwrap_or_else(|p| p.into_inner()).pop()
     }
 
-    fn failed(&self, on_first_input: bool, message: &str) {
-        if on_first_input {
-            self.first_answer_failures.fetch_add(1, Ordering::Relaxed);
-        }
+    fn failed(&self, message: &str) {
+        self.failures_before_any_answer.fetch_add(1, Ordering::Relaxed);
         *self.last_failure.lock().unwrap_or_else(|p| p.into_inner()) = message.to_string();
     }
 
@@ -258,8 +258,7 @@ impl Subject {
         for _ in inputs {
             match process.responses.recv_timeout(self.command.timeout) {
                 Ok(Ok(frame)) => {
-                    process.answered += 1;
-                    self.first_answer_failures.store(0, Ordering::Relaxed);
+                    self.ever_answered.store(true, Ordering::Relaxed);
                     answers.push(RawAnswer::Response {
                         status: frame[0],
                         body: frame[1..].to_vec(),
@@ -311,7 +310,6 @@ impl Subject {
             requests: Some(requests),
             responses,
             stderr: tail,
-            answered: 0,
         })
     }
 

@@ -12,7 +12,7 @@ use crossdec_engine::bytes::Payload;
 use crossdec_engine::rand::Rng;
 use crossdec_engine::report::FamilyReport;
 use crossdec_engine::{
-    canonical_enum, AllowedDifference, Campaign, Case, Category, Family, Outcome, Role, RunOptions, Spec,
+    canonical_enum, case_rng, AllowedDifference, Campaign, Case, Category, Family, Outcome, Role, RunOptions, Spec,
     SubjectCommand,
 };
 
@@ -147,6 +147,39 @@ fn a_crash_fails_its_input_quotes_stderr_and_the_subject_restarts() {
     // Everything after each crash was still answered by a new process.
     let steps: u64 = report.categories.iter().map(|c| c.steps).sum();
     assert_eq!(subject_report(&report).compared, steps);
+}
+
+#[test]
+fn many_crashes_in_a_row_after_an_answer_are_each_a_finding_not_a_broken_subject() {
+    let report = Campaign::new(Popcounts)
+        .subject(command("crash-long", Role::Kernel))
+        .run(&RunOptions {
+            cases: 40,
+            ..RunOptions::default()
+        });
+    // The plain category's inputs over 3 bytes, regenerated: exactly those
+    // crash the subject (the markers' steps are 2 and 3 bytes).
+    let plain = &Popcounts.categories()[1];
+    let long: Vec<bool> = (0..report.categories[1].calls)
+        .map(|i| {
+            plain.generate(i, &mut case_rng(0, "popcounts", "plain", i))[0].steps[0]
+                .0
+                .len()
+                > 3
+        })
+        .collect();
+    let longest_run = long.split(|l| !l).map(<[bool]>::len).max().unwrap_or(0);
+    assert!(longest_run >= 5, "the seed gives a run of crashes: {longest_run}");
+    let expected = long.iter().filter(|l| **l).count() as u64;
+    assert_eq!(report.failure_count, expected, "{:#?}", report.failures);
+    assert!(
+        report
+            .failures
+            .iter()
+            .all(|f| f.got.contains("exit status 4") && f.category == "plain"),
+        "{:#?}",
+        report.failures
+    );
 }
 
 #[test]

@@ -119,3 +119,58 @@ mod tests {
         assert!(parse_timeout("soon").is_err());
     }
 }
+
+/// The longest request [`serve_reference`] reads.
+const MAX_REQUEST: usize = 1 << 30;
+
+/// Serve the protocol of `docs/subjects.md` on `input`/`output` with the
+/// family's reference decoder: `crossdec serve-reference --family F`. It is
+/// the protocol's own end-to-end check (the reference over the pipe must
+/// agree with the reference in-process on every input of every family),
+/// the in-process-versus-pipe throughput measure, and a working example of
+/// a subject. `Err` on a broken request stream.
+pub fn serve_reference(
+    family: &dyn Family,
+    input: impl std::io::Read,
+    output: impl std::io::Write,
+) -> Result<(), String> {
+    use std::io::{BufRead, Read, Write};
+    let mut input = std::io::BufReader::with_capacity(1 << 16, input);
+    let mut output = std::io::BufWriter::with_capacity(1 << 16, output);
+    let broken = |e: std::io::Error| format!("serve-reference: {e}");
+    loop {
+        // Flush before blocking on the next request (the protocol's one
+        // rule); while requests are already buffered, answers batch up.
+        if input.buffer().is_empty() {
+            output.flush().map_err(broken)?;
+        }
+        if input.fill_buf().map_err(broken)?.is_empty() {
+            return output.flush().map_err(broken);
+        }
+        let mut len = [0u8; 4];
+        input.read_exact(&mut len).map_err(broken)?;
+        let len = u32::from_le_bytes(len) as usize;
+        if len > MAX_REQUEST {
+            return Err(format!(
+                "serve-reference: a request of {len} bytes (at most {MAX_REQUEST})"
+            ));
+        }
+        let mut request = Vec::new();
+        (&mut input)
+            .take(len as u64)
+            .read_to_end(&mut request)
+            .map_err(broken)?;
+        if request.len() != len {
+            return Err("serve-reference: the input ended inside a request".into());
+        }
+        let answer = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| family.reference_outcome(&request)))
+        {
+            Ok(Some(outcome)) => outcome,
+            Ok(None) => [&[2u8][..], b"not an input of this family"].concat(),
+            Err(_) => [&[3u8][..], b"the reference panicked"].concat(),
+        };
+        let framed = u32::try_from(answer.len()).map_err(|_| "serve-reference: an answer over 4 GiB".to_string())?;
+        output.write_all(&framed.to_le_bytes()).map_err(broken)?;
+        output.write_all(&answer).map_err(broken)?;
+    }
+}

@@ -29,6 +29,8 @@ while True:
         sys.stderr.write("popcount.py: crashing on purpose\n")
         sys.stderr.flush()
         os._exit(3)
+    elif mode == "crash-long" and len(data) > 3:
+        os._exit(4)
     elif mode == "hang" and 0xDD in data:
         time.sleep(60)
     elif mode == "garbage" and 0xCC in data:

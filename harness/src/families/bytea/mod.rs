@@ -13,6 +13,7 @@ pub const SOURCES: &[&str] = &[
 ];
 
 mod generate;
+pub mod pgjdbc;
 #[cfg(target_arch = "x86_64")]
 pub mod server;
 
@@ -223,9 +224,10 @@ fn kernels() -> Campaign<PgBytea> {
         })
 }
 
-/// The server's differences from the reference, each with its reason.
+/// The server's and pgjdbc's differences from the reference, each with its
+/// reason.
 fn with_allowed_differences(campaign: Campaign<PgBytea>) -> Campaign<PgBytea> {
-    campaign
+    pgjdbc::with_allowed_differences(campaign)
         .allow(AllowedDifference {
             id: "server-reports-no-offset",
             implementation: "postgres-server",
