@@ -23,12 +23,13 @@
  *
  * Protocol: requests and responses are frames (u32 little-endian length,
  * then that many bytes); a response is a status byte and a body. Requests
- * are read through our own buffer with read(2) and responses collected in
- * our own buffer written with write(2), so that we know exactly when we are
- * about to block on input: the pending responses are written out right
- * before that (crossdec pipelines requests and waits for their answers, so
- * a response still sitting in our buffer while we wait for input would
- * deadlock both sides).
+ * are read through our own buffer with read(2); each response is built in
+ * memory and written with write(2) as soon as it is complete, in one call.
+ * crossdec pipelines requests and waits for their answers, so a response
+ * must never sit in a buffer while we block on input; and writing each one
+ * at once (rather than batching until input runs dry) also means that when
+ * the process dies (a sanitizer report, a crash), every earlier input has
+ * its answer, and crossdec blames the input that was being decoded.
  *
  * Safety rules this file keeps: every read of page bytes is checked against
  * the page's length first; nothing is allocated from a count the input
@@ -438,10 +439,6 @@ static void handle_request(const uint8_t *req, size_t len, struct values *values
  * "unsupported", so a bad length can never make us allocate gigabytes. */
 #define MAX_REQUEST (UINT32_C(64) << 20)
 
-/* Pending responses are written once this much has piled up, as well as
- * before any read that may block. */
-#define OUTPUT_FLUSH_AT (1u << 16)
-
 static uint8_t in_buf[1u << 16];
 static size_t in_pos, in_len;
 static struct bytes out_buf;
@@ -461,12 +458,9 @@ static void flush_output(void)
     out_buf.len = 0;
 }
 
-/* Refill the input buffer; returns false at end of input. Every response
- * written so far goes out first: this read may block until crossdec sends
- * more, and crossdec may be waiting for those responses. */
+/* Refill the input buffer; returns false at end of input. */
 static bool fill_input(void)
 {
-    flush_output();
     for (;;) {
         ssize_t n = read(STDIN_FILENO, in_buf, sizeof in_buf);
         if (n < 0) {
@@ -501,7 +495,7 @@ static size_t read_input(uint8_t *dst, size_t n)
 
 int main(void)
 {
-    struct bytes request = {0};
+    uint8_t *request = NULL;
     struct values values = {0};
 
     for (;;) {
@@ -513,18 +507,20 @@ int main(void)
             die("end of input inside a request's length");
         const uint32_t len = get_le32(header);
 
-        /* The whole request is read before its response is started: a read
-         * may flush the output buffer (see fill_input). */
         bool too_large = len > MAX_REQUEST;
         if (too_large) {
             if (read_input(NULL, len) < len)
                 die("end of input inside a request");
         } else {
-            request.len = 0;
-            bytes_reserve(&request, len);
-            if (read_input(request.data, len) < len)
+            /* Each request gets an allocation of exactly its size, the page
+             * being its tail: a read one byte past the page's end is then
+             * out of bounds of the allocation, which AddressSanitizer
+             * reports (a reused, larger buffer would hide it). */
+            request = malloc(len > 0 ? len : 1);
+            if (!request)
+                die("out of memory");
+            if (read_input(request, len) < len)
                 die("end of input inside a request");
-            request.len = len;
         }
 
         /* Room for the response's length, filled in once the body is in. */
@@ -533,7 +529,9 @@ int main(void)
         if (too_large)
             respond_unsupported(&out_buf, "request larger than 64 MiB");
         else
-            handle_request(request.data, request.len, &values, &out_buf);
+            handle_request(request, len, &values, &out_buf);
+        free(request);
+        request = NULL;
 
         const size_t response_len = out_buf.len - frame_at - 4;
         if (response_len > UINT32_MAX)
@@ -541,12 +539,10 @@ int main(void)
         for (unsigned i = 0; i < 4; i++)
             out_buf.data[frame_at + i] = (uint8_t)(response_len >> (8 * i));
 
-        if (out_buf.len >= OUTPUT_FLUSH_AT)
-            flush_output();
+        /* Out before anything else happens: see the top of the file. */
+        flush_output();
     }
 
-    flush_output();
-    free(request.data);
     free(values.items);
     free(out_buf.data);
     return 0;
