@@ -9,17 +9,20 @@ that speaks the same protocol and answers with the reference's outcome.
 Every response must be byte-for-byte the oracle's. Exits 1 on any
 mismatch, 2 on a protocol failure.
 
-    selftest.py --oracle 'path/to/oracle' [--subject subjects/c-ts2diff/run]
-                [--corpus DIR | --crossdec crossdec-main --cases 50]
+    selftest.py [--subject subjects/c-ts2diff/run] [--oracle CMD]
+                [--corpus DIR | --crossdec crossdec --cases 50 --seed 1]
+                [--mutations 10]
 
-The oracle used while writing the subject was a 100-line Rust program over
-crossdec-reference's `tsfile::ts2diff` (see the README); with a crossdec
-that has `run --subject`, `crossdec run --family tsfile-ts2diff --subject
-c-ts2diff=subjects/c-ts2diff/run` is the real check.
+The default oracle is oracle/ (crossdec-reference's `tsfile::ts2diff`
+behind the protocol, built here with cargo in seconds). `--mutations N`
+adds N variants of every corpus input aimed at the decoder's checks. The
+authoritative comparison is crossdec's own: `crossdec run --family
+tsfile-ts2diff --subject c-ts2diff=subjects/c-ts2diff/run`.
 """
 
 import argparse
 import os
+import random
 import struct
 import subprocess
 import sys
@@ -80,6 +83,36 @@ def run_stream(command, inputs, env_extra=None):
     return responses, seconds
 
 
+EDGE_I32 = [0, 1, 7, 8, 31, 32, 33, 63, 64, 65, 128, 65535, 65536, 65537, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFF]
+
+
+def mutate(data, rng):
+    """A variation of one canonical input, aimed at the decoder's checks:
+    header fields of a block set to edge values, bytes flipped, the page cut
+    or grown, the type and max_values changed."""
+    header, page = bytearray(data[:11]), bytearray(data[11:])
+    for _ in range(rng.randint(1, 3)):
+        choice = rng.randrange(7)
+        if choice == 0 and page:
+            page[rng.randrange(len(page))] ^= 1 << rng.randrange(8)
+        elif choice == 1:
+            page = page[: rng.randint(0, len(page))]
+        elif choice == 2:
+            page += bytes(rng.randrange(256) for _ in range(rng.randint(1, 40)))
+        elif choice == 3:
+            header[1] = rng.choice([1, 2, 8, 9])
+        elif choice == 4:
+            cap = rng.choice([0, 1, 2, 3, 128, 129, 130, 1 << 20, (1 << 20) + 1, 0xFFFFFFFF, rng.randrange(1 << 12)])
+            header[7:11] = struct.pack("<I", cap)
+        elif choice == 5 and len(page) >= 8:
+            # writeIndex or bitWidth of the first block, or a word anywhere.
+            at = rng.choice([0, 4, rng.randrange(len(page) - 3)])
+            page[at : at + 4] = struct.pack(">I", rng.choice(EDGE_I32))
+        elif choice == 6:
+            header[2:7] = bytes([rng.randrange(2)]) + struct.pack("<I", rng.randrange(1 << 32))
+    return bytes(header + page)
+
+
 def describe(response):
     status, body = response[0], response[1:]
     if status == 0:
@@ -94,12 +127,20 @@ def describe(response):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--subject", default=os.path.join(HERE, "run"))
-    parser.add_argument("--oracle", required=True, help="a protocol process answering with the reference's outcome")
+    parser.add_argument("--oracle", help="a protocol process answering with the reference's outcome (default: build oracle/)")
     parser.add_argument("--corpus", help="a raw corpus directory (default: generate one)")
-    parser.add_argument("--crossdec", default="crossdec-main", help="the crossdec binary that generates the corpus")
+    parser.add_argument("--crossdec", default="crossdec", help="the crossdec binary that generates the corpus")
     parser.add_argument("--cases", type=int, default=50)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--mutations", type=int, default=0, help="mutated variants per corpus input")
     args = parser.parse_args()
+    if args.oracle is None:
+        target = os.path.join(ROOT, "target", "subjects", "c-ts2diff", "oracle")
+        subprocess.run(
+            ["cargo", "build", "--release", "--quiet", "--manifest-path", os.path.join(HERE, "oracle", "Cargo.toml"),
+             "--target-dir", target],
+            check=True)
+        args.oracle = os.path.join(target, "release", "c-ts2diff-oracle")
 
     with tempfile.TemporaryDirectory() as scratch:
         corpus = args.corpus
@@ -114,6 +155,12 @@ def main():
         for name in names:
             with open(os.path.join(corpus, name), "rb") as f:
                 inputs.append(f.read())
+
+    rng = random.Random(args.seed)
+    corpus_inputs = [data for data in inputs if len(data) >= 11]
+    for i in range(args.mutations * len(corpus_inputs)):
+        names.append(f"<mutation {i}>")
+        inputs.append(mutate(rng.choice(corpus_inputs), rng))
 
     # Inputs the harness would not parse (its own Parse) are answered
     # "unsupported" by both; a few hand-made ones check that path too.
