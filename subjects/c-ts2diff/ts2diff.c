@@ -129,7 +129,7 @@ static void die_errno(const char *what)
     exit(2);
 }
 
-/* A growable byte buffer (requests, responses). */
+/* A growable byte buffer (the response being built). */
 struct bytes {
     uint8_t *data;
     size_t len;
