@@ -436,8 +436,10 @@ static void handle_request(const uint8_t *req, size_t len, struct values *values
 /* ------------------------------------------------------------------------ */
 
 /* Requests larger than this are read and discarded and answered
- * "unsupported", so a bad length can never make us allocate gigabytes. */
-#define MAX_REQUEST (UINT32_C(64) << 20)
+ * "unsupported", so a bad length can never make us allocate gigabytes (the
+ * cap is crossdec's default --subject-max-response; a TS_2DIFF page of at
+ * most 2^20 values is far smaller). */
+#define MAX_REQUEST (UINT32_C(256) << 20)
 
 static uint8_t in_buf[1u << 16];
 static size_t in_pos, in_len;
@@ -527,7 +529,7 @@ int main(void)
         const size_t frame_at = out_buf.len;
         put_le(&out_buf, 0, 4);
         if (too_large)
-            respond_unsupported(&out_buf, "request larger than 64 MiB");
+            respond_unsupported(&out_buf, "request larger than 256 MiB");
         else
             handle_request(request, len, &values, &out_buf);
         free(request);
