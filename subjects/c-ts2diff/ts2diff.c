@@ -438,7 +438,7 @@ static void handle_request(const uint8_t *req, size_t len, struct values *values
 /* Requests larger than this are read and discarded and answered
  * "unsupported", so a bad length can never make us allocate gigabytes (the
  * cap is crossdec's default --subject-max-response; a TS_2DIFF page of at
- * most 2^20 values is far smaller). */
+ * most 2^20 values that decodes is under 25 MB). */
 #define MAX_REQUEST (UINT32_C(256) << 20)
 
 static uint8_t in_buf[1u << 16];
