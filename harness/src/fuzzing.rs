@@ -84,6 +84,13 @@ impl Fuzzer {
         Ok(Fuzzer { target, family })
     }
 
+    /// A fuzzer whose family also asks the given external subjects.
+    pub fn with_subjects(target: Target, subjects: &crate::cli::subjects::SubjectArgs) -> Result<Self, String> {
+        let mut fuzzer = Fuzzer::new(target)?;
+        subjects.attach(std::iter::once(&mut fuzzer.family))?;
+        Ok(fuzzer)
+    }
+
     /// Run one input. `Ok(false)` when the bytes do not form an input
     /// (ignored), `Ok(true)` when every implementation agreed, `Err` with the
     /// disagreements otherwise.

@@ -10,6 +10,7 @@ use crossdec_harness::families;
 
 use crossdec_harness::cli::junit::JunitArgs;
 use crossdec_harness::cli::run::{read_manifest, RunArgs};
+use crossdec_harness::cli::subjects::SubjectArgs;
 
 #[derive(Parser)]
 #[command(
@@ -39,6 +40,8 @@ enum Command {
         hex: Option<String>,
         #[arg(long, conflicts_with = "hex")]
         file: Option<PathBuf>,
+        #[command(flatten)]
+        subjects: SubjectArgs,
     },
     /// Read real TsFiles (files or directories of *.tsfile): decode every
     /// page with the reference and every kernel, compare, print a summary per
@@ -90,6 +93,8 @@ enum Command {
         target: Option<String>,
         #[arg(long)]
         family: Option<String>,
+        #[command(flatten)]
+        subjects: SubjectArgs,
     },
     /// List the fuzz targets: name, family, mode, peers.
     FuzzTargets,
@@ -152,11 +157,20 @@ fn main() -> ExitCode {
             }
             ExitCode::SUCCESS
         }
-        Command::Check { family, hex, file } => {
-            let Some(f) = families::by_name(&family) else {
+        Command::Check {
+            family,
+            hex,
+            file,
+            subjects,
+        } => {
+            let Some(mut f) = families::by_name(&family) else {
                 eprintln!("no family {family}");
                 return ExitCode::from(2);
             };
+            if let Err(problem) = subjects.attach(std::iter::once(&mut f)) {
+                eprintln!("crossdec check: {problem}");
+                return ExitCode::from(2);
+            }
             let bytes = match (hex, file) {
                 (Some(hex), _) => match hex::decode(hex.trim()) {
                     Ok(b) => b,
@@ -218,7 +232,12 @@ fn main() -> ExitCode {
             seed,
             mode,
         } => corpus_command(&family, &out, cases, seed, &mode),
-        Command::Replay { paths, target, family } => replay_command(&paths, target, family),
+        Command::Replay {
+            paths,
+            target,
+            family,
+            subjects,
+        } => replay_command(&paths, target, family, &subjects),
         Command::Tsfile {
             paths,
             repro_dir,
@@ -349,7 +368,12 @@ fn files_under(path: &std::path::Path, out: &mut Vec<PathBuf>) -> std::io::Resul
     Ok(())
 }
 
-fn replay_command(paths: &[PathBuf], target: Option<String>, family: Option<String>) -> ExitCode {
+fn replay_command(
+    paths: &[PathBuf],
+    target: Option<String>,
+    family: Option<String>,
+    subjects: &SubjectArgs,
+) -> ExitCode {
     use crossdec_harness::fuzzing;
     let fixed = match (&target, &family) {
         (Some(t), _) => match fuzzing::target(t) {
@@ -403,7 +427,7 @@ fn replay_command(paths: &[PathBuf], target: Option<String>, family: Option<Stri
         let name = target.name.clone();
         let fuzzer = match fuzzers.entry(name.clone()) {
             std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
-            std::collections::hash_map::Entry::Vacant(e) => match fuzzing::Fuzzer::new(target) {
+            std::collections::hash_map::Entry::Vacant(e) => match fuzzing::Fuzzer::with_subjects(target, subjects) {
                 Ok(f) => e.insert(f),
                 Err(problem) => {
                     eprintln!("{name}: {problem}");

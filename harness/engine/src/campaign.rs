@@ -6,6 +6,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::buffers::{BufferFault, Buffers};
 use crate::spec::{Outcome, Spec};
+use crate::subject::{Answer, Subject, SubjectCommand};
+use crate::Canonical;
 
 /// Whether an implementation is one of ours (compared exactly) or a third
 /// party (compared under the spec's documented allowed differences).
@@ -45,6 +47,9 @@ pub struct Implementation<S: Spec + ?Sized> {
     /// Whether this host can run it (CPU features, peer compiled in).
     pub available: bool,
     factory: Factory<S>,
+    /// Set for an external subject: the engine then asks it for whole
+    /// batches of inputs instead of building decoders.
+    pub(crate) subject: Option<Arc<Subject>>,
 }
 
 impl<S: Spec + ?Sized> Clone for Implementation<S> {
@@ -54,6 +59,7 @@ impl<S: Spec + ?Sized> Clone for Implementation<S> {
             role: self.role,
             available: self.available,
             factory: self.factory.clone(),
+            subject: self.subject.clone(),
         }
     }
 }
@@ -71,7 +77,41 @@ impl<S: Spec + ?Sized> Implementation<S> {
             role,
             available,
             factory: Arc::new(move || Box::new(make()) as Box<dyn Decoder<S>>),
+            subject: None,
         }
+    }
+
+    /// An external subject of the family `family` (see `docs/subjects.md`):
+    /// campaigns send it whole batches of inputs; its [`decoder`]
+    /// (Self::decoder) asks for one input at a time and panics, with the
+    /// message, on an answer that is not an outcome.
+    pub fn external(command: SubjectCommand, family: &str) -> Self {
+        let family_name = family.to_string();
+        let subject = Arc::new(Subject::new(command.clone(), family));
+        let asked = subject.clone();
+        let factory: Factory<S> = Arc::new(move || {
+            let subject = asked.clone();
+            let family = family_name.clone();
+            Box::new(move |input: &S::Input, _: &mut Buffers| -> Outcome<S> {
+                match subject.exchange(&[input.to_canonical()]).remove(0).typed::<S>(&family) {
+                    Answer::Outcome(outcome) => outcome,
+                    Answer::Unsupported(why) => panic!("subject: unsupported input: {why}"),
+                    Answer::Failed(message) => panic!("{message}"),
+                }
+            }) as Box<dyn Decoder<S>>
+        });
+        Implementation {
+            name: command.name,
+            role: command.role,
+            available: true,
+            factory,
+            subject: Some(subject),
+        }
+    }
+
+    /// The external subject behind this implementation, if it is one.
+    pub fn subject(&self) -> Option<&Subject> {
+        self.subject.as_deref()
     }
 
     /// A fresh decoder instance.
@@ -256,6 +296,13 @@ impl<S: Spec> Campaign<S> {
         make: impl Fn() -> D + Send + Sync + 'static,
     ) -> Self {
         self.with(Implementation::new(name, Role::Peer, available, make))
+    }
+
+    /// Add an external subject (a decoder in another process, see
+    /// `docs/subjects.md`), as a kernel or a peer by its command's role.
+    pub fn subject(self, command: SubjectCommand) -> Self {
+        let family = self.spec.name();
+        self.with(Implementation::external(command, family))
     }
 
     /// Allow a documented difference for a peer.

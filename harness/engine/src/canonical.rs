@@ -158,6 +158,155 @@ impl<T: Canonical + ?Sized> Canonical for Box<T> {
     }
 }
 
+/// A value that can be read back from its canonical bytes: the inverse of
+/// [`Canonical`], used for what an external subject sends back (see
+/// [`crate::subject`]). Reading never trusts a count: a sequence's declared
+/// length is checked against the bytes left before anything is allocated.
+///
+/// ```
+/// use crossdec_engine::{Canonical, FromCanonical};
+/// let bytes = (vec![1u16, 2], Some(-3i64)).to_canonical();
+/// assert_eq!(<(Vec<u16>, Option<i64>)>::from_canonical(&bytes), Some((vec![1, 2], Some(-3))));
+/// assert_eq!(<Vec<u16>>::from_canonical(&[9, 0, 0, 0, 0, 0, 0, 0, 1]), None);
+/// ```
+pub trait FromCanonical: Sized {
+    /// Read one value from the front of `bytes`, advancing it; `None` if
+    /// the bytes are not one.
+    fn read(bytes: &mut &[u8]) -> Option<Self>;
+
+    /// The value whose canonical bytes are exactly `bytes` (nothing left
+    /// over), or `None`.
+    fn from_canonical(mut bytes: &[u8]) -> Option<Self> {
+        let value = Self::read(&mut bytes)?;
+        bytes.is_empty().then_some(value)
+    }
+}
+
+fn take<'a>(bytes: &mut &'a [u8], n: usize) -> Option<&'a [u8]> {
+    if bytes.len() < n {
+        return None;
+    }
+    let (head, tail) = bytes.split_at(n);
+    *bytes = tail;
+    Some(head)
+}
+
+macro_rules! little_endian_from {
+    ($($t:ty),*) => {$(
+        impl FromCanonical for $t {
+            fn read(bytes: &mut &[u8]) -> Option<Self> {
+                Some(<$t>::from_le_bytes(take(bytes, std::mem::size_of::<$t>())?.try_into().ok()?))
+            }
+        }
+    )*};
+}
+little_endian_from!(u8, u16, u32, u64, u128, i8, i16, i32, i64, i128);
+
+impl FromCanonical for usize {
+    fn read(bytes: &mut &[u8]) -> Option<Self> {
+        usize::try_from(u64::read(bytes)?).ok()
+    }
+}
+
+impl FromCanonical for isize {
+    fn read(bytes: &mut &[u8]) -> Option<Self> {
+        isize::try_from(i64::read(bytes)?).ok()
+    }
+}
+
+impl FromCanonical for bool {
+    fn read(bytes: &mut &[u8]) -> Option<Self> {
+        match u8::read(bytes)? {
+            0 => Some(false),
+            1 => Some(true),
+            _ => None,
+        }
+    }
+}
+
+impl FromCanonical for char {
+    fn read(bytes: &mut &[u8]) -> Option<Self> {
+        char::from_u32(u32::read(bytes)?)
+    }
+}
+
+impl FromCanonical for f32 {
+    fn read(bytes: &mut &[u8]) -> Option<Self> {
+        Some(f32::from_bits(u32::read(bytes)?))
+    }
+}
+
+impl FromCanonical for f64 {
+    fn read(bytes: &mut &[u8]) -> Option<Self> {
+        Some(f64::from_bits(u64::read(bytes)?))
+    }
+}
+
+impl FromCanonical for () {
+    fn read(_bytes: &mut &[u8]) -> Option<Self> {
+        Some(())
+    }
+}
+
+/// A declared sequence length, refused when it is more than the bytes left
+/// could hold (every element this module reads takes at least one byte,
+/// except `()`, which nothing sends in sequences).
+fn sequence_len(bytes: &mut &[u8]) -> Option<usize> {
+    let n = usize::read(bytes)?;
+    (n <= bytes.len()).then_some(n)
+}
+
+impl FromCanonical for String {
+    fn read(bytes: &mut &[u8]) -> Option<Self> {
+        let n = sequence_len(bytes)?;
+        String::from_utf8(take(bytes, n)?.to_vec()).ok()
+    }
+}
+
+impl<T: FromCanonical> FromCanonical for Vec<T> {
+    fn read(bytes: &mut &[u8]) -> Option<Self> {
+        let n = sequence_len(bytes)?;
+        let mut out = Vec::with_capacity(n);
+        for _ in 0..n {
+            out.push(T::read(bytes)?);
+        }
+        Some(out)
+    }
+}
+
+impl<T: FromCanonical, const N: usize> FromCanonical for [T; N] {
+    fn read(bytes: &mut &[u8]) -> Option<Self> {
+        let items: Vec<T> = (0..N).map(|_| T::read(bytes)).collect::<Option<_>>()?;
+        items.try_into().ok()
+    }
+}
+
+impl<T: FromCanonical> FromCanonical for Option<T> {
+    fn read(bytes: &mut &[u8]) -> Option<Self> {
+        match u8::read(bytes)? {
+            0 => Some(None),
+            1 => Some(Some(T::read(bytes)?)),
+            _ => None,
+        }
+    }
+}
+
+impl<T: FromCanonical, E: FromCanonical> FromCanonical for Result<T, E> {
+    fn read(bytes: &mut &[u8]) -> Option<Self> {
+        match u8::read(bytes)? {
+            0 => Some(Ok(T::read(bytes)?)),
+            1 => Some(Err(E::read(bytes)?)),
+            _ => None,
+        }
+    }
+}
+
+impl<T: FromCanonical> FromCanonical for Box<T> {
+    fn read(bytes: &mut &[u8]) -> Option<Self> {
+        T::read(bytes).map(Box::new)
+    }
+}
+
 macro_rules! tuple {
     ($($name:ident),+) => {
         impl<$($name: Canonical),+> Canonical for ($($name,)+) {
@@ -165,6 +314,12 @@ macro_rules! tuple {
             fn encode(&self, out: &mut Vec<u8>) {
                 let ($($name,)+) = self;
                 $($name.encode(out);)+
+            }
+        }
+
+        impl<$($name: FromCanonical),+> FromCanonical for ($($name,)+) {
+            fn read(bytes: &mut &[u8]) -> Option<Self> {
+                Some(($($name::read(bytes)?,)+))
             }
         }
     };
@@ -176,7 +331,8 @@ tuple!(A, B, C, D);
 tuple!(A, B, C, D, E);
 tuple!(A, B, C, D, E, F);
 
-/// Implement [`Canonical`] for a struct as its fields in the order listed.
+/// Implement [`Canonical`] (and [`FromCanonical`]) for a struct as its fields
+/// in the order listed, which must be all of its fields.
 ///
 /// ```
 /// use crossdec_engine::{canonical_struct, Canonical};
@@ -193,10 +349,16 @@ macro_rules! canonical_struct {
                 $( $crate::Canonical::encode(&self.$field, out); )*
             }
         }
+
+        impl $crate::FromCanonical for $t {
+            fn read(bytes: &mut &[u8]) -> ::std::option::Option<Self> {
+                ::std::option::Option::Some(Self { $( $field: $crate::FromCanonical::read(bytes)?, )* })
+            }
+        }
     };
 }
 
-/// Implement [`Canonical`] for an enum: each variant is written as its tag
+/// Implement [`Canonical`] (and [`FromCanonical`]) for an enum: each variant is written as its tag
 /// byte (given explicitly, so renaming or reordering variants keeps every
 /// digest) followed by its fields in the order listed.
 ///
@@ -221,6 +383,22 @@ macro_rules! canonical_enum {
                         }
                     )*
                 }
+            }
+        }
+
+        impl $crate::FromCanonical for $t {
+            fn read(bytes: &mut &[u8]) -> ::std::option::Option<Self> {
+                let tag: u8 = $crate::FromCanonical::read(bytes)?;
+                $(
+                    if tag == $tag {
+                        return ::std::option::Option::Some(
+                            Self::$variant
+                            $({ $($field: $crate::FromCanonical::read(bytes)?),* })?
+                            $(( $({ let $tuple = $crate::FromCanonical::read(bytes)?; $tuple }),* ))?
+                        );
+                    }
+                )*
+                ::std::option::Option::None
             }
         }
     };
@@ -304,5 +482,77 @@ mod tests {
         expected.extend((-1i64).to_le_bytes());
         expected.extend(2u64.to_le_bytes());
         assert_eq!(v.to_canonical(), expected);
+    }
+
+    #[derive(Debug, PartialEq)]
+    enum Shape {
+        Empty,
+        Dot { x: i32, label: Option<String> },
+        Bits(Vec<u64>, bool),
+    }
+    canonical_enum!(Shape { Empty = 3, Dot { x, label } = 5, Bits(words, flag) = 9 });
+
+    #[derive(Debug, PartialEq)]
+    struct Batch {
+        shapes: Vec<Shape>,
+        consumed: usize,
+        ratio: f64,
+    }
+    canonical_struct!(Batch {
+        shapes,
+        consumed,
+        ratio
+    });
+
+    #[test]
+    fn every_canonical_value_reads_back_exactly() {
+        let batch = Batch {
+            shapes: vec![
+                Shape::Empty,
+                Shape::Dot {
+                    x: -7,
+                    label: Some("é".into()),
+                },
+                Shape::Bits(vec![u64::MAX, 0], true),
+            ],
+            consumed: 12,
+            ratio: -0.0,
+        };
+        let bytes = batch.to_canonical();
+        let back = Batch::from_canonical(&bytes).expect("reads back");
+        assert_eq!(back.ratio.to_bits(), (-0.0f64).to_bits());
+        assert_eq!(back, batch);
+        assert_eq!(
+            <Result<u8, String>>::from_canonical(&Err::<u8, String>("x".into()).to_canonical()),
+            Some(Err("x".into()))
+        );
+        assert_eq!(
+            <(u8, char, ())>::from_canonical(&(1u8, 'a', ()).to_canonical()),
+            Some((1, 'a', ()))
+        );
+        assert_eq!(<[u16; 2]>::from_canonical(&[1, 0, 2, 0]), Some([1, 2]));
+    }
+
+    #[test]
+    fn reading_refuses_what_is_not_exactly_one_value() {
+        let good = Shape::Dot { x: 1, label: None }.to_canonical();
+        // Every strict prefix is short; one more byte is left over.
+        for cut in 0..good.len() {
+            assert_eq!(Shape::from_canonical(&good[..cut]), None, "{cut}");
+        }
+        let mut longer = good.clone();
+        longer.push(0);
+        assert_eq!(Shape::from_canonical(&longer), None);
+        // Unknown tags, non-0/1 booleans and option tags, bad UTF-8.
+        assert_eq!(Shape::from_canonical(&[4]), None);
+        assert_eq!(bool::from_canonical(&[2]), None);
+        assert_eq!(<Option<u8>>::from_canonical(&[2, 0]), None);
+        assert_eq!(String::from_canonical(&[1, 0, 0, 0, 0, 0, 0, 0, 0xff]), None);
+        assert_eq!(char::from_canonical(&0xD800u32.to_le_bytes()), None);
+        // A count larger than the bytes left is refused before allocating.
+        let mut huge = u64::MAX.to_le_bytes().to_vec();
+        huge.push(1);
+        assert_eq!(<Vec<u8>>::from_canonical(&huge), None);
+        assert_eq!(<Vec<u64>>::from_canonical(&[2, 0, 0, 0, 0, 0, 0, 0, 1, 2]), None);
     }
 }

@@ -8,6 +8,7 @@ use crate::judge::{expected_outcomes, judge};
 use crate::report::FamilyReport;
 use crate::run::RunOptions;
 use crate::spec::{case_rng, Case, Spec};
+use crate::subject::SubjectCommand;
 
 /// A registered implementation as a family lists it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,6 +54,9 @@ pub trait Family: Send + Sync {
     fn implementation_list(&self) -> Vec<ImplementationInfo>;
     /// Run the campaign.
     fn run(&self, options: &RunOptions) -> FamilyReport;
+    /// Register an external subject (`docs/subjects.md`) as one more
+    /// implementation: every later run, check and replay includes it.
+    fn add_subject(&mut self, command: SubjectCommand);
     /// Check one canonical input (a reproducer) exactly as given against
     /// every available kernel (and peer, when `peers`). `None` if the bytes
     /// are not an input of this family; otherwise one line per disagreement.
@@ -77,14 +81,15 @@ pub trait Family: Send + Sync {
 }
 
 impl<S: Spec> Campaign<S> {
-    /// Every available kernel (and peer, when `peers`) on `case`: one line
-    /// per disagreement. The reference decodes each step once, whatever the
+    /// Every available kernel (and peer, when `peers`; and every external
+    /// subject, which was registered to be asked) on `case`: one line per
+    /// disagreement. The reference decodes each step once, whatever the
     /// number of implementations.
     pub fn check(&self, case: &Case<S::Input>, peers: bool) -> Vec<String> {
         let expected = expected_outcomes(&self.spec, case);
         self.implementations
             .iter()
-            .filter(|i| i.available && (peers || i.role == Role::Kernel))
+            .filter(|i| i.available && (peers || i.role == Role::Kernel || i.subject.is_some()))
             .filter_map(|imp| {
                 judge(case, &expected, imp, &self.allowed).mismatch.map(|m| {
                     format!(
@@ -126,6 +131,12 @@ impl<S: Spec> Family for Campaign<S> {
 
     fn run(&self, options: &RunOptions) -> FamilyReport {
         Campaign::run(self, options)
+    }
+
+    fn add_subject(&mut self, command: SubjectCommand) {
+        let family = self.spec.name();
+        self.implementations
+            .push(crate::Implementation::external(command, family));
     }
 
     fn check_bytes(&self, bytes: &[u8], peers: bool) -> Option<Vec<String>> {

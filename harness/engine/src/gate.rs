@@ -179,6 +179,7 @@ mod tests {
                 category_digests: BTreeMap::from([("c".into(), digest.into())]),
                 digest: digest.into(),
                 tolerated: BTreeMap::new(),
+                subjects: Default::default(),
                 failures: 0,
             }],
         }

@@ -12,6 +12,8 @@ use crate::buffers::{BufferFault, Buffers};
 use crate::campaign::{AllowedDifference, Implementation, Role};
 use crate::panic::guarded;
 use crate::spec::{Case, Outcome, Spec};
+use crate::subject::Answer;
+use crate::Canonical;
 
 /// The two canary bytes; every kernel decodes each case once with each, so a
 /// write outside the written range cannot hide behind a lucky fill value.
@@ -47,6 +49,8 @@ pub(crate) struct Verdict {
     pub compared: u64,
     /// Tolerated differences, by rule id.
     pub tolerated: Vec<&'static str>,
+    /// Inputs an external subject said it does not handle (not compared).
+    pub unsupported: u64,
     /// The first mismatch, if any (later steps would only repeat it).
     pub mismatch: Option<Mismatch>,
 }
@@ -64,17 +68,67 @@ fn describe<T: Debug>(r: &Result<T, String>) -> String {
 }
 
 /// Run `imp` over the case (kernels: once per canary) and judge every step.
+/// An external subject is asked for the case's steps in one batch.
 pub(crate) fn judge<S: Spec>(
     case: &Case<S::Input>,
     expected: &[Result<Outcome<S>, String>],
     imp: &Implementation<S>,
     allowed: &[AllowedDifference<S>],
 ) -> Verdict {
+    judge_with(case, expected, imp, allowed, None)
+}
+
+/// [`judge`], with an external subject's answers for the case's steps
+/// already fetched (a campaign asks for many cases' steps at once).
+pub(crate) fn judge_with<S: Spec>(
+    case: &Case<S::Input>,
+    expected: &[Result<Outcome<S>, String>],
+    imp: &Implementation<S>,
+    allowed: &[AllowedDifference<S>],
+    answers: Option<Vec<Answer<S>>>,
+) -> Verdict {
     let mut verdict = Verdict {
         compared: 0,
         tolerated: Vec::new(),
+        unsupported: 0,
         mismatch: None,
     };
+    if let Some(subject) = imp.subject() {
+        let answers = answers.unwrap_or_else(|| {
+            let inputs: Vec<Vec<u8>> = case.steps.iter().map(Canonical::to_canonical).collect();
+            let family = subject.family().to_string();
+            subject
+                .exchange(&inputs)
+                .into_iter()
+                .map(|a| a.typed::<S>(&family))
+                .collect()
+        });
+        for (step, (input, answer)) in case.steps.iter().zip(answers).enumerate() {
+            let got = match answer {
+                Answer::Unsupported(_) => {
+                    verdict.unsupported += 1;
+                    continue;
+                }
+                Answer::Outcome(outcome) => Ok(outcome),
+                Answer::Failed(message) => Err(format!("SUBJECT FAILED: {message}")),
+            };
+            verdict.compared += 1;
+            if let Err(m) = compare(
+                step,
+                input,
+                &expected[step],
+                got,
+                Vec::new(),
+                imp,
+                allowed,
+                &mut verdict,
+            ) {
+                verdict.mismatch = Some(m);
+                return verdict;
+            }
+        }
+        return verdict;
+    }
     let passes: &[u8] = if imp.role == Role::Kernel {
         &CANARIES
     } else {
@@ -87,33 +141,47 @@ pub(crate) fn judge<S: Spec>(
             verdict.compared += 1;
             let got = guarded(|| decoder.decode(input, &mut buffers));
             let faults = buffers.end_call();
-            let exp = &expected[step];
-            let mismatch = |got: String, buffer_faults: Vec<BufferFault>| Mismatch {
-                step,
-                expected: describe(exp),
-                got,
-                buffer_faults,
-            };
-            let failed = match (exp, got) {
-                (Err(panic), _) => Some(mismatch(format!("(reference failed: {panic})"), faults)),
-                (_, Err(panic)) => Some(mismatch(panic, faults)),
-                (Ok(_), Ok(g)) if !faults.is_empty() => Some(mismatch(format!("{g:?}"), faults)),
-                (Ok(e), Ok(g)) if *e == g => None,
-                (Ok(e), Ok(g)) => match tolerating_rule(input, e, &g, imp, allowed) {
-                    Some(id) => {
-                        verdict.tolerated.push(id);
-                        None
-                    }
-                    None => Some(mismatch(format!("{g:?}"), faults)),
-                },
-            };
-            if failed.is_some() {
-                verdict.mismatch = failed;
+            if let Err(m) = compare(step, input, &expected[step], got, faults, imp, allowed, &mut verdict) {
+                verdict.mismatch = Some(m);
                 return verdict;
             }
         }
     }
     verdict
+}
+
+/// Compare one step's outcome (or panic) with the reference's: a
+/// tolerated difference is noted in `verdict`, a mismatch returned.
+#[allow(clippy::too_many_arguments)]
+fn compare<S: Spec>(
+    step: usize,
+    input: &S::Input,
+    exp: &Result<Outcome<S>, String>,
+    got: Result<Outcome<S>, String>,
+    faults: Vec<BufferFault>,
+    imp: &Implementation<S>,
+    allowed: &[AllowedDifference<S>],
+    verdict: &mut Verdict,
+) -> Result<(), Mismatch> {
+    let mismatch = |got: String, buffer_faults: Vec<BufferFault>| Mismatch {
+        step,
+        expected: describe(exp),
+        got,
+        buffer_faults,
+    };
+    match (exp, got) {
+        (Err(panic), _) => Err(mismatch(format!("(reference failed: {panic})"), faults)),
+        (_, Err(panic)) => Err(mismatch(panic, faults)),
+        (Ok(_), Ok(g)) if !faults.is_empty() => Err(mismatch(format!("{g:?}"), faults)),
+        (Ok(e), Ok(g)) if *e == g => Ok(()),
+        (Ok(e), Ok(g)) => match tolerating_rule(input, e, &g, imp, allowed) {
+            Some(id) => {
+                verdict.tolerated.push(id);
+                Ok(())
+            }
+            None => Err(mismatch(format!("{g:?}"), faults)),
+        },
+    }
 }
 
 /// The first rule that explains a peer's difference; kernels have none.

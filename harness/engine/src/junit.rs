@@ -409,6 +409,8 @@ mod tests {
             compared,
             failures: 0,
             tolerated: Default::default(),
+            unsupported: 0,
+            subject: None,
         }
     }
 

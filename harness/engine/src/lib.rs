@@ -71,16 +71,18 @@ mod panic;
 pub mod report;
 mod run;
 mod spec;
+pub mod subject;
 
 pub use buffers::{BufferFault, Buffers, Element, Out};
 pub use campaign::{AllowedDifference, Campaign, Decoder, Implementation, Role};
-pub use canonical::Canonical;
+pub use canonical::{Canonical, FromCanonical};
 pub use family::{Family, ImplementationInfo, Workload};
 pub use judge::{Mismatch, CANARIES};
 pub use panic::install_quiet_panic_hook;
 pub use report::{FamilyReport, Manifest};
 pub use run::{Progress, RunOptions};
 pub use spec::{case_rng, Case, CaseRng, Category, Outcome, Parse, Spec};
+pub use subject::{Subject, SubjectCommand};
 
 /// The random number crates generators use ([`CaseRng`] is ChaCha8 from
 /// `rand_chacha`), re-exported so a spec needs no version of its own.

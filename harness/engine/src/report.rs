@@ -58,6 +58,13 @@ pub struct ImplementationReport {
     pub failures: u64,
     /// Differences tolerated, by allowed-difference rule id.
     pub tolerated: BTreeMap<String, u64>,
+    /// Inputs an external subject said it does not handle (not compared).
+    #[serde(default)]
+    pub unsupported: u64,
+    /// The command of an external subject (`docs/subjects.md`); `None` for
+    /// a built-in implementation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subject: Option<String>,
 }
 
 /// One failing case, with its minimized reproducer.
@@ -211,8 +218,26 @@ pub struct FamilyManifest {
     /// Tolerated differences per peer, by rule id.
     #[serde(default)]
     pub tolerated: BTreeMap<String, BTreeMap<String, u64>>,
+    /// The external subjects that ran (`docs/subjects.md`), by name. They
+    /// are not in the kernel lists: the gate's kernel coverage is about the
+    /// registry, and a subject runs where its command was given.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub subjects: BTreeMap<String, SubjectRecord>,
     /// Failures.
     pub failures: u64,
+}
+
+/// An external subject in a manifest.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct SubjectRecord {
+    /// Its command.
+    pub command: String,
+    /// Kernel or peer.
+    pub role: Role,
+    /// Decode calls compared.
+    pub compared: u64,
+    /// Inputs it said it does not handle.
+    pub unsupported: u64,
 }
 
 /// "little" or "big": this host's byte order.
@@ -241,7 +266,7 @@ fn family_manifest(r: &FamilyReport) -> FamilyManifest {
     let kernels = |keep: fn(&crate::report::ImplementationReport) -> bool| {
         r.implementations
             .iter()
-            .filter(|i| i.role == Role::Kernel && keep(i))
+            .filter(|i| i.role == Role::Kernel && i.subject.is_none() && keep(i))
             .map(|i| i.name.clone())
             .collect()
     };
@@ -264,6 +289,23 @@ fn family_manifest(r: &FamilyReport) -> FamilyManifest {
             .iter()
             .filter(|i| !i.tolerated.is_empty())
             .map(|i| (i.name.clone(), i.tolerated.clone()))
+            .collect(),
+        subjects: r
+            .implementations
+            .iter()
+            .filter(|i| i.ran)
+            .filter_map(|i| {
+                let command = i.subject.clone()?;
+                Some((
+                    i.name.clone(),
+                    SubjectRecord {
+                        command,
+                        role: i.role,
+                        compared: i.compared,
+                        unsupported: i.unsupported,
+                    },
+                ))
+            })
             .collect(),
         failures: r.failure_count,
     }
@@ -319,7 +361,10 @@ pub fn summary(reports: &[FamilyReport]) -> String {
                 let _ = writeln!(s, "  {:<24} {:>6} {:>10} {:>9}  ({why})", i.name, role, "-", "-");
                 continue;
             }
-            let tolerated: Vec<String> = i.tolerated.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            let mut tolerated: Vec<String> = i.tolerated.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            if i.unsupported > 0 {
+                tolerated.push(format!("(unsupported: {})", i.unsupported));
+            }
             let _ = writeln!(
                 s,
                 "  {:<24} {:>6} {:>10} {:>9}  {}",
@@ -413,6 +458,8 @@ mod tests {
                     compared: 10,
                     failures: 1,
                     tolerated: BTreeMap::new(),
+                    unsupported: 0,
+                    subject: None,
                 },
                 ImplementationReport {
                     name: "p".into(),
@@ -422,6 +469,8 @@ mod tests {
                     compared: 4,
                     failures: 0,
                     tolerated: BTreeMap::from([("rule".into(), 2)]),
+                    unsupported: 0,
+                    subject: None,
                 },
             ],
             allowed_differences: vec![],

@@ -9,12 +9,18 @@ use std::time::Instant;
 use crate::campaign::{Campaign, Implementation};
 use crate::canonical::Canonical;
 use crate::digest::{case_digest, FamilyDigest, Sha};
-use crate::judge::{expected_outcomes, judge, Mismatch};
+use crate::judge::{expected_outcomes, judge_with, Mismatch};
 use crate::minimise::minimise;
 use crate::report::{
     AllowedDifferenceReport, BoundExceeded, CategoryReport, Failure, FamilyReport, ImplementationReport,
 };
 use crate::spec::{case_rng, Case, Category, Spec};
+use crate::subject::Answer;
+
+/// Generator calls whose inputs an external subject gets in one batch:
+/// enough that the pipe's round trips stop mattering, few enough that a
+/// category still spreads over every core.
+const SUBJECT_BATCH_CALLS: u64 = 32;
 
 /// Progress callbacks for a front end (a progress bar, a log).
 pub trait Progress: Send + Sync {
@@ -86,8 +92,9 @@ impl fmt::Debug for RunOptions {
 struct CaseResult {
     digest: Sha,
     steps: u64,
-    /// Per implementation: (compared, failed, tolerated rule ids).
-    per_impl: Vec<(u64, bool, Vec<&'static str>)>,
+    /// Per implementation: (compared, failed, tolerated rule ids,
+    /// unsupported).
+    per_impl: Vec<(u64, bool, Vec<&'static str>, u64)>,
     /// (implementation index, mismatch).
     failures: Vec<(usize, Mismatch)>,
 }
@@ -96,7 +103,14 @@ struct CaseResult {
 /// of them failed (kept for minimizing).
 type CallResult<I> = (u64, Vec<CaseResult>, Vec<Case<I>>);
 
-fn evaluate<S: Spec>(campaign: &Campaign<S>, case: &Case<S::Input>, impls: &[&Implementation<S>]) -> CaseResult {
+/// Judge `case` against every implementation; `answers[k]` holds an
+/// external subject's answers for the case's steps, fetched in a batch.
+fn evaluate<S: Spec>(
+    campaign: &Campaign<S>,
+    case: &Case<S::Input>,
+    impls: &[&Implementation<S>],
+    mut answers: Vec<Option<Vec<Answer<S>>>>,
+) -> CaseResult {
     let expected = expected_outcomes(&campaign.spec, case);
     let mut result = CaseResult {
         digest: case_digest::<S>(case, &expected),
@@ -105,12 +119,14 @@ fn evaluate<S: Spec>(campaign: &Campaign<S>, case: &Case<S::Input>, impls: &[&Im
         failures: Vec::new(),
     };
     for (k, imp) in impls.iter().enumerate() {
-        let verdict = judge(case, &expected, imp, &campaign.allowed);
+        let verdict = judge_with(case, &expected, imp, &campaign.allowed, answers[k].take());
         let failed = verdict.mismatch.is_some();
         if let Some(m) = verdict.mismatch {
             result.failures.push((k, m));
         }
-        result.per_impl.push((verdict.compared, failed, verdict.tolerated));
+        result
+            .per_impl
+            .push((verdict.compared, failed, verdict.tolerated, verdict.unsupported));
     }
     result
 }
@@ -144,6 +160,34 @@ impl RunOptions {
 }
 
 impl<S: Spec> Campaign<S> {
+    /// Every step of `cases`, in order, sent to each external subject in
+    /// `impls` as one batch: its typed answers by implementation index
+    /// (`None` for built-in implementations).
+    fn ask_subjects<'c>(
+        &self,
+        impls: &[&Implementation<S>],
+        cases: impl Iterator<Item = &'c Case<S::Input>> + Clone,
+    ) -> Vec<Option<std::collections::VecDeque<Answer<S>>>> {
+        impls
+            .iter()
+            .map(|imp| {
+                let subject = imp.subject()?;
+                let inputs: Vec<Vec<u8>> = cases
+                    .clone()
+                    .flat_map(|c| c.steps.iter().map(Canonical::to_canonical))
+                    .collect();
+                let family = self.spec.name();
+                Some(
+                    subject
+                        .exchange(&inputs)
+                        .into_iter()
+                        .map(|a| a.typed::<S>(family))
+                        .collect(),
+                )
+            })
+            .collect()
+    }
+
     /// Run every selected category against every selected, available
     /// implementation, and report.
     pub fn run(&self, options: &RunOptions) -> FamilyReport {
@@ -167,7 +211,7 @@ impl<S: Spec> Campaign<S> {
 
         let mut digest = FamilyDigest::new(name);
         let mut category_reports = Vec::new();
-        let mut stats: Vec<(u64, u64, BTreeMap<String, u64>)> = vec![(0, 0, BTreeMap::new()); impls.len()];
+        let mut stats: Vec<(u64, u64, BTreeMap<String, u64>, u64)> = vec![(0, 0, BTreeMap::new(), 0); impls.len()];
         let mut failures = Vec::new();
         let mut bounds_exceeded = Vec::new();
         let mut failure_count = 0;
@@ -178,20 +222,47 @@ impl<S: Spec> Campaign<S> {
             }
             let category_started = Instant::now();
             let calls = options.calls_for(category);
-            let results: Vec<CallResult<S::Input>> = each_call(calls, |index| {
-                let mut rng = case_rng(options.seed, name, category.name, index);
-                let cases = category.generate(index, &mut rng);
-                let results: Vec<_> = cases.iter().map(|case| evaluate(self, case, &impls)).collect();
-                let keep = if results.iter().any(|r| !r.failures.is_empty()) {
-                    cases
-                } else {
-                    Vec::new()
-                };
-                if let Some(p) = &options.progress {
-                    p.advance();
-                }
-                (index, results, keep)
+            // External subjects get the inputs of a batch of calls at once;
+            // without them every call is its own unit of parallel work.
+            let batch = if impls.iter().any(|i| i.subject.is_some()) {
+                SUBJECT_BATCH_CALLS
+            } else {
+                1
+            };
+            let batches = each_call(calls.div_ceil(batch), |b| {
+                let generated: Vec<(u64, Vec<Case<S::Input>>)> = (b * batch..((b + 1) * batch).min(calls))
+                    .map(|index| {
+                        let mut rng = case_rng(options.seed, name, category.name, index);
+                        (index, category.generate(index, &mut rng))
+                    })
+                    .collect();
+                let mut fetched = self.ask_subjects(&impls, generated.iter().flat_map(|(_, cases)| cases));
+                generated
+                    .into_iter()
+                    .map(|(index, cases)| {
+                        let results: Vec<_> = cases
+                            .iter()
+                            .map(|case| {
+                                let answers = fetched
+                                    .iter_mut()
+                                    .map(|a| a.as_mut().map(|a| a.drain(..case.steps.len()).collect()))
+                                    .collect();
+                                evaluate(self, case, &impls, answers)
+                            })
+                            .collect();
+                        let keep = if results.iter().any(|r| !r.failures.is_empty()) {
+                            cases
+                        } else {
+                            Vec::new()
+                        };
+                        if let Some(p) = &options.progress {
+                            p.advance();
+                        }
+                        (index, results, keep)
+                    })
+                    .collect::<Vec<CallResult<S::Input>>>()
             });
+            let results = batches.into_iter().flatten();
 
             let mut report = CategoryReport {
                 name: category.name.to_string(),
@@ -206,9 +277,10 @@ impl<S: Spec> Campaign<S> {
                     report.cases += 1;
                     report.steps += r.steps;
                     digest.case(&r.digest);
-                    for (k, (compared, failed, tolerated)) in r.per_impl.iter().enumerate() {
+                    for (k, (compared, failed, tolerated, unsupported)) in r.per_impl.iter().enumerate() {
                         stats[k].0 += compared;
                         stats[k].1 += u64::from(*failed);
+                        stats[k].3 += unsupported;
                         here[k].0 += compared;
                         for id in tolerated {
                             *stats[k].2.entry(id.to_string()).or_default() += 1;
@@ -276,7 +348,8 @@ impl<S: Spec> Campaign<S> {
             .iter()
             .map(|i| {
                 let position = impls.iter().position(|r| r.name == i.name);
-                let (compared, failures, tolerated) = position.map(|k| stats[k].clone()).unwrap_or_default();
+                let (compared, failures, tolerated, unsupported) =
+                    position.map(|k| stats[k].clone()).unwrap_or_default();
                 ImplementationReport {
                     name: i.name.clone(),
                     role: i.role,
@@ -285,6 +358,8 @@ impl<S: Spec> Campaign<S> {
                     compared,
                     failures,
                     tolerated,
+                    unsupported,
+                    subject: i.subject().map(|s| s.command().command.clone()),
                 }
             })
             .collect();

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use rand::SeedableRng;
 use sha2::{Digest, Sha256};
 
-use crate::Canonical;
+use crate::{Canonical, FromCanonical};
 
 /// The random source handed to generators: ChaCha8, seeded per generator
 /// call from (seed, family, category, index), so a case is the same on every
@@ -132,9 +132,9 @@ pub trait Spec: Send + Sync + 'static {
     /// One decoder input; its canonical bytes are the corpus file format.
     type Input: Canonical + Parse + Clone + Debug + Send + Sync + 'static;
     /// A successful decode: values, validity, bytes consumed...
-    type Output: Canonical + Clone + Debug + PartialEq + Send + 'static;
+    type Output: Canonical + FromCanonical + Clone + Debug + PartialEq + Send + 'static;
     /// A decode error: its kind and position.
-    type Error: Canonical + Clone + Debug + PartialEq + Send + 'static;
+    type Error: Canonical + FromCanonical + Clone + Debug + PartialEq + Send + 'static;
 
     /// The family's name, as `--family` takes it.
     fn name(&self) -> &'static str;
@@ -161,6 +161,13 @@ pub trait Spec: Send + Sync + 'static {
     /// caps something here keeps a [`Category::large`] category covering
     /// what the cap cuts off. The default changes nothing.
     fn cap_for_fuzzing(&self, _input: &mut Self::Input) {}
+    /// The error value for an external subject's failure in its own words
+    /// (protocol status 3: an exception's text), for a family whose error
+    /// type has one for outside decoders; `None` (the default) makes such
+    /// an answer a failure.
+    fn subject_error(_message: &str) -> Option<Self::Error> {
+        None
+    }
     /// A case built from fuzzer bytes, for structured fuzzing. The default
     /// lets the bytes pick a category (never a [`Category::large`] one), a
     /// call index and a seed for the spec's own generators, then mutates up

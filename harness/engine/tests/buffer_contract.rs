@@ -12,7 +12,7 @@ use crossdec_engine::{
 /// Bytes to elements, one per byte: the reference and every decoder below.
 struct Widen<T>(std::marker::PhantomData<T>);
 
-trait FromByte: Element + Sync + std::fmt::Debug + crossdec_engine::Canonical {
+trait FromByte: Element + Sync + std::fmt::Debug + crossdec_engine::Canonical + crossdec_engine::FromCanonical {
     fn from_byte(b: u8) -> Self;
 }
 

@@ -4,4 +4,5 @@
 
 pub mod junit;
 pub mod run;
+pub mod subjects;
 pub mod tsfile;

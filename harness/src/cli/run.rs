@@ -9,6 +9,7 @@ use std::time::Instant;
 
 use crate::budget;
 use crate::changes::{self, Changes};
+use crate::cli::subjects::SubjectArgs;
 use crate::engine::report::{self, Manifest, RunReport};
 use crate::engine::{Family, FamilyReport, Progress, RunOptions};
 use crate::{families, junit};
@@ -58,6 +59,9 @@ pub struct RunArgs {
     /// No progress bar even on a terminal.
     #[arg(long)]
     pub no_progress: bool,
+    /// External subjects (docs/subjects.md).
+    #[command(flatten)]
+    pub subjects: SubjectArgs,
 }
 
 impl RunArgs {
@@ -131,10 +135,11 @@ fn plan(args: &RunArgs) -> Result<Plan, String> {
         ..RunOptions::default()
     };
     if let Some(path) = &args.like {
-        return replay_manifest(path, base);
+        return replay_manifest(path, base, &args.subjects);
     }
     let budget = args.time.as_deref().map(budget::parse_duration).transpose()?;
-    let selected = select(&args.family)?;
+    let mut selected = select(&args.family)?;
+    args.subjects.attach(selected.iter_mut())?;
     let change = match &args.changed_since {
         Some(rev) => {
             let files = changes::changed_files(rev, &args.repository)?;
@@ -261,7 +266,7 @@ fn spread_budget(
 }
 
 /// The seed, families and per-category calls of the manifest at `path`.
-fn replay_manifest(path: &Path, base: RunOptions) -> Result<Plan, String> {
+fn replay_manifest(path: &Path, base: RunOptions, subjects: &SubjectArgs) -> Result<Plan, String> {
     let manifest = read_manifest(path)?;
     if manifest.families.is_empty() {
         return Err(format!("{}: the manifest lists no families", path.display()));
@@ -297,6 +302,7 @@ fn replay_manifest(path: &Path, base: RunOptions) -> Result<Plan, String> {
             },
         ));
     }
+    subjects.attach(runs.iter_mut().map(|(family, _)| family))?;
     println!(
         "crossdec {} on {} ({}-endian), seed {}, replaying the generator calls of {} ({})",
         env!("CARGO_PKG_VERSION"),

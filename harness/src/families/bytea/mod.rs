@@ -64,6 +64,11 @@ pub enum ByteaFault {
     /// The literal cannot be sent to the server at all (it contains NUL or is
     /// not UTF-8, the client encoding), peer `postgres-server` only.
     Unsendable,
+    /// An external subject's failure in its own words (an exception's text;
+    /// protocol status 3, see `docs/subjects.md`).
+    Subject {
+        message: String,
+    },
 }
 
 impl ByteaFault {
@@ -73,7 +78,7 @@ impl ByteaFault {
             ByteaFault::InvalidHexDigit { .. } | ByteaFault::OddNumberOfDigits { .. } => Some("22023"),
             ByteaFault::InvalidEscape { .. } => Some("22P02"),
             ByteaFault::Server { sqlstate, .. } => Some(sqlstate),
-            ByteaFault::OutputTooSmall | ByteaFault::Unsendable => None,
+            ByteaFault::OutputTooSmall | ByteaFault::Unsendable | ByteaFault::Subject { .. } => None,
         }
     }
 }
@@ -117,6 +122,7 @@ canonical_enum!(ByteaFault {
     OutputTooSmall = 4,
     Server { sqlstate, character } = 5,
     Unsendable = 6,
+    Subject { message } = 7,
 });
 canonical_struct!(ByteaValue { bytes, consumed });
 
@@ -298,6 +304,12 @@ impl Spec for PgBytea {
                 consumed: input.text.len(),
             })
             .map_err(ByteaFault::from)
+    }
+
+    fn subject_error(message: &str) -> Option<ByteaFault> {
+        Some(ByteaFault::Subject {
+            message: message.to_string(),
+        })
     }
 
     fn shrink(&self, input: &ByteaInput) -> Vec<ByteaInput> {

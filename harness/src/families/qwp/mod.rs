@@ -77,12 +77,36 @@ pub enum QwpFault {
         offset: usize,
     },
     Truncated {
-        section: &'static str,
+        section: SectionName,
         offset: usize,
     },
     OutputTooSmall,
     /// A third-party decoder's error message (it has no kinds or positions).
     Peer(String),
+}
+
+/// The section a truncation error names. Its canonical form is the name as
+/// a string; read back (from an external subject), only the four names are
+/// accepted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SectionName(pub &'static str);
+
+impl SectionName {
+    /// Every section name, in column-section order.
+    pub const ALL: [&'static str; 4] = ["null-flag", "bitmap", "encoding", "raw-value"];
+}
+
+impl Canonical for SectionName {
+    fn encode(&self, out: &mut Vec<u8>) {
+        self.0.encode(out);
+    }
+}
+
+impl crate::engine::FromCanonical for SectionName {
+    fn read(bytes: &mut &[u8]) -> Option<Self> {
+        let name = String::read(bytes)?;
+        SectionName::ALL.into_iter().find(|n| *n == name).map(SectionName)
+    }
 }
 
 /// The reference and the kernel each define their own error enum (neither
@@ -107,12 +131,12 @@ macro_rules! fault_from {
                     }
                     E::Truncated { section, offset } => {
                         type S = $section;
-                        let section = match section {
+                        let section = SectionName(match section {
                             S::NullFlag => "null-flag",
                             S::Bitmap => "bitmap",
                             S::Encoding => "encoding",
                             S::RawValue => "raw-value",
-                        };
+                        });
                         QwpFault::Truncated { section, offset }
                     }
                     $($extra)*

@@ -1,0 +1,486 @@
+//! External subjects: a decoder in another process, in any language,
+//! speaking the protocol of `docs/subjects.md` over its stdin and stdout.
+//!
+//! [`Subject`] owns the processes (one per worker thread that uses it,
+//! kept for the whole run) and turns a batch of canonical inputs into one
+//! [`RawAnswer`] per input. A batch is written by a writer thread while the
+//! calling thread collects responses from a reader thread, so the subject
+//! never waits for crossdec and crossdec never blocks on a subject that
+//! stopped reading: every wait has the timeout. A crash, a hang or a broken
+//! frame is the failure of the input being answered; the process is killed
+//! (its whole process group, so a wrapper script's child goes too) and a new
+//! one answers the rest.
+
+use std::collections::VecDeque;
+use std::io::{Read, Write};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use crate::campaign::Role;
+use crate::canonical::FromCanonical;
+use crate::spec::{Outcome, Spec};
+
+/// The protocol version crossdec speaks (`CROSSDEC_PROTOCOL`).
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// Failures on the first input after a start, in a row, after which a
+/// subject is broken: its remaining inputs fail at once.
+pub const BROKEN_AFTER: u32 = 5;
+
+/// Bytes of a subject's stderr kept for failure messages.
+const STDERR_TAIL: usize = 2048;
+
+/// How to run an external subject.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SubjectCommand {
+    /// Its name in reports (and the name allowed-difference rules match).
+    pub name: String,
+    /// The shell command that starts it (`sh -c COMMAND`).
+    pub command: String,
+    /// Kernel (exact comparison) or peer (allowed differences apply).
+    pub role: Role,
+    /// How long one response may take.
+    pub timeout: Duration,
+    /// The longest response accepted, in bytes.
+    pub max_response: usize,
+}
+
+impl SubjectCommand {
+    /// A subject with the default timeout (10 s) and response limit (256 MiB).
+    pub fn new(name: impl Into<String>, command: impl Into<String>, role: Role) -> Self {
+        SubjectCommand {
+            name: name.into(),
+            command: command.into(),
+            role,
+            timeout: Duration::from_secs(10),
+            max_response: 256 << 20,
+        }
+    }
+}
+
+/// One response as it came over the pipe, or the failure that took its
+/// place.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RawAnswer {
+    /// Status byte and body of a well-framed response.
+    Response {
+        /// 0 decoded, 1 rejected, 2 unsupported, 3 failed in its own words.
+        status: u8,
+        /// What follows the status byte.
+        body: Vec<u8>,
+    },
+    /// The subject crashed, hung or broke the framing on this input.
+    Failed(String),
+}
+
+/// What a subject said about one input, in a spec's terms.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Answer<S: Spec + ?Sized> {
+    /// A value or an error, comparable with the reference's.
+    Outcome(Outcome<S>),
+    /// The subject does not handle this input (counted, not compared).
+    Unsupported(String),
+    /// A failure: a crash, a hang, garbage, or its own words where the spec
+    /// has no error for them.
+    Failed(String),
+}
+
+impl RawAnswer {
+    /// This answer in `S`'s terms: the body read back as exactly one
+    /// canonical output or error, a status-3 message through
+    /// [`Spec::subject_error`].
+    pub fn typed<S: Spec + ?Sized>(self, family: &str) -> Answer<S> {
+        let (status, body) = match self {
+            RawAnswer::Failed(message) => return Answer::Failed(message),
+            RawAnswer::Response { status, body } => (status, body),
+        };
+        let garbage = |what: &str| {
+            Answer::Failed(format!(
+                "garbage: status {status} but the body is not one canonical {what} of {family} ({} bytes: {})",
+                body.len(),
+                clipped_hex(&body)
+            ))
+        };
+        match status {
+            0 => S::Output::from_canonical(&body).map_or_else(|| garbage("output"), |v| Answer::Outcome(Ok(v))),
+            1 => S::Error::from_canonical(&body).map_or_else(|| garbage("error"), |e| Answer::Outcome(Err(e))),
+            2 => Answer::Unsupported(String::from_utf8_lossy(&body).into_owned()),
+            3 => {
+                let message = String::from_utf8_lossy(&body).into_owned();
+                match S::subject_error(&message) {
+                    Some(e) => Answer::Outcome(Err(e)),
+                    None => Answer::Failed(format!("failed in its own words: {message}")),
+                }
+            }
+            other => Answer::Failed(format!("garbage: unknown status {other}")),
+        }
+    }
+}
+
+fn clipped_hex(bytes: &[u8]) -> String {
+    if bytes.len() <= 64 {
+        hex::encode(bytes)
+    } else {
+        format!("{}...", hex::encode(&bytes[..64]))
+    }
+}
+
+/// A running subject process.
+struct Process {
+    child: Child,
+    /// Batches of frames for the writer thread; dropping it closes stdin.
+    requests: Option<Sender<Vec<u8>>>,
+    responses: Receiver<Result<Vec<u8>, String>>,
+    stderr: Arc<Mutex<VecDeque<u8>>>,
+    /// Responses received since it started.
+    answered: u64,
+}
+
+/// An external subject: its command and its running processes.
+pub struct Subject {
+    command: SubjectCommand,
+    family: String,
+    idle: Mutex<Vec<Process>>,
+    first_answer_failures: AtomicU32,
+    last_failure: Mutex<String>,
+}
+
+impl std::fmt::Debug for Subject {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Subject")
+            .field("command", &self.command)
+            .field("family", &self.family)
+            .finish()
+    }
+}
+
+impl Subject {
+    /// A subject of `family`; no process starts until it is asked something.
+    pub fn new(command: SubjectCommand, family: &str) -> Self {
+        Subject {
+            command,
+            family: family.to_string(),
+            idle: Mutex::new(Vec::new()),
+            first_answer_failures: AtomicU32::new(0),
+            last_failure: Mutex::new(String::new()),
+        }
+    }
+
+    /// How it runs.
+    pub fn command(&self) -> &SubjectCommand {
+        &self.command
+    }
+
+    /// The family it answers for.
+    pub fn family(&self) -> &str {
+        &self.family
+    }
+
+    /// Whether it failed on the first input after a start
+    /// [`BROKEN_AFTER`] times in a row.
+    pub fn is_broken(&self) -> bool {
+        self.first_answer_failures.load(Ordering::Relaxed) >= BROKEN_AFTER
+    }
+
+    /// One answer per input, in order: the inputs' canonical bytes are sent
+    /// as one pipelined batch to a process of this thread's (started if
+    /// there is none idle); a failure restarts the process for the rest.
+    pub fn exchange(&self, inputs: &[Vec<u8>]) -> Vec<RawAnswer> {
+        let mut answers = Vec::with_capacity(inputs.len());
+        let mut process: Option<Process> = None;
+        while answers.len() < inputs.len() {
+            if self.is_broken() {
+                let last = self.last_failure.lock().unwrap_or_else(|p| p.into_inner()).clone();
+                let message = format!("subject broken ({BROKEN_AFTER} failures in a row on its first input): {last}");
+                answers.resize(inputs.len(), RawAnswer::Failed(message));
+                break;
+            }
+            let mut running = match process.take().or_else(|| self.checkout()) {
+                Some(p) => p,
+                None => match self.start() {
+                    Ok(p) => p,
+                    Err(message) => {
+                        self.failed(true, &message);
+                        answers.push(RawAnswer::Failed(message));
+                        continue;
+                    }
+                },
+            };
+            match self.send_and_collect(&mut running, &inputs[answers.len()..], &mut answers) {
+                Ok(()) => process = Some(running),
+                Err(message) => {
+                    let first = running.answered == 0;
+                    let message = self.stop(running, &message);
+                    self.failed(first, &message);
+                    answers.push(RawAnswer::Failed(message));
+                }
+            }
+        }
+        if let Some(p) = process {
+            self.idle.lock().unwrap_or_else(|p| p.into_inner()).push(p);
+        }
+        answers
+    }
+
+    fn checkout(&self) -> Option<Process> {
+        self.idle.lock().unwrap_or_else(|p| p.into_inner()).pop()
+    }
+
+    fn failed(&self, on_first_input: bool, message: &str) {
+        if on_first_input {
+            self.first_answer_failures.fetch_add(1, Ordering::Relaxed);
+        }
+        *self.last_failure.lock().unwrap_or_else(|p| p.into_inner()) = message.to_string();
+    }
+
+    /// Send `inputs` and push their responses onto `answers` until one
+    /// fails: `Err` describes that failure (the process is then unusable).
+    fn send_and_collect(
+        &self,
+        process: &mut Process,
+        inputs: &[Vec<u8>],
+        answers: &mut Vec<RawAnswer>,
+    ) -> Result<(), String> {
+        let mut batch = Vec::with_capacity(inputs.iter().map(|i| i.len() + 4).sum());
+        for input in inputs {
+            let len = u32::try_from(input.len())
+                .map_err(|_| format!("input of {} bytes is too long to send", input.len()))?;
+            batch.extend_from_slice(&len.to_le_bytes());
+            batch.extend_from_slice(input);
+        }
+        let sender = process.requests.as_ref().ok_or("stdin already closed")?;
+        // A send fails only when the writer thread has ended (the subject
+        // closed its stdin): the responses below then say how it ended.
+        let _ = sender.send(batch);
+        for _ in inputs {
+            match process.responses.recv_timeout(self.command.timeout) {
+                Ok(Ok(frame)) => {
+                    process.answered += 1;
+                    self.first_answer_failures.store(0, Ordering::Relaxed);
+                    answers.push(RawAnswer::Response {
+                        status: frame[0],
+                        body: frame[1..].to_vec(),
+                    });
+                }
+                Ok(Err(message)) => return Err(message),
+                Err(RecvTimeoutError::Timeout) => {
+                    return Err(format!("hang: no response within {:?}", self.command.timeout))
+                }
+                Err(RecvTimeoutError::Disconnected) => return Err("crash: its output ended".into()),
+            }
+        }
+        Ok(())
+    }
+
+    fn start(&self) -> Result<Process, String> {
+        let mut command = Command::new("sh");
+        command
+            .arg("-c")
+            .arg(&self.command.command)
+            .env("CROSSDEC_PROTOCOL", PROTOCOL_VERSION.to_string())
+            .env("CROSSDEC_FAMILY", &self.family)
+            .env("CROSSDEC_SUBJECT", &self.command.name)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        #[cfg(unix)]
+        {
+            use std::os::unix::process::CommandExt;
+            command.process_group(0);
+        }
+        let mut child = command
+            .spawn()
+            .map_err(|e| format!("could not start `{}`: {e}", self.command.command))?;
+        let (stdin, stdout, stderr) = match (child.stdin.take(), child.stdout.take(), child.stderr.take()) {
+            (Some(i), Some(o), Some(e)) => (i, o, e),
+            _ => return Err("the subject's pipes were not set up".into()),
+        };
+        let (requests, batches) = mpsc::channel::<Vec<u8>>();
+        std::thread::spawn(move || write_batches(stdin, batches));
+        let (frames, responses) = mpsc::channel();
+        let max = self.command.max_response;
+        std::thread::spawn(move || read_frames(stdout, max, frames));
+        let tail = Arc::new(Mutex::new(VecDeque::new()));
+        let keep = tail.clone();
+        std::thread::spawn(move || keep_tail(stderr, keep));
+        Ok(Process {
+            child,
+            requests: Some(requests),
+            responses,
+            stderr: tail,
+            answered: 0,
+        })
+    }
+
+    /// Kill a failed process and describe the failure: `what`, how it
+    /// ended, the tail of its stderr.
+    fn stop(&self, mut process: Process, what: &str) -> String {
+        process.requests = None;
+        // A crash: give it a moment to be reaped so its status is known.
+        let deadline = Instant::now() + Duration::from_millis(200);
+        let mut status = process.child.try_wait().ok().flatten();
+        while status.is_none() && Instant::now() < deadline && !what.starts_with("hang") {
+            std::thread::sleep(Duration::from_millis(5));
+            status = process.child.try_wait().ok().flatten();
+        }
+        kill_group(&mut process.child);
+        let status = status.or_else(|| process.child.wait().ok());
+        // The stderr thread sees end of file once every holder of the pipe
+        // is gone; a short wait lets it take the last lines.
+        std::thread::sleep(Duration::from_millis(20));
+        let tail = process.stderr.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        let tail = String::from_utf8_lossy(&Vec::from(tail)).trim().to_string();
+        let mut message = format!("subject `{}` {what}", self.command.name);
+        if let Some(status) = status {
+            message.push_str(&format!(" ({})", describe_exit(status)));
+        }
+        if !tail.is_empty() {
+            message.push_str(&format!("; stderr: {tail}"));
+        }
+        message
+    }
+}
+
+impl Drop for Subject {
+    fn drop(&mut self) {
+        let processes = std::mem::take(&mut *self.idle.lock().unwrap_or_else(|p| p.into_inner()));
+        let mut running: Vec<Process> = processes
+            .into_iter()
+            .map(|mut p| {
+                // Closing stdin is the end of the conversation.
+                p.requests = None;
+                p
+            })
+            .collect();
+        let deadline = Instant::now() + Duration::from_secs(2);
+        for p in &mut running {
+            while matches!(p.child.try_wait(), Ok(None)) && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            kill_group(&mut p.child);
+            let _ = p.child.wait();
+        }
+    }
+}
+
+fn kill_group(child: &mut Child) {
+    // The shell's own `kill` signals the process group the child leads (it
+    // was started with `process_group(0)`), so a wrapper script's children
+    // (a JVM, say) go with it; the engine stays free of `unsafe`.
+    #[cfg(unix)]
+    {
+        let _ = Command::new("sh")
+            .arg("-c")
+            .arg(format!("kill -KILL -- -{} 2>/dev/null", child.id()))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+    }
+    let _ = child.kill();
+}
+
+fn describe_exit(status: std::process::ExitStatus) -> String {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(signal) = status.signal() {
+            return format!("killed by signal {signal}");
+        }
+    }
+    match status.code() {
+        Some(code) => format!("exit status {code}"),
+        None => "ended".into(),
+    }
+}
+
+fn write_batches(mut stdin: std::process::ChildStdin, batches: Receiver<Vec<u8>>) {
+    for batch in batches {
+        if stdin.write_all(&batch).and_then(|()| stdin.flush()).is_err() {
+            return;
+        }
+    }
+}
+
+/// Read response frames until the output ends or a frame is broken; the
+/// last message sent is an `Err` saying which.
+fn read_frames(stdout: std::process::ChildStdout, max: usize, frames: Sender<Result<Vec<u8>, String>>) {
+    let mut stdout = std::io::BufReader::new(stdout);
+    loop {
+        let mut len = [0u8; 4];
+        match read_full(&mut stdout, &mut len) {
+            Ok(0) => {
+                let _ = frames.send(Err("crash: closed its output before answering".into()));
+                return;
+            }
+            Ok(4) => {}
+            Ok(n) => {
+                let _ = frames.send(Err(format!("garbage: output ended {n} bytes into a length")));
+                return;
+            }
+            Err(e) => {
+                let _ = frames.send(Err(format!("crash: reading its output failed: {e}")));
+                return;
+            }
+        }
+        let len = u32::from_le_bytes(len) as usize;
+        if len == 0 || len > max {
+            let _ = frames.send(Err(format!(
+                "garbage: a response of {len} bytes (a response is 1 to {max} bytes)"
+            )));
+            return;
+        }
+        // Read as the bytes arrive: the declared length is not trusted
+        // with an allocation.
+        let mut frame = Vec::new();
+        match (&mut stdout).take(len as u64).read_to_end(&mut frame) {
+            Ok(n) if n == len => {
+                if frame[0] > 3 {
+                    let _ = frames.send(Err(format!("garbage: unknown status {}", frame[0])));
+                    return;
+                }
+                if frames.send(Ok(frame)).is_err() {
+                    return;
+                }
+            }
+            Ok(n) => {
+                let _ = frames.send(Err(format!("crash: output ended {n} bytes into a {len}-byte response")));
+                return;
+            }
+            Err(e) => {
+                let _ = frames.send(Err(format!("crash: reading its output failed: {e}")));
+                return;
+            }
+        }
+    }
+}
+
+/// Fill `buf` unless the stream ends first: the bytes read.
+fn read_full(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match r.read(&mut buf[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(filled)
+}
+
+fn keep_tail(mut stderr: std::process::ChildStderr, tail: Arc<Mutex<VecDeque<u8>>>) {
+    let mut buf = [0u8; 1024];
+    while let Ok(n) = stderr.read(&mut buf) {
+        if n == 0 {
+            return;
+        }
+        let mut t = tail.lock().unwrap_or_else(|p| p.into_inner());
+        t.extend(&buf[..n]);
+        let excess = t.len().saturating_sub(STDERR_TAIL);
+        t.drain(..excess);
+    }
+}

@@ -1,0 +1,257 @@
+//! External subjects (`docs/subjects.md`): a decoder in another process is
+//! held to the reference like a kernel, and every way it can misbehave (a
+//! wrong value, a crash, a hang, garbage, its own words, not starting at
+//! all) is a failure of the input it was answering while the run goes on.
+//! The subject is `tests/subjects/popcount.py`, its misbehaviour chosen by
+//! its first argument.
+#![cfg(all(unix, not(miri)))]
+
+use std::time::{Duration, Instant};
+
+use crossdec_engine::bytes::Payload;
+use crossdec_engine::rand::Rng;
+use crossdec_engine::report::FamilyReport;
+use crossdec_engine::{
+    canonical_enum, AllowedDifference, Campaign, Case, Category, Family, Outcome, Role, RunOptions, Spec,
+    SubjectCommand,
+};
+
+/// Marker bytes: each makes one mode of the test subject misbehave.
+const MARKERS: [u8; 6] = [0xFF, 0xEE, 0xDD, 0xCC, 0xBB, 0x00];
+
+#[derive(Debug, Clone, PartialEq)]
+enum PcError {
+    Subject { message: String },
+}
+canonical_enum!(PcError { Subject { message } = 1 });
+
+struct Popcounts;
+
+impl Spec for Popcounts {
+    type Input = Payload;
+    type Output = Vec<u8>;
+    type Error = PcError;
+    fn name(&self) -> &'static str {
+        "popcounts"
+    }
+    fn categories(&self) -> Vec<Category<Payload>> {
+        vec![
+            // Two steps per case: the second carries the marker, so a
+            // failure is on step 1 and step 0 was compared.
+            Category::new("markers", 1.0, |index, _| {
+                let marker = MARKERS[index as usize % MARKERS.len()];
+                vec![Case {
+                    steps: vec![Payload(vec![1, 2]), Payload(vec![3, marker, 4])],
+                }]
+            }),
+            // No marker byte; lengths up to 15, so some are "long".
+            Category::new("plain", 1.0, |_, rng| {
+                let len = rng.gen_range(0..16u32);
+                vec![Case::one(Payload((0..len).map(|_| rng.gen_range(1..0xBBu8)).collect()))]
+            }),
+        ]
+    }
+    fn reference(&self, input: &Payload) -> Outcome<Self> {
+        Ok(input.0.iter().map(|b| b.count_ones() as u8).collect())
+    }
+    fn subject_error(message: &str) -> Option<PcError> {
+        Some(PcError::Subject {
+            message: message.to_string(),
+        })
+    }
+}
+
+fn command(mode: &str, role: Role) -> SubjectCommand {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/subjects/popcount.py");
+    let mut c = SubjectCommand::new("pc", format!("python3 {script} {mode}"), role);
+    c.timeout = Duration::from_millis(700);
+    c
+}
+
+fn run_with(mode: &str, role: Role, campaign: Campaign<Popcounts>) -> FamilyReport {
+    let campaign = campaign.subject(command(mode, role));
+    campaign.run(&RunOptions {
+        cases: 12,
+        ..RunOptions::default()
+    })
+}
+
+fn run(mode: &str) -> FamilyReport {
+    run_with(mode, Role::Kernel, Campaign::new(Popcounts))
+}
+
+fn subject_report(report: &FamilyReport) -> &crossdec_engine::report::ImplementationReport {
+    report
+        .implementations
+        .iter()
+        .find(|i| i.name == "pc")
+        .expect("the subject is reported")
+}
+
+/// The markers category's cases whose second step holds `marker`.
+fn marker_cases(report: &FamilyReport, marker: u8) -> u64 {
+    let calls = report.categories[0].calls;
+    (0..calls)
+        .filter(|i| MARKERS[*i as usize % MARKERS.len()] == marker)
+        .count() as u64
+}
+
+#[test]
+fn a_correct_subject_agrees_on_every_step() {
+    let report = run("good");
+    assert_eq!(report.failure_count, 0, "{:#?}", report.failures);
+    let steps: u64 = report.categories.iter().map(|c| c.steps).sum();
+    let pc = subject_report(&report);
+    assert!(pc.ran);
+    assert_eq!(pc.compared, steps, "every step goes through the subject, once");
+    assert_eq!(pc.unsupported, 0);
+    assert!(pc.subject.as_deref().unwrap().contains("popcount.py good"));
+    let manifest = crossdec_engine::report::manifest(std::slice::from_ref(&report), 0, 12);
+    let record = &manifest.families[0].subjects["pc"];
+    assert_eq!((record.role, record.compared), (Role::Kernel, steps));
+    assert!(
+        manifest.families[0].kernels.is_empty(),
+        "a subject is not a registry kernel"
+    );
+}
+
+#[test]
+fn the_subject_sees_the_protocol_environment() {
+    assert_eq!(run("env").failure_count, 0);
+}
+
+#[test]
+fn a_wrong_value_fails_exactly_the_inputs_it_is_wrong_on() {
+    let report = run("wrong");
+    assert_eq!(report.failure_count, marker_cases(&report, 0xFF));
+    for f in &report.failures {
+        assert_eq!((f.implementation.as_str(), f.step), ("pc", 1));
+        assert!(f.input_hex[1].contains("ff"), "{f:?}");
+        assert!(f.got.contains('7'), "{f:?}");
+    }
+}
+
+#[test]
+fn a_crash_fails_its_input_quotes_stderr_and_the_subject_restarts() {
+    let report = run("crash");
+    let crashes = marker_cases(&report, 0xEE);
+    assert!(crashes >= 2);
+    assert_eq!(report.failure_count, crashes, "{:#?}", report.failures);
+    let f = &report.failures[0];
+    assert!(f.got.contains("crash"), "{}", f.got);
+    assert!(f.got.contains("exit status 3"), "{}", f.got);
+    assert!(f.got.contains("crashing on purpose"), "{}", f.got);
+    // The minimizer re-asks the (restarted) subject: its reproducer still
+    // holds the byte it crashes on.
+    assert!(f.minimized_hex.last().unwrap().contains("ee"), "{:?}", f.minimized_hex);
+    // Everything after each crash was still answered by a new process.
+    let steps: u64 = report.categories.iter().map(|c| c.steps).sum();
+    assert_eq!(subject_report(&report).compared, steps);
+}
+
+#[test]
+fn a_hang_times_out_and_the_run_goes_on() {
+    let started = Instant::now();
+    let report = run("hang");
+    let hangs = marker_cases(&report, 0xDD);
+    assert_eq!(report.failure_count, hangs);
+    assert!(report.failures[0].got.contains("hang"), "{}", report.failures[0].got);
+    // Each hang costs one timeout (the minimizer re-asks once per shrink
+    // step); far below the subject's 60 s sleep.
+    assert!(started.elapsed() < Duration::from_secs(50), "{:?}", started.elapsed());
+}
+
+#[test]
+fn garbage_is_a_failure_of_its_input() {
+    let report = run("garbage");
+    assert_eq!(report.failure_count, marker_cases(&report, 0xCC));
+    assert!(
+        report.failures[0].got.contains("unknown status 9"),
+        "{}",
+        report.failures[0].got
+    );
+
+    let report = run("short-body");
+    assert_eq!(report.failure_count, marker_cases(&report, 0xCC));
+    assert!(
+        report.failures[0].got.contains("not one canonical output"),
+        "{}",
+        report.failures[0].got
+    );
+}
+
+#[test]
+fn unsupported_inputs_are_counted_not_compared() {
+    let report = run("unsupported");
+    assert_eq!(report.failure_count, 0);
+    let pc = subject_report(&report);
+    assert!(pc.unsupported > 0);
+    let steps: u64 = report.categories.iter().map(|c| c.steps).sum();
+    assert_eq!(pc.compared + pc.unsupported, steps);
+    assert!(crossdec_engine::report::summary(std::slice::from_ref(&report))
+        .contains(&format!("(unsupported: {})", pc.unsupported)));
+}
+
+fn own_words_on_bb(input: &Payload, _: &Outcome<Popcounts>, got: &Outcome<Popcounts>) -> bool {
+    input.0.contains(&0xBB) && matches!(got, Err(PcError::Subject { message }) if message.starts_with("ValueError"))
+}
+
+#[test]
+fn own_words_become_the_spec_error_a_kernel_fails_and_a_peer_rule_can_explain() {
+    let report = run("own-words");
+    let expected = marker_cases(&report, 0xBB);
+    assert_eq!(report.failure_count, expected);
+    assert!(
+        report.failures[0].got.contains("ValueError: 0xbb"),
+        "{}",
+        report.failures[0].got
+    );
+
+    let rule = AllowedDifference {
+        id: "pc-rejects-bb",
+        implementation: "pc",
+        reason: "the test subject rejects 0xBB in its own words",
+        applies: own_words_on_bb,
+        bounds: &[("markers", 0.25)],
+    };
+    let report = run_with("own-words", Role::Peer, Campaign::new(Popcounts).allow(rule));
+    assert_eq!(report.failure_count, 0, "{:#?}", report.failures);
+    assert_eq!(subject_report(&report).tolerated["pc-rejects-bb"], expected);
+}
+
+#[test]
+fn a_subject_that_never_answers_is_broken_and_fails_fast() {
+    let started = Instant::now();
+    let report = run("broken");
+    let cases: u64 = report.categories.iter().map(|c| c.cases).sum();
+    assert_eq!(report.failure_count, cases);
+    assert!(
+        report.failures.iter().any(|f| f.got.contains("subject broken")),
+        "{:#?}",
+        report.failures
+    );
+    assert!(started.elapsed() < Duration::from_secs(30), "{:?}", started.elapsed());
+}
+
+#[test]
+fn a_missing_command_is_reported_not_hung() {
+    let mut campaign = Campaign::new(Popcounts);
+    Family::add_subject(
+        &mut campaign,
+        SubjectCommand::new("pc", "/nonexistent/subject-binary", Role::Kernel),
+    );
+    let lines = Family::check_bytes(&campaign, &[1, 2, 3], false).expect("an input of the family");
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(lines[0].contains("SUBJECT FAILED"), "{lines:?}");
+    assert!(lines[0].contains("exit status 127"), "{lines:?}");
+}
+
+#[test]
+fn check_asks_the_subject_too() {
+    let mut campaign = Campaign::new(Popcounts);
+    Family::add_subject(&mut campaign, command("wrong", Role::Kernel));
+    assert_eq!(Family::check_bytes(&campaign, &[1, 2], false), Some(vec![]));
+    let lines = Family::check_bytes(&campaign, &[0xFF], false).unwrap();
+    assert_eq!(lines.len(), 1);
+    assert!(lines[0].starts_with("pc: step 0"), "{lines:?}");
+}

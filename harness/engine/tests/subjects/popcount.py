@@ -1,0 +1,54 @@
+#!/usr/bin/env python3
+"""A test subject for the `popcounts` spec of tests/subjects.rs: the popcount
+of each input byte, with one misbehaviour chosen by argv[1] (triggered by
+a marker byte in the input) so the tests see each failure kind."""
+import os
+import struct
+import sys
+import time
+
+mode = sys.argv[1] if len(sys.argv) > 1 else "good"
+stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+
+
+def reply(status, body=b""):
+    stdout.write(struct.pack("<I", 1 + len(body)) + bytes([status]) + body)
+    stdout.flush()
+
+
+while True:
+    head = stdin.read(4)
+    if not head:
+        break
+    (n,) = struct.unpack("<I", head)
+    data = stdin.read(n)
+    counts = bytes(bin(b).count("1") for b in data)
+    if mode == "wrong" and 0xFF in data:
+        counts = bytes(7 if b == 0xFF else c for b, c in zip(data, counts))
+    elif mode == "crash" and 0xEE in data:
+        sys.stderr.write("popcount.py: crashing on purpose\n")
+        sys.stderr.flush()
+        os._exit(3)
+    elif mode == "hang" and 0xDD in data:
+        time.sleep(60)
+    elif mode == "garbage" and 0xCC in data:
+        reply(9)
+        continue
+    elif mode == "short-body" and 0xCC in data:
+        reply(0, struct.pack("<Q", len(data) + 1) + counts)
+        continue
+    elif mode == "unsupported" and len(data) > 10:
+        reply(2, b"longer than 10 bytes")
+        continue
+    elif mode == "own-words" and 0xBB in data:
+        reply(3, b"ValueError: 0xbb")
+        continue
+    elif mode == "broken":
+        sys.exit(1)
+    if mode == "env":
+        want = ("1", "popcounts", "pc")
+        got = (os.environ.get("CROSSDEC_PROTOCOL"), os.environ.get("CROSSDEC_FAMILY"), os.environ.get("CROSSDEC_SUBJECT"))
+        if got != want:
+            reply(3, repr(got).encode())
+            continue
+    reply(0, struct.pack("<Q", len(counts)) + counts)
