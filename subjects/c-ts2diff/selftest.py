@@ -181,7 +181,10 @@ def main():
                 print(f"MISMATCH {name}\n  input   {data.hex()}\n  subject {describe(got)}\n  oracle  {describe(want)}")
     kinds = {}
     for response in oracle:
-        key = describe(response).split(" ")[0] if response[0] != 1 else "rejected " + FAULTS.get(response[1], "?")
+        if response[0] == 1:
+            key = "rejected " + FAULTS.get(response[1], "?")
+        else:
+            key = {0: "decoded", 2: "unsupported"}.get(response[0], f"status {response[0]}")
         kinds[key] = kinds.get(key, 0) + 1
     print(f"{len(inputs)} inputs, {failures} mismatches; reference outcomes: "
           + ", ".join(f"{k} {v}" for k, v in sorted(kinds.items())))
