@@ -33,8 +33,43 @@ pub const PROTOCOL_VERSION: u32 = 1;
 /// broken command.)
 pub const BROKEN_AFTER: u32 = 5;
 
-/// Bytes of a subject's stderr kept for failure messages.
+/// Bytes of a subject's stderr kept for failure messages: its beginning
+/// (a sanitizer's or an exception's first line says what happened) and
+/// its end.
+const STDERR_HEAD: usize = 1024;
 const STDERR_TAIL: usize = 2048;
+
+/// What a subject wrote to stderr: the first and the last bytes.
+#[derive(Default)]
+struct StderrKept {
+    head: Vec<u8>,
+    tail: VecDeque<u8>,
+    dropped: u64,
+}
+
+impl StderrKept {
+    fn keep(&mut self, mut bytes: &[u8]) {
+        let room = STDERR_HEAD - self.head.len();
+        let to_head = room.min(bytes.len());
+        self.head.extend_from_slice(&bytes[..to_head]);
+        bytes = &bytes[to_head..];
+        self.tail.extend(bytes);
+        let excess = self.tail.len().saturating_sub(STDERR_TAIL);
+        self.tail.drain(..excess);
+        self.dropped += excess as u64;
+    }
+
+    fn text(&self) -> String {
+        let head = String::from_utf8_lossy(&self.head);
+        let tail = String::from_utf8_lossy(&Vec::from(self.tail.clone())).into_owned();
+        let joined = if self.dropped > 0 {
+            format!("{head} [... {} bytes ...] {tail}", self.dropped)
+        } else {
+            format!("{head}{tail}")
+        };
+        joined.trim().to_string()
+    }
+}
 
 /// How to run an external subject.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -137,7 +172,7 @@ struct Process {
     /// Batches of frames for the writer thread; dropping it closes stdin.
     requests: Option<Sender<Vec<u8>>>,
     responses: Receiver<Result<Vec<u8>, String>>,
-    stderr: Arc<Mutex<VecDeque<u8>>>,
+    stderr: Arc<Mutex<StderrKept>>,
 }
 
 /// An external subject: its command and its running processes.
@@ -302,7 +337,7 @@ impl Subject {
         let (frames, responses) = mpsc::channel();
         let max = self.command.max_response;
         std::thread::spawn(move || read_frames(stdout, max, frames));
-        let tail = Arc::new(Mutex::new(VecDeque::new()));
+        let tail = Arc::new(Mutex::new(StderrKept::default()));
         let keep = tail.clone();
         std::thread::spawn(move || keep_tail(stderr, keep));
         Ok(Process {
@@ -329,8 +364,7 @@ impl Subject {
         // The stderr thread sees end of file once every holder of the pipe
         // is gone; a short wait lets it take the last lines.
         std::thread::sleep(Duration::from_millis(20));
-        let tail = process.stderr.lock().unwrap_or_else(|p| p.into_inner()).clone();
-        let tail = String::from_utf8_lossy(&Vec::from(tail)).trim().to_string();
+        let tail = process.stderr.lock().unwrap_or_else(|p| p.into_inner()).text();
         let mut message = format!("subject `{}` {what}", self.command.name);
         if let Some(status) = status {
             message.push_str(&format!(" ({})", describe_exit(status)));
@@ -470,15 +504,34 @@ fn read_full(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
     Ok(filled)
 }
 
-fn keep_tail(mut stderr: std::process::ChildStderr, tail: Arc<Mutex<VecDeque<u8>>>) {
+fn keep_tail(mut stderr: std::process::ChildStderr, kept: Arc<Mutex<StderrKept>>) {
     let mut buf = [0u8; 1024];
     while let Ok(n) = stderr.read(&mut buf) {
         if n == 0 {
             return;
         }
-        let mut t = tail.lock().unwrap_or_else(|p| p.into_inner());
-        t.extend(&buf[..n]);
-        let excess = t.len().saturating_sub(STDERR_TAIL);
-        t.drain(..excess);
+        kept.lock().unwrap_or_else(|p| p.into_inner()).keep(&buf[..n]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stderr_keeps_its_first_and_last_bytes() {
+        let mut kept = StderrKept::default();
+        kept.keep(b"ERROR: first line\n");
+        assert_eq!(kept.text(), "ERROR: first line");
+        let mut kept = StderrKept::default();
+        kept.keep(b"ERROR: first line\n");
+        kept.keep(&[b'.'; 5000]);
+        kept.keep(b"SUMMARY: last line");
+        let text = kept.text();
+        assert!(text.starts_with("ERROR: first line"), "{text}");
+        assert!(text.ends_with("SUMMARY: last line"), "{text}");
+        assert!(text.len() < STDERR_HEAD + STDERR_TAIL + 40, "{}", text.len());
+        let dropped = 18 + 5000 + 18 - STDERR_HEAD - STDERR_TAIL;
+        assert!(text.contains(&format!("[... {dropped} bytes ...]")), "{text}");
     }
 }
