@@ -91,35 +91,6 @@ fn parse_timeout(text: &str) -> Result<Duration, String> {
         .ok_or_else(|| format!("--subject-timeout {text}: expected a duration like 10s, 500ms or 2m"))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn subject_specs_parse_with_and_without_a_family() {
-        assert_eq!(
-            parse("pgjdbc=subjects/pgjdbc/run"),
-            Ok((None, "pgjdbc", "subjects/pgjdbc/run"))
-        );
-        assert_eq!(
-            parse("pg-bytea:pgjdbc=java -cp a:b X=1"),
-            Ok((Some("pg-bytea"), "pgjdbc", "java -cp a:b X=1"))
-        );
-        for bad in ["pgjdbc", "=cmd", "a b=cmd", "f:=cmd", "name=  "] {
-            assert!(parse(bad).is_err(), "{bad}");
-        }
-    }
-
-    #[test]
-    fn timeouts_take_milliseconds_seconds_and_minutes() {
-        assert_eq!(parse_timeout("500ms"), Ok(Duration::from_millis(500)));
-        assert_eq!(parse_timeout("10s"), Ok(Duration::from_secs(10)));
-        assert_eq!(parse_timeout("2m"), Ok(Duration::from_secs(120)));
-        assert!(parse_timeout("0s").is_err());
-        assert!(parse_timeout("soon").is_err());
-    }
-}
-
 /// The longest request [`serve_reference`] reads.
 const MAX_REQUEST: usize = 1 << 30;
 
@@ -172,5 +143,34 @@ pub fn serve_reference(
         let framed = u32::try_from(answer.len()).map_err(|_| "serve-reference: an answer over 4 GiB".to_string())?;
         output.write_all(&framed.to_le_bytes()).map_err(broken)?;
         output.write_all(&answer).map_err(broken)?;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn subject_specs_parse_with_and_without_a_family() {
+        assert_eq!(
+            parse("pgjdbc=subjects/pgjdbc/run"),
+            Ok((None, "pgjdbc", "subjects/pgjdbc/run"))
+        );
+        assert_eq!(
+            parse("pg-bytea:pgjdbc=java -cp a:b X=1"),
+            Ok((Some("pg-bytea"), "pgjdbc", "java -cp a:b X=1"))
+        );
+        for bad in ["pgjdbc", "=cmd", "a b=cmd", "f:=cmd", "name=  "] {
+            assert!(parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn timeouts_take_milliseconds_seconds_and_minutes() {
+        assert_eq!(parse_timeout("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_timeout("10s"), Ok(Duration::from_secs(10)));
+        assert_eq!(parse_timeout("2m"), Ok(Duration::from_secs(120)));
+        assert!(parse_timeout("0s").is_err());
+        assert!(parse_timeout("soon").is_err());
     }
 }
