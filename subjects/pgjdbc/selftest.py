@@ -214,6 +214,7 @@ TABLE = [
     (b"\\xzz", err(AIOOBE + "Index 74 out of bounds for length 55")),
     (b"\\xg0", err(AIOOBE + "Index 55 out of bounds for length 55")),
     (b"\\x0g", err(AIOOBE + "Index 55 out of bounds for length 55")),
+    (b"\\x12z", err(AIOOBE + "Index 74 out of bounds for length 55")),  # the digit before the end
     (b"\\x 00", err(AIOOBE + "Index -16 out of bounds for length 55")),
     (b"\\x00 ", err(AIOOBE + "Index -16 out of bounds for length 55")),  # odd count, but the bad digit is seen first
     (b"\\x\n00", err(AIOOBE + "Index -38 out of bounds for length 55")),
@@ -230,12 +231,15 @@ TABLE = [
     (b"abc\\", err(AIOOBE + "Index 4 out of bounds for length 4")),
     (b"\\1", err(AIOOBE + "Index 2 out of bounds for length 2")),
     (b"\\12", err(AIOOBE + "Index 3 out of bounds for length 3")),
+    (b"a\\x", err(AIOOBE + "Index 3 out of bounds for length 3")),
     (b"\\\\\\", err(AIOOBE + "Index 3 out of bounds for length 3")),
     # escape: three bytes after a backslash, any bytes, are d1*64+d2*8+d3 mod 256
     (b"\\400", ok(b"\x00")),
     (b"\\777", ok(b"\xff")),
     (b"\\401", ok(b"\x01")),
     (b"\\999", ok(b"\x91")),
+    (b"\\378", ok(b"\x00")),
+    (b"\\8\\9", ok(b"\x69")),
     (b"\\abc", ok(b"\x03")),
     (b"\\\\\\\\", ok(b"\\\\")),
     (b"\\1\\\\", ok(b"\xcc")),                    # 1, '\\', '\\' taken as digits
