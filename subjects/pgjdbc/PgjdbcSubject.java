@@ -89,8 +89,8 @@ public final class PgjdbcSubject {
     try {
       literal = new byte[length];
     } catch (OutOfMemoryError e) {
-      // Skip the body so the stream stays in step, and say why.
-      in.skipNBytes(length);
+      // Read past the body so the stream stays in step, and say why.
+      discard(length);
       fail(e);
       return;
     }
@@ -126,6 +126,18 @@ public final class PgjdbcSubject {
     out.write(decoded);
     putLe(scratch, 0, length, 8);
     out.write(scratch, 0, 8);
+  }
+
+  /** Reads and drops n bytes (skip() would seek, which a pipe cannot do). */
+  private void discard(int n) throws IOException {
+    byte[] chunk = new byte[8192];
+    while (n > 0) {
+      int read = in.read(chunk, 0, Math.min(n, chunk.length));
+      if (read < 0) {
+        throw new EOFException();
+      }
+      n -= read;
+    }
   }
 
   /** Status 3 with the exception's simple class name and message. */
