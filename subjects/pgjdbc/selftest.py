@@ -8,7 +8,8 @@ Speaks protocol version 1 to subjects/pgjdbc/run and checks:
      exceptions and messages included, over enough requests that C2
      compiles toBytes (messages must not change when it does);
   3. pipelining: all requests written (by a thread) before any response is
-     read, responses in order; prints responses per second;
+     read, responses in order; prints responses per second; and lock-step,
+     one request at a time;
   4. the framing: clean EOF exits 0, EOF inside a frame and an oversized
      request exit non-zero with a message on stderr.
 
@@ -17,6 +18,7 @@ Exits non-zero on the first mismatch.
 """
 import os
 import random
+import signal
 import struct
 import subprocess
 import sys
@@ -324,6 +326,26 @@ def test_throughput(count):
     print(f"throughput (small inputs, pipelined, warm): {rate:,.0f} responses/s")
 
 
+def test_lockstep(count):
+    """One request at a time, the next only after the answer: a subject
+    that kept a response in its buffer would hang here (alarm after 20 s)."""
+    p = start()
+    signal.alarm(20)
+    for i in range(count):
+        lit = b"\\x" + struct.pack(">H", i).hex().encode()
+        # The header and the body in two writes, to look like a slow writer.
+        data = frame(lit)
+        p.stdin.write(data[:3])
+        p.stdin.flush()
+        p.stdin.write(data[3:])
+        p.stdin.flush()
+        check(lit, decode(*read_response(p.stdout), len(lit)), ("ok", struct.pack(">H", i)), "lock-step")
+    signal.alarm(0)
+    p.stdin.close()
+    assert p.wait() == 0
+    print(f"lock-step: {count} requests answered one at a time")
+
+
 # --- 4. framing ---------------------------------------------------------------
 
 def run_raw(data):
@@ -356,6 +378,7 @@ def main():
     test_table()
     test_random(20000)
     test_pipelining(10000, "pipelining")
+    test_lockstep(200)
     test_throughput(300000)
     test_framing()
     if failures:
