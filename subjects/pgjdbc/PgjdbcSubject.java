@@ -43,6 +43,11 @@ public final class PgjdbcSubject {
   }
 
   public static void main(String[] args) {
+    // crossdec says what it expects; refuse rather than answer another
+    // protocol or family with pg-bytea values. (Unset: run by hand.)
+    expectEnv("CROSSDEC_PROTOCOL", "1");
+    expectEnv("CROSSDEC_FAMILY", "pg-bytea");
+
     // The raw descriptors, not System.in/System.out: System.out is a
     // PrintStream that would swallow write errors.
     DataInputStream in = new DataInputStream(
@@ -168,6 +173,13 @@ public final class PgjdbcSubject {
   private static void putLe(byte[] b, int off, long value, int width) {
     for (int i = 0; i < width; i++) {
       b[off + i] = (byte) (value >>> (8 * i));
+    }
+  }
+
+  private static void expectEnv(String name, String expected) {
+    String value = System.getenv(name);
+    if (value != null && !value.equals(expected)) {
+      die(name + " is '" + value + "', this subject speaks only " + expected);
     }
   }
 

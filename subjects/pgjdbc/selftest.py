@@ -11,7 +11,8 @@ Speaks protocol version 1 to subjects/pgjdbc/run and checks:
      read, responses in order; prints responses per second; and lock-step,
      one request at a time;
   4. the framing: clean EOF exits 0, EOF inside a frame and an oversized
-     request exit non-zero with a message on stderr.
+     request exit non-zero with a message on stderr, and so does another
+     family or protocol version in CROSSDEC_FAMILY / CROSSDEC_PROTOCOL.
 
 Usage: subjects/pgjdbc/selftest.py [COMMAND]   (default: subjects/pgjdbc/run)
 Exits non-zero on the first mismatch.
@@ -151,9 +152,14 @@ def expected(literal):
         return ("err", str(e))
 
 
-def start():
+CROSSDEC_ENV = {"CROSSDEC_PROTOCOL": "1", "CROSSDEC_FAMILY": "pg-bytea", "CROSSDEC_SUBJECT": "pgjdbc"}
+
+
+def start(**env):
+    """The subject as crossdec starts it: sh -c COMMAND, the CROSSDEC_* variables set."""
     return subprocess.Popen(COMMAND, shell=True, stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env={**os.environ, **CROSSDEC_ENV, **env})
 
 
 def exchange(literals):
@@ -348,8 +354,8 @@ def test_lockstep(count):
 
 # --- 4. framing ---------------------------------------------------------------
 
-def run_raw(data):
-    p = start()
+def run_raw(data, **env):
+    p = start(**env)
     out, err = p.communicate(data, timeout=60)
     return p.returncode, out, err.decode(errors="replace")
 
@@ -372,6 +378,13 @@ def test_framing():
             print(f"FRAMING MISMATCH ({what}): exit {rc}, stdout {out!r}, stderr {err.strip()!r}")
         else:
             print(f"framing: {what}: exit {rc}" + (f", stderr: {err.strip()}" if err.strip() else ""))
+    for name, value in [("CROSSDEC_FAMILY", "tsfile-plain"), ("CROSSDEC_PROTOCOL", "2")]:
+        rc, out, err = run_raw(frame(b"\\x00"), **{name: value})
+        if rc == 0 or out != b"" or name not in err:
+            failures += 1
+            print(f"FRAMING MISMATCH ({name}={value} accepted): exit {rc}, stderr {err.strip()!r}")
+        else:
+            print(f"framing: {name}={value} refused: {err.strip()}")
 
 
 def main():
