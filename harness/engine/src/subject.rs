@@ -171,7 +171,10 @@ struct Process {
     child: Child,
     /// Batches of frames for the writer thread; dropping it closes stdin.
     requests: Option<Sender<Vec<u8>>>,
-    responses: Receiver<Result<Vec<u8>, String>>,
+    /// Runs of responses (or the failure that ended them) from the reader
+    /// thread, and those received but not yet taken.
+    responses: Receiver<Vec<Result<Vec<u8>, String>>>,
+    received: VecDeque<Result<Vec<u8>, String>>,
     stderr: Arc<Mutex<StderrKept>>,
 }
 
@@ -291,19 +294,24 @@ impl Subject {
         // closed its stdin): the responses below then say how it ended.
         let _ = sender.send(batch);
         for _ in inputs {
-            match process.responses.recv_timeout(self.command.timeout) {
-                Ok(Ok(frame)) => {
+            if process.received.is_empty() {
+                match process.responses.recv_timeout(self.command.timeout) {
+                    Ok(run) => process.received.extend(run),
+                    Err(RecvTimeoutError::Timeout) => {
+                        return Err(format!("hang: no response within {:?}", self.command.timeout))
+                    }
+                    Err(RecvTimeoutError::Disconnected) => return Err("crash: its output ended".into()),
+                }
+            }
+            match process.received.pop_front().expect("a run holds at least one response") {
+                Ok(frame) => {
                     self.ever_answered.store(true, Ordering::Relaxed);
                     answers.push(RawAnswer::Response {
                         status: frame[0],
                         body: frame[1..].to_vec(),
                     });
                 }
-                Ok(Err(message)) => return Err(message),
-                Err(RecvTimeoutError::Timeout) => {
-                    return Err(format!("hang: no response within {:?}", self.command.timeout))
-                }
-                Err(RecvTimeoutError::Disconnected) => return Err("crash: its output ended".into()),
+                Err(message) => return Err(message),
             }
         }
         Ok(())
@@ -344,6 +352,7 @@ impl Subject {
             child,
             requests: Some(requests),
             responses,
+            received: VecDeque::new(),
             stderr: tail,
         })
     }
@@ -437,56 +446,56 @@ fn write_batches(mut stdin: std::process::ChildStdin, batches: Receiver<Vec<u8>>
     }
 }
 
-/// Read response frames until the output ends or a frame is broken; the
-/// last message sent is an `Err` saying which.
-fn read_frames(stdout: std::process::ChildStdout, max: usize, frames: Sender<Result<Vec<u8>, String>>) {
-    let mut stdout = std::io::BufReader::new(stdout);
+/// Read response frames until the output ends or a frame is broken, the
+/// last message an `Err` saying which. Frames go out in runs: a frame is
+/// held back only while the next one is already whole in the buffer, so a
+/// burst of answers costs one hand-over, and an answer never waits on one
+/// that has not fully arrived.
+fn read_frames(stdout: std::process::ChildStdout, max: usize, runs: Sender<Vec<Result<Vec<u8>, String>>>) {
+    let mut stdout = std::io::BufReader::with_capacity(1 << 16, stdout);
+    let mut run = Vec::new();
     loop {
-        let mut len = [0u8; 4];
-        match read_full(&mut stdout, &mut len) {
-            Ok(0) => {
-                let _ = frames.send(Err("crash: closed its output before answering".into()));
-                return;
-            }
-            Ok(4) => {}
-            Ok(n) => {
-                let _ = frames.send(Err(format!("garbage: output ended {n} bytes into a length")));
-                return;
-            }
-            Err(e) => {
-                let _ = frames.send(Err(format!("crash: reading its output failed: {e}")));
+        let frame = read_frame(&mut stdout, max);
+        let ended = frame.is_err();
+        run.push(frame);
+        if ended || !whole_frame_buffered(stdout.buffer()) {
+            if runs.send(std::mem::take(&mut run)).is_err() || ended {
                 return;
             }
         }
-        let len = u32::from_le_bytes(len) as usize;
-        if len == 0 || len > max {
-            let _ = frames.send(Err(format!(
-                "garbage: a response of {len} bytes (a response is 1 to {max} bytes)"
-            )));
-            return;
-        }
-        // Read as the bytes arrive: the declared length is not trusted
-        // with an allocation.
-        let mut frame = Vec::new();
-        match (&mut stdout).take(len as u64).read_to_end(&mut frame) {
-            Ok(n) if n == len => {
-                if frame[0] > 3 {
-                    let _ = frames.send(Err(format!("garbage: unknown status {}", frame[0])));
-                    return;
-                }
-                if frames.send(Ok(frame)).is_err() {
-                    return;
-                }
-            }
-            Ok(n) => {
-                let _ = frames.send(Err(format!("crash: output ended {n} bytes into a {len}-byte response")));
-                return;
-            }
-            Err(e) => {
-                let _ = frames.send(Err(format!("crash: reading its output failed: {e}")));
-                return;
-            }
-        }
+    }
+}
+
+fn whole_frame_buffered(buffer: &[u8]) -> bool {
+    match buffer.get(..4) {
+        Some(len) => buffer.len() - 4 >= u32::from_le_bytes(len.try_into().expect("4 bytes")) as usize,
+        None => false,
+    }
+}
+
+/// One response frame: its status byte and body.
+fn read_frame(stdout: &mut impl Read, max: usize) -> Result<Vec<u8>, String> {
+    let mut len = [0u8; 4];
+    match read_full(stdout, &mut len) {
+        Ok(0) => return Err("crash: closed its output before answering".into()),
+        Ok(4) => {}
+        Ok(n) => return Err(format!("garbage: output ended {n} bytes into a length")),
+        Err(e) => return Err(format!("crash: reading its output failed: {e}")),
+    }
+    let len = u32::from_le_bytes(len) as usize;
+    if len == 0 || len > max {
+        return Err(format!(
+            "garbage: a response of {len} bytes (a response is 1 to {max} bytes)"
+        ));
+    }
+    // Read as the bytes arrive: the declared length is not trusted with an
+    // allocation.
+    let mut frame = Vec::new();
+    match stdout.take(len as u64).read_to_end(&mut frame) {
+        Ok(n) if n == len && frame[0] > 3 => Err(format!("garbage: unknown status {}", frame[0])),
+        Ok(n) if n == len => Ok(frame),
+        Ok(n) => Err(format!("crash: output ended {n} bytes into a {len}-byte response")),
+        Err(e) => Err(format!("crash: reading its output failed: {e}")),
     }
 }
 
