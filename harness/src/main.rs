@@ -530,6 +530,15 @@ fn gate_command(native: PathBuf, cross: Vec<String>, require_all_kernels: bool, 
             m.families.len(),
             cases
         );
+        for f in &m.families {
+            for (name, s) in &f.subjects {
+                let role = format!("{:?}", s.role).to_lowercase();
+                println!(
+                    "gate:   external subject {name} ({role}) on {}: {} compared, {} unsupported ({})",
+                    f.family, s.compared, s.unsupported, s.command
+                );
+            }
+        }
     }
     if problems.is_empty() {
         println!("gate: ok");
