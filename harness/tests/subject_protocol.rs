@@ -63,3 +63,43 @@ fn an_input_of_another_family_is_unsupported_not_a_failure() {
         .unwrap();
     assert!(subject.unsupported > 0, "{subject:#?}");
 }
+
+/// `check` and `replay` ask a subject too, from the command line, and a
+/// wrong subject makes them fail with its name.
+#[test]
+fn check_and_replay_take_subjects_on_the_command_line() {
+    let binary = env!("CARGO_BIN_EXE_crossdec");
+    let good = format!("self={binary} serve-reference --family pg-bytea");
+    // Answers with tsfile-plain's reference: every pg-bytea literal it can
+    // parse gets a value of the wrong type (garbage for pg-bytea).
+    let wrong = format!("wrong={binary} serve-reference --family tsfile-plain");
+    let dir = std::env::temp_dir().join(format!("crossdec-subject-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // A 16-byte literal tsfile-plain can parse as a page (encoding 0, type 0).
+    let literal = b"\x00\x00\x00\x00\x00\x00\x00\x10\x00\x00\x00\x01\x00\x01\x00\x01";
+    std::fs::write(dir.join("one"), literal).unwrap();
+    let hex = hex::encode(literal);
+    let run = |args: &[&str]| std::process::Command::new(binary).args(args).output().unwrap();
+
+    let ok = run(&["check", "--family", "pg-bytea", "--hex", &hex, "--subject", &good]);
+    assert!(ok.status.success(), "{}", String::from_utf8_lossy(&ok.stdout));
+    let bad = run(&["check", "--family", "pg-bytea", "--hex", &hex, "--subject", &wrong]);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&bad.stdout).contains("wrong: step 0"),
+        "{}",
+        String::from_utf8_lossy(&bad.stdout)
+    );
+
+    let dir_arg = dir.display().to_string();
+    let ok = run(&["replay", &dir_arg, "--family", "pg-bytea", "--subject", &good]);
+    assert!(ok.status.success(), "{}", String::from_utf8_lossy(&ok.stdout));
+    let bad = run(&["replay", &dir_arg, "--family", "pg-bytea", "--subject", &wrong]);
+    assert!(!bad.status.success());
+    assert!(
+        String::from_utf8_lossy(&bad.stdout).contains("1 disagreed"),
+        "{}",
+        String::from_utf8_lossy(&bad.stdout)
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
