@@ -422,6 +422,44 @@ mod tests {
         assert_eq!(decode(&p, 9).unwrap().values, vec![1.0, 1.0]);
     }
 
+    /// A block of 1.0 (integer part 1) and one decimal-form value: its
+    /// sign bit, the integer part's delta and `m` (zigzag, each under 64,
+    /// one varlong group), at count 1 without XOR bits.
+    fn one_signed_decimal(negative: bool, delta_zigzag: u64, m_zigzag: u64) -> Vec<u8> {
+        let mut w = BitWriter::default();
+        w.bits(1.0f64.to_bits(), 64);
+        w.bit(negative);
+        w.bit(true);
+        w.bits(delta_zigzag, 7);
+        w.bit(false);
+        w.bits(0, 4);
+        w.bit(false);
+        w.bits(m_zigzag, 7);
+        w.bit(false);
+        let mut p = Vec::new();
+        write_zigzag32(&mut p, w.nbits as i32);
+        p.extend(&w.bytes);
+        p
+    }
+
+    #[test]
+    fn a_negative_integer_part_is_negated_as_both_readers_do() {
+        // The writer never stores a negative integer part (it encodes |v|
+        // and the sign bit), but a stream can: Java's CamelDecoder.nextValue
+        // and C++'s read_next_value both compute -(int * 10^c + dec) / 10^c
+        // for it, then apply the sign bit. Integer part 1 + (-4) = -3,
+        // m = 5 at count 1 (dec 5): -(-30 + 5) / 10 = 2.5.
+        let values = |negative, delta, m| decode(&one_signed_decimal(negative, delta, m), 9).unwrap().values;
+        assert_eq!(values(false, 7, 10), vec![1.0, 2.5]);
+        assert_eq!(values(true, 7, 10), vec![1.0, -2.5]);
+        // Integer part -1: -(-10 + 5) / 10; integer part 0 is not negative.
+        assert_eq!(values(false, 3, 10), vec![1.0, 0.5]);
+        assert_eq!(values(false, 1, 10), vec![1.0, 0.5]);
+        // dec 0: -(-30) / 10 = 3; integer part 1 + 2 = 3 stays 3.3 with m 3.
+        assert_eq!(values(false, 7, 0), vec![1.0, 3.0]);
+        assert_eq!(values(false, 4, 6), vec![1.0, 3.3]);
+    }
+
     #[test]
     fn java_round_ties_up() {
         // Math.round: nearest, ties towards +infinity, NaN to 0, saturating.
