@@ -531,6 +531,13 @@ mod tests {
             Some((1, 'a', ()))
         );
         assert_eq!(<[u16; 2]>::from_canonical(&[1, 0, 2, 0]), Some([1, 2]));
+        // Every scalar type, with values whose bytes differ from a default.
+        fn round_trip<T: Canonical + FromCanonical + PartialEq + std::fmt::Debug>(v: T) {
+            assert_eq!(T::from_canonical(&v.to_canonical()), Some(v));
+        }
+        round_trip((-3isize, false, true, -1.5f32, 7u16, -9i8));
+        round_trip((u128::MAX - 1, i128::MIN, 9usize, -4i16, 3i32, -5i64));
+        round_trip((6u32, 0x0102_0304_0506_0708u64, 'é', 2u8, Box::new(-2.25f64)));
     }
 
     #[test]
