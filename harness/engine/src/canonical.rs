@@ -538,6 +538,7 @@ mod tests {
         round_trip((-3isize, false, true, -1.5f32, 7u16, -9i8));
         round_trip((u128::MAX - 1, i128::MIN, 9usize, -4i16, 3i32, -5i64));
         round_trip((6u32, 0x0102_0304_0506_0708u64, 'é', 2u8, Box::new(-2.25f64)));
+        round_trip((None::<u8>, Some(3u8), Ok::<u8, i8>(4), Err::<u8, i8>(-4)));
     }
 
     #[test]

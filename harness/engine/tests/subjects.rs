@@ -280,6 +280,16 @@ fn a_missing_command_is_reported_not_hung() {
 }
 
 #[test]
+fn the_reference_outcome_is_a_status_byte_and_body() {
+    let campaign = Campaign::new(Popcounts);
+    // Ok: status 0, then the output (a count and the popcounts).
+    assert_eq!(
+        Family::reference_outcome(&campaign, &[0xFF, 1]),
+        Some(vec![0, 2, 0, 0, 0, 0, 0, 0, 0, 8, 1])
+    );
+}
+
+#[test]
 fn check_asks_the_subject_too() {
     let mut campaign = Campaign::new(Popcounts);
     Family::add_subject(&mut campaign, command("wrong", Role::Kernel));
