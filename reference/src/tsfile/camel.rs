@@ -229,6 +229,12 @@ fn write_var_long(w: &mut BitWriter, v: i64) {
     w.bit(false);
 }
 
+/// The XOR bits of a decimal `dv` written as `m = dv mod 5^count`: the top
+/// `count` mantissa bits of `bits(dv / 10^count + 1) ^ bits(m / 10^count + 1)`.
+fn decimal_xor(dv: i64, m: i64, pow: i64, count: u32) -> u64 {
+    (canonical_bits(dv as f64 / pow as f64 + 1.0) ^ canonical_bits(m as f64 / pow as f64 + 1.0)) >> (52 - count)
+}
+
 /// Encode DOUBLE values as the Java `CamelEncoder` does (one block).
 pub fn encode(values: &[f64]) -> Vec<u8> {
     let mut out = Vec::new();
@@ -283,9 +289,7 @@ pub fn encode(values: &[f64]) -> Vec<u8> {
                     if dv >= threshold {
                         w.bit(true);
                         m = (dv % threshold) as i32;
-                        let xor =
-                            canonical_bits(dv as f64 / pow as f64 + 1.0) ^ canonical_bits(m as f64 / pow as f64 + 1.0);
-                        w.bits(xor >> (52 - count), count);
+                        w.bits(decimal_xor(dv, m as i64, pow, count), count);
                     } else {
                         w.bit(false);
                     }
@@ -458,6 +462,30 @@ mod tests {
         // dec 0: -(-30) / 10 = 3; integer part 1 + 2 = 3 stays 3.3 with m 3.
         assert_eq!(values(false, 7, 0), vec![1.0, 3.0]);
         assert_eq!(values(false, 4, 6), vec![1.0, 3.3]);
+    }
+
+    #[test]
+    fn the_writer_reuses_a_window_that_holds_the_xor() {
+        // 1/3 never fits 10 digits, so every value after the first takes
+        // the XOR form; y and z each differ from the value before in bit 20.
+        let x = 1.0f64 / 3.0;
+        let y = f64::from_bits(x.to_bits() ^ 1 << 20);
+        let mut w = BitWriter::default();
+        w.bits(x.to_bits(), 64);
+        // y: sign 0, XOR form 0, a non-zero XOR 1, a new window 1 (43
+        // leading zeros, 1 significant bit stored as 0), the bit.
+        w.bits(0b0011, 4);
+        w.bits(43, 6);
+        w.bits(0, 6);
+        w.bit(true);
+        // x again: the same XOR fits that window: reuse 0, the bit.
+        w.bits(0b0010, 4);
+        w.bit(true);
+        let mut expected = Vec::new();
+        write_zigzag32(&mut expected, w.nbits as i32);
+        expected.extend(&w.bytes);
+        assert_eq!(encode(&[x, y, x]), expected);
+        assert_eq!(bits(&decode(&expected, 9).unwrap().values), bits(&[x, y, x]));
     }
 
     #[test]
