@@ -188,15 +188,6 @@ pub struct Subject {
     last_failure: Mutex<String>,
 }
 
-impl std::fmt::Debug for Subject {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Subject")
-            .field("command", &self.command)
-            .field("family", &self.family)
-            .finish()
-    }
-}
-
 impl Subject {
     /// A subject of `family`; no process starts until it is asked something.
     pub fn new(command: SubjectCommand, family: &str) -> Self {
@@ -526,6 +517,13 @@ fn keep_tail(mut stderr: std::process::ChildStderr, kept: Arc<Mutex<StderrKept>>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn long_bodies_are_quoted_by_their_first_64_bytes() {
+        assert_eq!(clipped_hex(&[0xab, 1]), "ab01");
+        assert_eq!(clipped_hex(&[7; 64]), "07".repeat(64));
+        assert_eq!(clipped_hex(&[7; 65]), format!("{}...", "07".repeat(64)));
+    }
 
     #[test]
     fn stderr_keeps_its_first_and_last_bytes() {

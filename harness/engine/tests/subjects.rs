@@ -206,10 +206,21 @@ fn garbage_is_a_failure_of_its_input() {
 
     let report = run("short-body");
     assert_eq!(report.failure_count, marker_cases(&report, 0xCC));
+    // The body is quoted: a count of 4 for the 3 popcounts of 03 cc 04.
     assert!(
-        report.failures[0].got.contains("not one canonical output"),
+        report.failures[0]
+            .got
+            .contains("not one canonical output of popcounts (11 bytes: 0400000000000000020401)"),
         "{}",
         report.failures[0].got
+    );
+    // The same through `check`, which asks the subject one case at a time.
+    let mut campaign = Campaign::new(Popcounts);
+    Family::add_subject(&mut campaign, command("short-body", Role::Kernel));
+    let lines = Family::check_bytes(&campaign, &[3, 0xCC, 4], false).unwrap();
+    assert!(
+        lines[0].contains("canonical output of popcounts (11 bytes"),
+        "{lines:?}"
     );
 }
 
