@@ -183,6 +183,46 @@ fn many_crashes_in_a_row_after_an_answer_are_each_a_finding_not_a_broken_subject
 }
 
 #[test]
+fn a_crash_that_exits_after_closing_its_output_still_reports_its_status() {
+    // `exec`: the subject is the only holder of its stdout, so crossdec
+    // sees the output end 0.1 s before the process exits.
+    let mut subject = command("crash-slowly", Role::Kernel);
+    subject.command = format!("exec {}", subject.command);
+    let report = Campaign::new(Popcounts).subject(subject).run(&RunOptions {
+        cases: 12,
+        ..RunOptions::default()
+    });
+    assert_eq!(report.failure_count, marker_cases(&report, 0xEE));
+    assert!(
+        report.failures[0].got.contains("exit status 3"),
+        "{}",
+        report.failures[0].got
+    );
+}
+
+#[test]
+fn one_worker_keeps_one_process_for_the_whole_run() {
+    let starts = std::env::temp_dir().join(format!("crossdec-subject-starts-{}", std::process::id()));
+    let _ = std::fs::remove_file(&starts);
+    let mut subject = command("good", Role::Kernel);
+    subject.command = format!("{} {}", subject.command, starts.display());
+    let campaign = Campaign::new(Popcounts).subject(subject);
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    // 100 calls a category: several batches of generator calls, each an
+    // exchange with the subject.
+    let report = pool.install(|| {
+        campaign.run(&RunOptions {
+            cases: 100,
+            ..RunOptions::default()
+        })
+    });
+    assert_eq!(report.failure_count, 0);
+    let started = std::fs::read_to_string(&starts).unwrap().lines().count();
+    std::fs::remove_file(&starts).ok();
+    assert_eq!(started, 1, "one process answers every batch");
+}
+
+#[test]
 fn a_hang_times_out_and_the_run_goes_on() {
     let started = Instant::now();
     let report = run("hang");

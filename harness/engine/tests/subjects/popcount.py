@@ -9,6 +9,10 @@ import time
 
 mode = sys.argv[1] if len(sys.argv) > 1 else "good"
 stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+if len(sys.argv) > 2:
+    # A log of starts, one line per process.
+    with open(sys.argv[2], "a") as starts:
+        starts.write("started\n")
 
 
 def reply(status, body=b""):
@@ -31,6 +35,13 @@ while True:
         os._exit(3)
     elif mode == "crash-long" and len(data) > 3:
         os._exit(4)
+    elif mode == "crash-slowly" and 0xEE in data:
+        # Output closed first, the exit a moment later: the exit status is
+        # still the one reported.
+        stdout.flush()
+        os.close(1)
+        time.sleep(0.1)
+        os._exit(3)
     elif mode == "hang" and 0xDD in data:
         time.sleep(60)
     elif mode == "garbage" and 0xCC in data:
