@@ -406,7 +406,7 @@ fn kill_group(child: &mut Child) {
     {
         let _ = Command::new("sh")
             .arg("-c")
-            .arg(format!("kill -KILL -- -{} 2>/dev/null", child.id()))
+            .arg(format!("kill -KILL -{} 2>/dev/null", child.id()))
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())

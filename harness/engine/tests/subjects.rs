@@ -217,9 +217,77 @@ fn one_worker_keeps_one_process_for_the_whole_run() {
         })
     });
     assert_eq!(report.failure_count, 0);
-    let started = std::fs::read_to_string(&starts).unwrap().lines().count();
+    let started = std::fs::read_to_string(&starts)
+        .unwrap()
+        .lines()
+        .filter(|l| l.starts_with("started"))
+        .count();
     std::fs::remove_file(&starts).ok();
     assert_eq!(started, 1, "one process answers every batch");
+}
+
+/// A campaign with a subject that logs to a file, run on one worker.
+fn run_logged(mode: &str, log: &std::path::Path) -> Campaign<Popcounts> {
+    let mut subject = command(mode, Role::Kernel);
+    subject.command = format!("{} {}", subject.command, log.display());
+    let campaign = Campaign::new(Popcounts).subject(subject);
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    let report = pool.install(|| {
+        campaign.run(&RunOptions {
+            cases: 4,
+            ..RunOptions::default()
+        })
+    });
+    assert_eq!(report.failure_count, 0);
+    campaign
+}
+
+#[test]
+fn dropping_a_campaign_lets_its_subjects_end_cleanly_and_promptly() {
+    let log = std::env::temp_dir().join(format!("crossdec-subject-end-{}", std::process::id()));
+    let _ = std::fs::remove_file(&log);
+    let campaign = run_logged("good", &log);
+    let started = Instant::now();
+    drop(campaign);
+    let took = started.elapsed();
+    let text = std::fs::read_to_string(&log).unwrap();
+    std::fs::remove_file(&log).ok();
+    // Its stdin closed, the subject finished its 0.3 s of work and exited:
+    // neither killed before it could, nor waited on for the whole grace.
+    assert!(text.ends_with("exited\n"), "{text}");
+    assert!(took < Duration::from_millis(1500), "{took:?}");
+}
+
+#[test]
+fn a_subject_that_does_not_exit_is_killed_after_the_grace_period() {
+    let log = std::env::temp_dir().join(format!("crossdec-subject-linger-{}", std::process::id()));
+    let _ = std::fs::remove_file(&log);
+    let campaign = run_logged("linger", &log);
+    let text = std::fs::read_to_string(&log).unwrap();
+    std::fs::remove_file(&log).ok();
+    let pid = text
+        .lines()
+        .next()
+        .and_then(|l| l.strip_prefix("started "))
+        .expect("a start line")
+        .to_string();
+    assert!(std::path::Path::new(&format!("/proc/{pid}")).exists());
+    let started = Instant::now();
+    drop(campaign);
+    assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
+    // Killed: gone, or a zombie until whoever inherited it reaps it.
+    let alive = || {
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+            stat.rsplit(')')
+                .next()
+                .is_some_and(|rest| !rest.trim_start().starts_with('Z'))
+        })
+    };
+    let deadline = Instant::now() + Duration::from_secs(2);
+    while alive() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(!alive(), "subject {pid} outlived its campaign");
 }
 
 #[test]

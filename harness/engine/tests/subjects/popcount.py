@@ -9,10 +9,11 @@ import time
 
 mode = sys.argv[1] if len(sys.argv) > 1 else "good"
 stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
-if len(sys.argv) > 2:
-    # A log of starts, one line per process.
-    with open(sys.argv[2], "a") as starts:
-        starts.write("started\n")
+log = sys.argv[2] if len(sys.argv) > 2 else None
+if log:
+    # A log of starts and clean ends, one line each.
+    with open(log, "a") as f:
+        f.write(f"started {os.getpid()}\n")
 
 
 def reply(status, body=b""):
@@ -23,6 +24,13 @@ def reply(status, body=b""):
 while True:
     head = stdin.read(4)
     if not head:
+        if mode == "linger":
+            time.sleep(60)
+        if log:
+            # A moment's work before a clean exit: crossdec must wait for it.
+            time.sleep(0.3)
+            with open(log, "a") as f:
+                f.write("exited\n")
         break
     (n,) = struct.unpack("<I", head)
     data = stdin.read(n)
