@@ -7,7 +7,7 @@ use crate::budget;
 use crate::engine::{Family, Role, SubjectCommand};
 
 /// The options that add external subjects to the families a command runs.
-#[derive(clap::Args, Default, Debug, Clone)]
+#[derive(clap::Args, Debug, Clone)]
 pub struct SubjectArgs {
     /// An external subject held to the reference exactly, as a kernel:
     /// `[FAMILY:]NAME=COMMAND` (FAMILY may be left out when one family is
@@ -24,6 +24,17 @@ pub struct SubjectArgs {
     pub subject_timeout: String,
 }
 
+impl Default for SubjectArgs {
+    /// No subjects, the command line's default timeout.
+    fn default() -> Self {
+        SubjectArgs {
+            kernels: Vec::new(),
+            peers: Vec::new(),
+            subject_timeout: "10s".into(),
+        }
+    }
+}
+
 impl SubjectArgs {
     /// Whether any subject was given.
     pub fn is_empty(&self) -> bool {
@@ -32,6 +43,9 @@ impl SubjectArgs {
 
     /// Register every subject with its family among `families`.
     pub fn attach<'a>(&self, families: impl IntoIterator<Item = &'a mut Box<dyn Family>>) -> Result<(), String> {
+        if self.is_empty() {
+            return Ok(());
+        }
         let mut families: Vec<&'a mut Box<dyn Family>> = families.into_iter().collect();
         let timeout = parse_timeout(&self.subject_timeout)?;
         let given = self.kernels.iter().map(|s| (s, Role::Kernel));
@@ -163,6 +177,16 @@ mod tests {
         for bad in ["pgjdbc", "=cmd", "a b=cmd", "f:=cmd", "name=  "] {
             assert!(parse(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn no_subjects_attach_nothing_whatever_the_timeout_says() {
+        let none = SubjectArgs {
+            subject_timeout: String::new(),
+            ..SubjectArgs::default()
+        };
+        assert_eq!(none.attach(std::iter::empty()), Ok(()));
+        assert_eq!(SubjectArgs::default().subject_timeout, "10s");
     }
 
     #[test]
