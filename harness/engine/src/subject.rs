@@ -446,17 +446,24 @@ fn read_frames(stdout: std::process::ChildStdout, max: usize, runs: Sender<Vec<R
     let mut stdout = std::io::BufReader::with_capacity(1 << 16, stdout);
     let mut run = Vec::new();
     loop {
-        let frame = read_frame(&mut stdout, max);
-        let ended = frame.is_err();
-        run.push(frame);
-        if ended || !whole_frame_buffered(stdout.buffer()) {
-            if runs.send(std::mem::take(&mut run)).is_err() || ended {
+        match read_frame(&mut stdout, max) {
+            Err(ended) => {
+                run.push(Err(ended));
+                let _ = runs.send(run);
                 return;
+            }
+            Ok(frame) => {
+                run.push(Ok(frame));
+                if !whole_frame_buffered(stdout.buffer()) && runs.send(std::mem::take(&mut run)).is_err() {
+                    return;
+                }
             }
         }
     }
 }
 
+/// Whether `buffer` starts with a whole frame (its length and every byte
+/// the length announces).
 fn whole_frame_buffered(buffer: &[u8]) -> bool {
     match buffer.get(..4) {
         Some(len) => buffer.len() - 4 >= u32::from_le_bytes(len.try_into().expect("4 bytes")) as usize,
@@ -464,16 +471,18 @@ fn whole_frame_buffered(buffer: &[u8]) -> bool {
     }
 }
 
-/// One response frame: its status byte and body.
+/// One response frame: its status byte and body. (The status is judged
+/// with the body, in [`RawAnswer::typed`]: a frame with an unknown status
+/// still leaves the stream in step.)
 fn read_frame(stdout: &mut impl Read, max: usize) -> Result<Vec<u8>, String> {
-    let mut len = [0u8; 4];
-    match read_full(stdout, &mut len) {
+    let mut len = Vec::with_capacity(4);
+    match stdout.by_ref().take(4).read_to_end(&mut len) {
         Ok(0) => return Err("crash: closed its output before answering".into()),
         Ok(4) => {}
         Ok(n) => return Err(format!("garbage: output ended {n} bytes into a length")),
         Err(e) => return Err(format!("crash: reading its output failed: {e}")),
     }
-    let len = u32::from_le_bytes(len) as usize;
+    let len = u32::from_le_bytes(len.try_into().expect("4 bytes")) as usize;
     if len == 0 || len > max {
         return Err(format!(
             "garbage: a response of {len} bytes (a response is 1 to {max} bytes)"
@@ -483,25 +492,10 @@ fn read_frame(stdout: &mut impl Read, max: usize) -> Result<Vec<u8>, String> {
     // allocation.
     let mut frame = Vec::new();
     match stdout.take(len as u64).read_to_end(&mut frame) {
-        Ok(n) if n == len && frame[0] > 3 => Err(format!("garbage: unknown status {}", frame[0])),
         Ok(n) if n == len => Ok(frame),
         Ok(n) => Err(format!("crash: output ended {n} bytes into a {len}-byte response")),
         Err(e) => Err(format!("crash: reading its output failed: {e}")),
     }
-}
-
-/// Fill `buf` unless the stream ends first: the bytes read.
-fn read_full(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
-    let mut filled = 0;
-    while filled < buf.len() {
-        match r.read(&mut buf[filled..]) {
-            Ok(0) => break,
-            Ok(n) => filled += n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(filled)
 }
 
 fn keep_tail(mut stderr: std::process::ChildStderr, kept: Arc<Mutex<StderrKept>>) {
@@ -517,6 +511,17 @@ fn keep_tail(mut stderr: std::process::ChildStderr, kept: Arc<Mutex<StderrKept>>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_frame_is_whole_once_its_length_and_bytes_are_buffered() {
+        assert!(!whole_frame_buffered(&[]));
+        assert!(!whole_frame_buffered(&[1, 0, 0]));
+        assert!(!whole_frame_buffered(&[1, 0, 0, 0]));
+        assert!(whole_frame_buffered(&[1, 0, 0, 0, 9]));
+        assert!(whole_frame_buffered(&[1, 0, 0, 0, 9, 2]));
+        assert!(!whole_frame_buffered(&[3, 0, 0, 0, 9, 9]));
+        assert!(!whole_frame_buffered(&[0, 0, 0, 1, 9, 9, 9, 9, 9]));
+    }
 
     #[test]
     fn long_bodies_are_quoted_by_their_first_64_bytes() {

@@ -333,6 +333,45 @@ fn garbage_is_a_failure_of_its_input() {
 }
 
 #[test]
+fn broken_frames_are_failures_of_their_input() {
+    for (mode, says) in [
+        ("empty-frame", "garbage: a response of 0 bytes"),
+        ("huge-frame", "garbage: a response of 4294967295 bytes"),
+        ("short-frame", "crash: output ended 5 bytes into a 100-byte response"),
+        ("cut-length", "garbage: output ended 2 bytes into a length"),
+    ] {
+        let report = run(mode);
+        assert_eq!(report.failure_count, marker_cases(&report, 0xCC), "{mode}");
+        assert!(
+            report.failures[0].got.contains(says),
+            "{mode}: {}",
+            report.failures[0].got
+        );
+    }
+}
+
+#[test]
+fn responses_up_to_the_limit_are_read_and_longer_ones_refused() {
+    // In the markers category the first step's answer is 11 bytes (status,
+    // count, 2 popcounts) and the second's 12.
+    let with_limit = |max| {
+        let mut subject = command("good", Role::Kernel);
+        subject.max_response = max;
+        Campaign::new(Popcounts).subject(subject).run(&RunOptions {
+            cases: 12,
+            categories: vec!["markers".into()],
+            ..RunOptions::default()
+        })
+    };
+    assert_eq!(with_limit(12).failure_count, 0);
+    let refused = with_limit(11);
+    assert_eq!(refused.failure_count, 12);
+    assert!(refused.failures[0]
+        .got
+        .contains("a response of 12 bytes (a response is 1 to 11 bytes)"));
+}
+
+#[test]
 fn unsupported_inputs_are_counted_not_compared() {
     let report = run("unsupported");
     assert_eq!(report.failure_count, 0);

@@ -55,6 +55,22 @@ while True:
     elif mode == "garbage" and 0xCC in data:
         reply(9)
         continue
+    elif mode == "empty-frame" and 0xCC in data:
+        stdout.write(struct.pack("<I", 0))
+        stdout.flush()
+        continue
+    elif mode == "huge-frame" and 0xCC in data:
+        stdout.write(struct.pack("<I", 0xFFFFFFFF) + b"\x00")
+        stdout.flush()
+        continue
+    elif mode == "short-frame" and 0xCC in data:
+        stdout.write(struct.pack("<I", 100) + b"\x00" * 5)
+        stdout.flush()
+        os._exit(0)
+    elif mode == "cut-length" and 0xCC in data:
+        stdout.write(b"\x05\x00")
+        stdout.flush()
+        os._exit(0)
     elif mode == "short-body" and 0xCC in data:
         reply(0, struct.pack("<Q", len(data) + 1) + counts)
         continue
