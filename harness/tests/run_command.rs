@@ -605,11 +605,13 @@ fn run_writes_junit_and_the_gate_file_merges_targets_and_stages() {
     assert_eq!(root.find("failure")[0].attr("message"), "exit code 101 <see log>");
 
     let bad = |a: JunitArgs| junit(&a).unwrap_err();
-    assert!(bad(JunitArgs {
-        reports: vec!["no-label".into()],
-        ..merge.clone()
-    })
-    .contains("LABEL=PATH"));
+    for spec in ["no-label", "=only-a-path", "only-a-label="] {
+        assert!(bad(JunitArgs {
+            reports: vec![spec.into()],
+            ..merge.clone()
+        })
+        .contains("LABEL=PATH"));
+    }
     assert!(bad(JunitArgs {
         reports: vec![format!("x={}", dir.join("stages.tsv").display())],
         ..merge.clone()
