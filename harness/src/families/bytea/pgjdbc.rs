@@ -155,8 +155,9 @@ fn is_hex(input: &ByteaInput) -> bool {
 }
 
 /// The allowed differences of the `pgjdbc` peer. Bounds: about 1.3 times
-/// the largest share each rule explained per category over seeds 1-3 at 200
-/// calls (none elsewhere); the categories that sweep byte values and
+/// the largest share each rule explained per category over 15 seeds at 200
+/// calls (1-3, 11-99 and the random seeds of CI runs), and a small share
+/// where a random byte can make the form (none elsewhere); the categories that sweep byte values and
 /// lengths by call index (`*-invalid-byte`, `hex-odd-and-split`) and those
 /// made of nothing but such literals are bounded by the rule's condition
 /// alone.
@@ -177,7 +178,7 @@ pub fn with_allowed_differences(campaign: Campaign<PgBytea>) -> Campaign<PgBytea
             bounds: &[
                 ("hex-whitespace", 1.0),
                 ("large", 0.45),
-                ("hex-malformed", 0.035),
+                ("hex-malformed", 0.045),
                 ("random-text", 0.01),
                 ("reuse", 0.05),
             ],
@@ -198,8 +199,10 @@ pub fn with_allowed_differences(campaign: Campaign<PgBytea>) -> Campaign<PgBytea
             bounds: &[
                 ("hex-invalid-byte", 1.0),
                 ("hex-odd-and-split", 1.0),
-                // A swept byte `x` after a leading backslash makes a hex literal.
+                // A swept or random byte `x` after a leading backslash makes
+                // a hex literal.
                 ("escape-invalid-byte", 0.01),
+                ("escape-malformed", 0.01),
                 ("hex-malformed", 0.72),
                 ("random-text", 0.63),
                 ("reuse", 0.15),
