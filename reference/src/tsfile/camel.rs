@@ -392,13 +392,17 @@ mod tests {
         }
     }
 
-    /// A block of 1.0 and one decimal-form value with integer delta 0:
-    /// `count - 1` (4 bits), the XOR flag and bits, then `m` as a varlong.
-    fn one_decimal(code: u64, xor: Option<(u64, u32)>, m_zigzag: u64) -> Vec<u8> {
+    /// A block of 1.0 (integer part 1) and one decimal-form value: its sign
+    /// bit, the integer part's delta (zigzag, under 128: one varlong
+    /// group), `count - 1` (4 bits), the XOR flag and bits, then `m`
+    /// (zigzag, one group).
+    fn decimal_value(negative: bool, delta_zigzag: u64, code: u64, xor: Option<(u64, u32)>, m_zigzag: u64) -> Vec<u8> {
         let mut w = BitWriter::default();
         w.bits(1.0f64.to_bits(), 64);
-        w.bits(0b01, 2);
-        w.bits(0, 8);
+        w.bit(negative);
+        w.bit(true);
+        w.bits(delta_zigzag, 7);
+        w.bit(false);
         w.bits(code, 4);
         match xor {
             Some((bits, n)) => {
@@ -415,6 +419,11 @@ mod tests {
         p
     }
 
+    /// A positive decimal-form value with integer delta 0.
+    fn one_decimal(code: u64, xor: Option<(u64, u32)>, m_zigzag: u64) -> Vec<u8> {
+        decimal_value(false, 0, code, xor, m_zigzag)
+    }
+
     #[test]
     fn decimal_counts_and_xor_bits_the_readers_accept() {
         // Count 15 (code 14) is the readers' largest: 1 + 0 / 10^15.
@@ -426,26 +435,6 @@ mod tests {
         assert_eq!(decode(&p, 9).unwrap().values, vec![1.0, 1.0]);
     }
 
-    /// A block of 1.0 (integer part 1) and one decimal-form value: its
-    /// sign bit, the integer part's delta and `m` (zigzag, each under 64,
-    /// one varlong group), at count 1 without XOR bits.
-    fn one_signed_decimal(negative: bool, delta_zigzag: u64, m_zigzag: u64) -> Vec<u8> {
-        let mut w = BitWriter::default();
-        w.bits(1.0f64.to_bits(), 64);
-        w.bit(negative);
-        w.bit(true);
-        w.bits(delta_zigzag, 7);
-        w.bit(false);
-        w.bits(0, 4);
-        w.bit(false);
-        w.bits(m_zigzag, 7);
-        w.bit(false);
-        let mut p = Vec::new();
-        write_zigzag32(&mut p, w.nbits as i32);
-        p.extend(&w.bytes);
-        p
-    }
-
     #[test]
     fn a_negative_integer_part_is_negated_as_both_readers_do() {
         // The writer never stores a negative integer part (it encodes |v|
@@ -453,7 +442,7 @@ mod tests {
         // and C++'s read_next_value both compute -(int * 10^c + dec) / 10^c
         // for it, then apply the sign bit. Integer part 1 + (-4) = -3,
         // m = 5 at count 1 (dec 5): -(-30 + 5) / 10 = 2.5.
-        let values = |negative, delta, m| decode(&one_signed_decimal(negative, delta, m), 9).unwrap().values;
+        let values = |negative, delta, m| decode(&decimal_value(negative, delta, 0, None, m), 9).unwrap().values;
         assert_eq!(values(false, 7, 10), vec![1.0, 2.5]);
         assert_eq!(values(true, 7, 10), vec![1.0, -2.5]);
         // Integer part -1: -(-10 + 5) / 10; integer part 0 is not negative.
