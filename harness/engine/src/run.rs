@@ -104,7 +104,8 @@ struct CaseResult {
 type CallResult<I> = (u64, Vec<CaseResult>, Vec<Case<I>>);
 
 /// Judge `case` against every implementation; `answers[k]` holds an
-/// external subject's answers for the case's steps, fetched in a batch.
+/// external subject's answers for the case's steps, fetched in a batch
+/// (`answers` is empty when no implementation is a subject).
 fn evaluate<S: Spec>(
     campaign: &Campaign<S>,
     case: &Case<S::Input>,
@@ -119,7 +120,13 @@ fn evaluate<S: Spec>(
         failures: Vec::new(),
     };
     for (k, imp) in impls.iter().enumerate() {
-        let verdict = judge_with(case, &expected, imp, &campaign.allowed, answers[k].take());
+        let verdict = judge_with(
+            case,
+            &expected,
+            imp,
+            &campaign.allowed,
+            answers.get_mut(k).and_then(Option::take),
+        );
         let failed = verdict.mismatch.is_some();
         if let Some(m) = verdict.mismatch {
             result.failures.push((k, m));
@@ -224,11 +231,8 @@ impl<S: Spec> Campaign<S> {
             let calls = options.calls_for(category);
             // External subjects get the inputs of a batch of calls at once;
             // without them every call is its own unit of parallel work.
-            let batch = if impls.iter().any(|i| i.subject.is_some()) {
-                SUBJECT_BATCH_CALLS
-            } else {
-                1
-            };
+            let asks_subjects = impls.iter().any(|i| i.subject.is_some());
+            let batch = if asks_subjects { SUBJECT_BATCH_CALLS } else { 1 };
             let batches = each_call(calls.div_ceil(batch), |b| {
                 let generated: Vec<(u64, Vec<Case<S::Input>>)> = (b * batch..((b + 1) * batch).min(calls))
                     .map(|index| {
@@ -236,7 +240,11 @@ impl<S: Spec> Campaign<S> {
                         (index, category.generate(index, &mut rng))
                     })
                     .collect();
-                let mut fetched = self.ask_subjects(&impls, generated.iter().flat_map(|(_, cases)| cases));
+                let mut fetched = if asks_subjects {
+                    self.ask_subjects(&impls, generated.iter().flat_map(|(_, cases)| cases))
+                } else {
+                    Vec::new()
+                };
                 generated
                     .into_iter()
                     .map(|(index, cases)| {

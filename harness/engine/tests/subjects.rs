@@ -204,19 +204,9 @@ fn a_crash_that_exits_after_closing_its_output_still_reports_its_status() {
 fn one_worker_keeps_one_process_for_the_whole_run() {
     let starts = std::env::temp_dir().join(format!("crossdec-subject-starts-{}", std::process::id()));
     let _ = std::fs::remove_file(&starts);
-    let mut subject = command("good", Role::Kernel);
-    subject.command = format!("{} {}", subject.command, starts.display());
-    let campaign = Campaign::new(Popcounts).subject(subject);
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
     // 100 calls a category: several batches of generator calls, each an
     // exchange with the subject.
-    let report = pool.install(|| {
-        campaign.run(&RunOptions {
-            cases: 100,
-            ..RunOptions::default()
-        })
-    });
-    assert_eq!(report.failure_count, 0);
+    drop(run_logged("good", &starts, 100));
     let started = std::fs::read_to_string(&starts)
         .unwrap()
         .lines()
@@ -226,15 +216,16 @@ fn one_worker_keeps_one_process_for_the_whole_run() {
     assert_eq!(started, 1, "one process answers every batch");
 }
 
-/// A campaign with a subject that logs to a file, run on one worker.
-fn run_logged(mode: &str, log: &std::path::Path) -> Campaign<Popcounts> {
+/// A campaign with a subject that logs to a file, run on one worker with
+/// `cases` calls a category.
+fn run_logged(mode: &str, log: &std::path::Path, cases: u64) -> Campaign<Popcounts> {
     let mut subject = command(mode, Role::Kernel);
     subject.command = format!("{} {}", subject.command, log.display());
     let campaign = Campaign::new(Popcounts).subject(subject);
     let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
     let report = pool.install(|| {
         campaign.run(&RunOptions {
-            cases: 4,
+            cases,
             ..RunOptions::default()
         })
     });
@@ -246,7 +237,7 @@ fn run_logged(mode: &str, log: &std::path::Path) -> Campaign<Popcounts> {
 fn dropping_a_campaign_lets_its_subjects_end_cleanly_and_promptly() {
     let log = std::env::temp_dir().join(format!("crossdec-subject-end-{}", std::process::id()));
     let _ = std::fs::remove_file(&log);
-    let campaign = run_logged("good", &log);
+    let campaign = run_logged("good", &log, 4);
     let started = Instant::now();
     drop(campaign);
     let took = started.elapsed();
@@ -262,7 +253,7 @@ fn dropping_a_campaign_lets_its_subjects_end_cleanly_and_promptly() {
 fn a_subject_that_does_not_exit_is_killed_after_the_grace_period() {
     let log = std::env::temp_dir().join(format!("crossdec-subject-linger-{}", std::process::id()));
     let _ = std::fs::remove_file(&log);
-    let campaign = run_logged("linger", &log);
+    let campaign = run_logged("linger", &log, 4);
     let text = std::fs::read_to_string(&log).unwrap();
     std::fs::remove_file(&log).ok();
     let pid = text
