@@ -145,7 +145,9 @@ def digest(out):
 
 
 def harness_tests():
-    tests = sorted(p.stem for p in (SCRATCH / "harness" / "tests").glob("*.rs"))
+    tests_dir = SCRATCH / "harness" / "tests"
+    # One binary per file, and one per directory holding a main.rs.
+    tests = sorted([p.stem for p in tests_dir.glob("*.rs")] + [p.parent.name for p in tests_dir.glob("*/main.rs")])
     return [t for t in tests if t not in FUZZ_TESTS | PEER_TESTS]
 
 

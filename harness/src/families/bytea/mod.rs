@@ -8,7 +8,7 @@ pub const SOURCES: &[&str] = &[
     "kernels/src/bytea/",
     "reference/src/bytea.rs",
     "harness/src/families/bytea/",
-    "harness/tests/bytea_family.rs",
+    "harness/tests/integration/bytea_family.rs",
     "harness/tests/bytea_server.rs",
 ];
 

@@ -6,8 +6,8 @@ pub const SOURCES: &[&str] = &[
     "kernels/src/cube/",
     "reference/src/cube.rs",
     "harness/src/families/cube/",
-    "harness/tests/cube_campaign.rs",
-    "harness/tests/cube_spec.rs",
+    "harness/tests/integration/cube_campaign.rs",
+    "harness/tests/integration/cube_spec.rs",
 ];
 
 pub mod generate;

@@ -6,7 +6,7 @@ pub const SOURCES: &[&str] = &[
     "kernels/src/qwp/",
     "reference/src/qwp.rs",
     "harness/src/families/qwp/",
-    "harness/tests/qwp.rs",
+    "harness/tests/integration/qwp.rs",
 ];
 
 #[cfg(target_arch = "x86_64")]

@@ -100,6 +100,7 @@ impl Encoding {
                 "reference/src/tsfile/mod.rs",
                 "harness/src/families/tsfile/",
                 "harness/tests/tsfile_*",
+                "harness/tests/integration/tsfile_*",
                 "harness/tests/fixtures/tsfile/",
             ],
             Encoding::Gorilla => &[
@@ -109,6 +110,7 @@ impl Encoding {
                 "reference/src/tsfile/mod.rs",
                 "harness/src/families/tsfile/",
                 "harness/tests/tsfile_*",
+                "harness/tests/integration/tsfile_*",
                 "harness/tests/fixtures/tsfile/",
             ],
             Encoding::Plain => &[
@@ -118,6 +120,7 @@ impl Encoding {
                 "reference/src/tsfile/mod.rs",
                 "harness/src/families/tsfile/",
                 "harness/tests/tsfile_*",
+                "harness/tests/integration/tsfile_*",
                 "harness/tests/fixtures/tsfile/",
             ],
             Encoding::Rle => &[
@@ -128,6 +131,7 @@ impl Encoding {
                 "reference/src/tsfile/mod.rs",
                 "harness/src/families/tsfile/",
                 "harness/tests/tsfile_*",
+                "harness/tests/integration/tsfile_*",
                 "harness/tests/fixtures/tsfile/",
             ],
             Encoding::Zigzag => &[
@@ -137,6 +141,7 @@ impl Encoding {
                 "reference/src/tsfile/mod.rs",
                 "harness/src/families/tsfile/",
                 "harness/tests/tsfile_*",
+                "harness/tests/integration/tsfile_*",
             ],
             Encoding::Chimp => &[
                 "kernels/src/tsfile/chimp.rs",
@@ -145,6 +150,7 @@ impl Encoding {
                 "reference/src/tsfile/mod.rs",
                 "harness/src/families/tsfile/",
                 "harness/tests/tsfile_*",
+                "harness/tests/integration/tsfile_*",
             ],
             Encoding::Dictionary => &[
                 "kernels/src/tsfile/dictionary.rs",
@@ -156,6 +162,7 @@ impl Encoding {
                 "reference/src/tsfile/mod.rs",
                 "harness/src/families/tsfile/",
                 "harness/tests/tsfile_*",
+                "harness/tests/integration/tsfile_*",
             ],
         }
     }
