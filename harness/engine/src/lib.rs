@@ -70,6 +70,7 @@ mod minimise;
 mod panic;
 pub mod report;
 mod run;
+pub mod size_limit;
 mod spec;
 pub mod subject;
 

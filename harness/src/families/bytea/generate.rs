@@ -8,7 +8,7 @@ use rand::Rng;
 use crossdec_reference::bytea as reference;
 
 use super::ByteaInput;
-use crate::engine::{Case, CaseRng};
+use crate::engine::{size_limit, Case, CaseRng};
 
 pub const CATEGORIES: [(&str, f64); 11] = [
     // Random bytes of every length 0..=300 (two lengths per call), hex with
@@ -129,7 +129,7 @@ pub fn generate(category: &str, index: u64, rng: &mut CaseRng) -> Vec<Case<Bytea
                 })
                 .collect();
             if index % 50 == 49 {
-                let n = rng.gen_range(1000..20_000);
+                let n = size_limit::apply(rng.gen_range(1000..20_000));
                 let b = random_bytes(rng, n);
                 out.push(case(hex_text(rng, &b)));
             }
@@ -315,7 +315,7 @@ pub fn generate(category: &str, index: u64, rng: &mut CaseRng) -> Vec<Case<Bytea
         "reuse" => {
             let steps = (0..rng.gen_range(2..6))
                 .map(|_| {
-                    let n = *[0usize, 3, 40, 700, 5000].choose(rng).expect("non-empty");
+                    let n = size_limit::apply(*[0usize, 3, 40, 700, 5000].choose(rng).expect("non-empty"));
                     let b = random_bytes(rng, n);
                     let mut t = if rng.gen() {
                         hex_text(rng, &b)
@@ -332,5 +332,30 @@ pub fn generate(category: &str, index: u64, rng: &mut CaseRng) -> Vec<Case<Bytea
             vec![Case { steps }]
         }
         other => panic!("pg-bytea has no category {other}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{case_rng, size_limit};
+
+    #[test]
+    fn long_literals_keep_to_the_fuzz_size_limit() {
+        let longest = |limit: Option<usize>| {
+            let mut longest = 0;
+            for seed in 0..20 {
+                let call = || generate("hex-plain", 49, &mut case_rng(seed, "pg-bytea", "hex-plain", 49));
+                let cases = match limit {
+                    Some(max) => size_limit::scoped(max, call),
+                    None => call(),
+                };
+                longest = longest.max(cases.iter().map(|c| c.steps[0].text.len()).max().unwrap_or(0));
+            }
+            longest
+        };
+        // Two lengths of at most 300 bytes from `lengths`, then the long one.
+        assert!(longest(Some(64)) <= 2 + 2 * 300, "{}", longest(Some(64)));
+        assert!(longest(None) > 2 + 2 * 1000, "{}", longest(None));
     }
 }

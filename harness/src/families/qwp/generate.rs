@@ -6,7 +6,7 @@ use rand::seq::SliceRandom;
 use rand::Rng;
 
 use super::QwpInput;
-use crate::engine::{bytes, Case, CaseRng};
+use crate::engine::{bytes, size_limit, Case, CaseRng};
 
 pub const CATEGORIES: &[(&str, f64)] = &[
     ("constant", 1.0),
@@ -93,11 +93,11 @@ fn random_nulls(rng: &mut impl Rng) -> Nulls {
 
 /// Mostly short columns, sometimes long ones.
 fn random_len(rng: &mut impl Rng) -> usize {
-    match rng.gen_range(0..20) {
+    size_limit::apply(match rng.gen_range(0..20) {
         0 => rng.gen_range(2_000..12_000),
         1..=4 => rng.gen_range(100..2_000),
         _ => rng.gen_range(0..100),
-    }
+    })
 }
 
 /// Rows: the dense series spread over a null mask.

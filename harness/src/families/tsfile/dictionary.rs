@@ -5,12 +5,15 @@
 //! writer's RLE runs, empty and 127-130-byte entries); the targeted damage
 //! rewrites the dictionary's varints and the index stream field by field.
 
+use std::collections::HashSet;
+
 use rand::seq::SliceRandom;
 use rand::Rng;
 
 use crossdec_reference::tsfile::{dictionary, rle, write_zigzag32};
 
 use super::{DataType, Encoding, StopMode, TsInput, Values};
+use crate::engine::size_limit;
 
 /// Pages of few distinct values ([`low_cardinality`]).
 pub const LOW_CARDINALITY: (&str, f64) = ("low-cardinality", 1.0);
@@ -28,6 +31,7 @@ pub fn page(rng: &mut impl Rng, values: &Values) -> Vec<u8> {
 /// varint's second byte), 0xFF-filled.
 fn distinct(rng: &mut impl Rng, k: usize) -> Vec<Vec<u8>> {
     let mut out: Vec<Vec<u8>> = Vec::with_capacity(k);
+    let mut seen = HashSet::with_capacity(k);
     while out.len() < k {
         let entry = match rng.gen_range(0..5) {
             0 => Vec::new(),
@@ -35,7 +39,7 @@ fn distinct(rng: &mut impl Rng, k: usize) -> Vec<Vec<u8>> {
             2 => (0..rng.gen_range(127..=130)).map(|_| rng.gen()).collect(),
             _ => format!("v{}-{}", out.len(), rng.gen::<u16>()).into_bytes(),
         };
-        if !out.contains(&entry) {
+        if seen.insert(entry.clone()) {
             out.push(entry);
         }
     }
@@ -57,13 +61,13 @@ fn from_entries(rng: &mut impl Rng, entries: &[Vec<u8>], len: usize) -> Vec<Vec<
 /// The `low-cardinality` category: 1 to 300 distinct entries (rarely up to
 /// 2000) named by up to 3000 values, through the reference encoder.
 pub fn low_cardinality(rng: &mut impl Rng) -> Values {
-    let k = if rng.gen_bool(0.1) {
+    let k = size_limit::apply(if rng.gen_bool(0.1) {
         rng.gen_range(300..2000)
     } else {
         rng.gen_range(1..300)
-    };
+    });
     let entries = distinct(rng, k);
-    let len = rng.gen_range(1..3000);
+    let len = size_limit::apply(rng.gen_range(1..3000));
     Values::Text(from_entries(rng, &entries, len))
 }
 
@@ -147,5 +151,27 @@ pub fn huge_run(rng: &mut impl Rng) -> TsInput {
         stop: StopMode::AtTerminator,
         max_values: rng.gen_range(0..1000),
         page: assemble(1, &[(1, b"x")], &run),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::case_rng;
+
+    fn text(values: Values) -> Vec<Vec<u8>> {
+        let Values::Text(v) = values else { unreachable!("text values") };
+        v
+    }
+
+    #[test]
+    fn low_cardinality_pages_keep_to_the_fuzz_size_limit() {
+        let mut longest_free = 0;
+        for seed in 0..100 {
+            let limited = text(size_limit::scoped(64, || low_cardinality(&mut case_rng(seed, "d", "l", 0))));
+            assert!((1..=64).contains(&limited.len()), "{} values", limited.len());
+            longest_free = longest_free.max(text(low_cardinality(&mut case_rng(seed, "d", "l", 0))).len());
+        }
+        assert!(longest_free > 1000, "campaign pages stay long: {longest_free}");
     }
 }

@@ -7,7 +7,7 @@ use rand::seq::SliceRandom;
 use rand::Rng;
 
 use super::{DataType, Encoding, StopMode, TsInput, Values, FUZZ_MAX_VALUES, MAX_VALUES_CAP};
-use crate::engine::{bytes, Case, CaseRng};
+use crate::engine::{bytes, size_limit, Case, CaseRng};
 
 /// Every TsFile family has the same categories.
 pub const CATEGORIES: &[(&str, f64)] = &[
@@ -44,11 +44,11 @@ pub const BOUNDARY_LENGTHS: &[usize] = &[
 ];
 
 fn random_len(rng: &mut impl Rng) -> usize {
-    match rng.gen_range(0..20) {
+    size_limit::apply(match rng.gen_range(0..20) {
         0 => rng.gen_range(1000..3000),
         1..=5 => rng.gen_range(100..1000),
         _ => rng.gen_range(0..100),
-    }
+    })
 }
 
 const I32_EDGES: &[i32] = &[i32::MIN, i32::MIN + 1, -1, 0, 1, i32::MAX - 1, i32::MAX];
@@ -619,7 +619,7 @@ pub fn generate(encoding: Encoding, category: &str, index: u64, rng: &mut CaseRn
                     0 => corrupt(rng, encoding),
                     _ => {
                         let len = if k % 2 == 0 {
-                            rng.gen_range(200..1500)
+                            size_limit::apply(rng.gen_range(200..1500))
                         } else {
                             rng.gen_range(0..20)
                         };
