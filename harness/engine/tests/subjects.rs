@@ -216,6 +216,26 @@ fn one_worker_keeps_one_process_for_the_whole_run() {
     assert_eq!(started, 1, "one process answers every batch");
 }
 
+#[test]
+fn a_batch_of_generator_calls_reaches_the_subject_at_once() {
+    let log = std::env::temp_dir().join(format!("crossdec-subject-batches-{}", std::process::id()));
+    let _ = std::fs::remove_file(&log);
+    // 100 calls a category: 200 two-step markers inputs and 100 plain ones.
+    // Asked a case at a time, only a markers case's second step would be
+    // waiting when its first is answered (100); in batches of calls, all but
+    // each batch's last input are (about 290).
+    drop(run_logged("good", &log, 100));
+    let text = std::fs::read_to_string(&log).unwrap();
+    std::fs::remove_file(&log).ok();
+    let waiting: u64 = text
+        .lines()
+        .find_map(|l| l.strip_prefix("waiting "))
+        .expect("the subject logs how many requests were waiting")
+        .parse()
+        .unwrap();
+    assert!(waiting > 150, "{waiting} of 300 requests were sent before the previous answer");
+}
+
 /// A campaign with a subject that logs to a file, run on one worker with
 /// `cases` calls a category.
 fn run_logged(mode: &str, log: &std::path::Path, cases: u64) -> Campaign<Popcounts> {

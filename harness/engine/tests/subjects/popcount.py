@@ -3,17 +3,36 @@
 of each input byte, with one misbehaviour chosen by argv[1] (triggered by
 a marker byte in the input) so the tests see each failure kind."""
 import os
+import select
 import struct
 import sys
 import time
 
 mode = sys.argv[1] if len(sys.argv) > 1 else "good"
-stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+stdout = sys.stdout.buffer
 log = sys.argv[2] if len(sys.argv) > 2 else None
 if log:
     # A log of starts and clean ends, one line each.
     with open(log, "a") as f:
         f.write(f"started {os.getpid()}\n")
+
+
+def read(n):
+    """n bytes of input (fewer at its end), read unbuffered so that `select`
+    tells whether crossdec has sent more."""
+    data = b""
+    while len(data) < n:
+        chunk = os.read(0, n - len(data))
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
+# Requests that were already waiting when the previous answer went out:
+# crossdec sends a batch of generator calls' inputs at once.
+waiting = 0
+answered = False
 
 
 def reply(status, body=b""):
@@ -22,7 +41,10 @@ def reply(status, body=b""):
 
 
 while True:
-    head = stdin.read(4)
+    if answered and select.select([0], [], [], 0)[0]:
+        waiting += 1
+    answered = True
+    head = read(4)
     if not head:
         if mode == "linger":
             time.sleep(60)
@@ -30,10 +52,10 @@ while True:
             # A moment's work before a clean exit: crossdec must wait for it.
             time.sleep(0.3)
             with open(log, "a") as f:
-                f.write("exited\n")
+                f.write(f"waiting {waiting}\nexited\n")
         break
     (n,) = struct.unpack("<I", head)
-    data = stdin.read(n)
+    data = read(n)
     counts = bytes(bin(b).count("1") for b in data)
     if mode == "wrong" and 0xFF in data:
         counts = bytes(7 if b == 0xFF else c for b, c in zip(data, counts))
