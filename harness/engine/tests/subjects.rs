@@ -233,7 +233,10 @@ fn a_batch_of_generator_calls_reaches_the_subject_at_once() {
         .expect("the subject logs how many requests were waiting")
         .parse()
         .unwrap();
-    assert!(waiting > 150, "{waiting} of 300 requests were sent before the previous answer");
+    assert!(
+        waiting > 150,
+        "{waiting} of 300 requests were sent before the previous answer"
+    );
 }
 
 /// A campaign with a subject that logs to a file, run on one worker with

@@ -160,7 +160,9 @@ mod tests {
     use crate::engine::case_rng;
 
     fn text(values: Values) -> Vec<Vec<u8>> {
-        let Values::Text(v) = values else { unreachable!("text values") };
+        let Values::Text(v) = values else {
+            unreachable!("text values")
+        };
         v
     }
 
@@ -168,7 +170,9 @@ mod tests {
     fn low_cardinality_pages_keep_to_the_fuzz_size_limit() {
         let mut longest_free = 0;
         for seed in 0..100 {
-            let limited = text(size_limit::scoped(64, || low_cardinality(&mut case_rng(seed, "d", "l", 0))));
+            let limited = text(size_limit::scoped(64, || {
+                low_cardinality(&mut case_rng(seed, "d", "l", 0))
+            }));
             assert!((1..=64).contains(&limited.len()), "{} values", limited.len());
             longest_free = longest_free.max(text(low_cardinality(&mut case_rng(seed, "d", "l", 0))).len());
         }
