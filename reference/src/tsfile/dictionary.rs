@@ -83,17 +83,18 @@ pub fn decode(page: &[u8], max_values: usize) -> Result<Decoded<Vec<u8>>, Decode
 /// appearance, indices with Java's RLE run plan (`java_runs == false`: the
 /// C++ writer's bit-packed runs).
 pub fn encode(values: &[Vec<u8>], java_runs: bool) -> Vec<u8> {
+    // Entries in order of first appearance; the map finds an entry's index
+    // (a scan of the entries would make a page of distinct values quadratic).
     let mut dictionary: Vec<&[u8]> = Vec::new();
-    let mut indices: Vec<i32> = Vec::new();
+    let mut index_of: std::collections::HashMap<&[u8], i32> = std::collections::HashMap::new();
+    let mut indices: Vec<i32> = Vec::with_capacity(values.len());
     for v in values {
-        let i = match dictionary.iter().position(|d| *d == v.as_slice()) {
-            Some(i) => i,
-            None => {
-                dictionary.push(v);
-                dictionary.len() - 1
-            }
-        };
-        indices.push(i as i32);
+        let next = dictionary.len() as i32;
+        let i = *index_of.entry(v.as_slice()).or_insert_with(|| {
+            dictionary.push(v);
+            next
+        });
+        indices.push(i);
     }
     let mut out = Vec::new();
     write_zigzag32(&mut out, dictionary.len() as i32);
