@@ -24,6 +24,14 @@ bytea_start_pg() {
     echo "bytea: server did not start:" >&2; cat "$dir/server.log" >&2; return 1
   fi
   export CROSSDEC_PG_URL="host=$dir port=5432 user=postgres dbname=postgres"
+  BYTEA_PG_STOP=("${as[@]}" "$bin/pg_ctl" -D "$dir/data" -m immediate -w stop)
+  BYTEA_PG_DIR=$dir
+  crossdec_at_exit+=(bytea_stop_pg)
   echo "bytea: PostgreSQL $("$bin/postgres" --version | awk '{print $3}') at $CROSSDEC_PG_URL"
+}
+# The server and its directory go when the test command exits.
+bytea_stop_pg() {
+  "${BYTEA_PG_STOP[@]}" >/dev/null 2>&1 || true
+  rm -rf "$BYTEA_PG_DIR"
 }
 bytea_start_pg
