@@ -16,7 +16,7 @@
 //!    character, and accept the rest with the same bytes (the
 //!    `postgres-server` peer run by the differential engine).
 
-#![cfg(target_arch = "x86_64")]
+#![cfg(all(target_arch = "x86_64", feature = "postgres-server"))]
 
 use crossdec_harness::engine::RunOptions;
 use crossdec_harness::families::bytea;

@@ -14,7 +14,7 @@ pub const SOURCES: &[&str] = &[
 
 mod generate;
 pub mod pgjdbc;
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", feature = "postgres-server"))]
 pub mod server;
 
 use crossdec_kernels::bytea as kernel;
@@ -184,13 +184,13 @@ pub fn kernel_decoder(
 /// points, and (x86_64) a real PostgreSQL server as a peer.
 pub fn campaign() -> Campaign<PgBytea> {
     let campaign = kernels();
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(target_arch = "x86_64", feature = "postgres-server"))]
     let campaign = campaign.with(server::peer());
     with_allowed_differences(campaign)
 }
 
 /// The `pg-bytea` family with the `postgres-server` peer talking to `url`.
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", feature = "postgres-server"))]
 pub fn campaign_with_server(url: &str) -> Campaign<PgBytea> {
     with_allowed_differences(kernels().with(server::peer_with_url(Some(url.to_string()))))
 }
