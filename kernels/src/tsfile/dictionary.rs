@@ -19,52 +19,6 @@ fn zigzag32(page: &[u8], at: usize, field: Field) -> Result<(i32, usize), Decode
     Ok((((u >> 1) as i32) ^ -((u & 1) as i32), k))
 }
 
-/// An error of a stream that starts `by` bytes into the page, at page offsets.
-fn shifted(e: DecodeError, by: usize) -> DecodeError {
-    use DecodeError::*;
-    match e {
-        Truncated { field, offset, bit } => Truncated {
-            field,
-            offset: offset + by,
-            bit,
-        },
-        BadBitWidth { width, max, offset } => BadBitWidth {
-            width,
-            max,
-            offset: offset + by,
-        },
-        BadCount { field, count, offset } => BadCount {
-            field,
-            count,
-            offset: offset + by,
-        },
-        NoWindow { offset, bit } => NoWindow {
-            offset: offset + by,
-            bit,
-        },
-        BadWindow {
-            leading,
-            significant,
-            offset,
-            bit,
-        } => BadWindow {
-            leading,
-            significant,
-            offset: offset + by,
-            bit,
-        },
-        BadVarint { offset } => BadVarint { offset: offset + by },
-        BadBoolean { byte, offset } => BadBoolean {
-            byte,
-            offset: offset + by,
-        },
-        TooManyValues { max, offset } => TooManyValues {
-            max,
-            offset: offset + by,
-        },
-    }
-}
-
 /// Decode a page: its entries into `entries` (cleared first; slices of
 /// `page`), and each value's entry index into the front of `keys` (its
 /// length is the most values accepted). `Done::values` keys are written.
@@ -104,7 +58,7 @@ pub fn decode_into<'a>(page: &'a [u8], entries: &mut Vec<&'a [u8]>, keys: &mut [
         pos += len as usize;
     }
     let stream = pos;
-    let done = rle::decode_into::<u32>(&page[stream..], keys).map_err(|e| shifted(e, stream))?;
+    let done = rle::decode_into::<u32>(&page[stream..], keys).map_err(|e| e.shifted(stream))?;
     let written = &keys[..done.values];
     // Indices are i32 in the format: a negative one is above every entry as a u32.
     let largest = written.iter().copied().fold(0u32, u32::max);

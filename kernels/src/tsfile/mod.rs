@@ -124,6 +124,23 @@ impl fmt::Display for DecodeError {
 
 impl std::error::Error for DecodeError {}
 
+impl DecodeError {
+    /// The error of a stream that starts `by` bytes into its page, with its
+    /// offset counted from the page's start.
+    pub(crate) fn shifted(mut self, by: usize) -> Self {
+        let (DecodeError::Truncated { offset, .. }
+        | DecodeError::BadBitWidth { offset, .. }
+        | DecodeError::BadCount { offset, .. }
+        | DecodeError::NoWindow { offset, .. }
+        | DecodeError::BadWindow { offset, .. }
+        | DecodeError::BadVarint { offset }
+        | DecodeError::BadBoolean { offset, .. }
+        | DecodeError::TooManyValues { offset, .. }) = &mut self;
+        *offset += by;
+        self
+    }
+}
+
 /// What a successful `*_into` call did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Done {
