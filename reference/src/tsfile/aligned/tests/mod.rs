@@ -1,4 +1,12 @@
-//! Hand-built chunk groups through the reference scanner.
+//! Hand-built chunk groups through the reference scanner, with expected
+//! results worked out from the format notes: whole scans here, filters,
+//! page headers and bodies, and every error with its position in the
+//! modules below.
+
+mod errors;
+mod filters;
+mod output;
+mod pages;
 
 use super::write::{time_body, time_page, value_page_for, Stats};
 use super::*;
