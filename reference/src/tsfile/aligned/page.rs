@@ -73,7 +73,8 @@ impl Cursor<'_> {
         let at = self.pos;
         let mut v: u64 = 0;
         for _ in 0..8 {
-            v = (v << 8) | self.byte(at)? as u64;
+            // The low byte is zero after the shift: adding is setting it.
+            v = (v << 8) + self.byte(at)? as u64;
         }
         Ok(v as i64)
     }
@@ -81,7 +82,7 @@ impl Cursor<'_> {
         let at = self.pos;
         let mut v: u32 = 0;
         for _ in 0..4 {
-            v = (v << 8) | self.byte(at)? as u32;
+            v = (v << 8) + self.byte(at)? as u32;
         }
         Ok(v as i32)
     }
