@@ -5,11 +5,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use crossdec_harness::engine::gate;
 use crossdec_harness::families;
 
+use crossdec_harness::cli::gate::{self, GateArgs};
 use crossdec_harness::cli::junit::JunitArgs;
-use crossdec_harness::cli::run::{read_manifest, RunArgs};
+use crossdec_harness::cli::run::RunArgs;
 use crossdec_harness::cli::subjects::SubjectArgs;
 
 #[derive(Parser)]
@@ -114,21 +114,7 @@ enum Command {
         update: bool,
     },
     /// Compare manifests from different targets; fail unless they agree.
-    Gate {
-        /// The native run's manifest.
-        #[arg(long)]
-        native: PathBuf,
-        /// Another target's manifest and its expected byte order: PATH@big or PATH@little.
-        #[arg(long = "cross", required = true)]
-        cross: Vec<String>,
-        /// Also fail if some registered kernel ran on none of the targets.
-        #[arg(long)]
-        require_all_kernels: bool,
-        /// FAMILY/KERNEL=REASON: a kernel no available target can run (for
-        /// example AVX-512 without such a CPU); reported, not failed.
-        #[arg(long)]
-        exempt: Vec<String>,
-    },
+    Gate(GateArgs),
 }
 
 fn main() -> ExitCode {
@@ -212,12 +198,7 @@ fn main() -> ExitCode {
                 }
             }
         }
-        Command::Gate {
-            native,
-            cross,
-            require_all_kernels,
-            exempt,
-        } => gate_command(native, cross, require_all_kernels, exempt),
+        Command::Gate(args) => gate_command(&args),
         Command::ServeReference { family } => {
             let Some(f) = families::by_name(&family) else {
                 eprintln!("no family {family}");
@@ -479,72 +460,25 @@ fn replay_command(
     }
 }
 
-fn gate_command(native: PathBuf, cross: Vec<String>, require_all_kernels: bool, exempt: Vec<String>) -> ExitCode {
-    let mut exemptions = Vec::new();
-    for e in &exempt {
-        match e.split_once('=') {
-            Some((name, reason)) if name.contains('/') && !reason.is_empty() => {
-                exemptions.push((name.to_string(), reason.to_string()))
-            }
-            _ => {
-                eprintln!("gate: --exempt takes FAMILY/KERNEL=REASON, not {e}");
-                return ExitCode::from(2);
-            }
-        }
-    }
-    let mut problems = Vec::new();
-    let native_manifest = match read_manifest(&native) {
-        Ok(m) => m,
+fn gate_command(args: &GateArgs) -> ExitCode {
+    let verdict = match gate::gate(args) {
+        Ok(v) => v,
         Err(e) => {
             eprintln!("gate: {e}");
-            return ExitCode::FAILURE;
+            return ExitCode::from(2);
         }
     };
-    let mut all = vec![native_manifest.clone()];
-    for spec in &cross {
-        let Some((path, endian)) = spec.rsplit_once('@').filter(|(_, e)| *e == "big" || *e == "little") else {
-            eprintln!("gate: --cross takes PATH@big or PATH@little, not {spec}");
-            return ExitCode::from(2);
-        };
-        match read_manifest(path.as_ref()) {
-            Ok(m) => {
-                problems.extend(gate::compare(&native_manifest, &m, endian));
-                all.push(m);
-            }
-            Err(e) => problems.push(e),
-        }
+    for n in &verdict.notices {
+        println!("gate: note: {n}");
     }
-    if require_all_kernels {
-        let (missing, notices) = gate::kernels_never_ran_except(&all, &exemptions);
-        problems.extend(missing);
-        for n in notices {
-            println!("gate: note: {n}");
-        }
+    for line in &verdict.summary {
+        println!("gate: {line}");
     }
-    for m in &all {
-        let cases: u64 = m.families.iter().flat_map(|f| f.cases_per_category.values()).sum();
-        println!(
-            "gate: {} ({}-endian): {} families, {} cases",
-            m.target,
-            m.target_endian,
-            m.families.len(),
-            cases
-        );
-        for f in &m.families {
-            for (name, s) in &f.subjects {
-                let role = format!("{:?}", s.role).to_lowercase();
-                println!(
-                    "gate:   external subject {name} ({role}) on {}: {} compared, {} unsupported ({})",
-                    f.family, s.compared, s.unsupported, s.command
-                );
-            }
-        }
-    }
-    if problems.is_empty() {
+    if verdict.problems.is_empty() {
         println!("gate: ok");
         ExitCode::SUCCESS
     } else {
-        for p in &problems {
+        for p in &verdict.problems {
             println!("gate: FAIL: {p}");
         }
         ExitCode::FAILURE

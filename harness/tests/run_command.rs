@@ -621,3 +621,166 @@ fn run_writes_junit_and_the_gate_file_merges_targets_and_stages() {
     assert!(bad(merge).contains("is not pass or fail"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+mod gate_command {
+    //! `crossdec gate` end to end on manifests real runs wrote.
+
+    use super::*;
+    use crossdec_harness::cli::gate::{gate, parse_cross, GateArgs, Verdict};
+
+    /// Every family at one generator call per category, filtered as asked.
+    fn run_into(dir: &Path, family: Vec<String>, category: Vec<String>, implementations: Vec<String>) -> PathBuf {
+        let a = RunArgs {
+            family,
+            category,
+            implementations,
+            cases: 1,
+            seed: 11,
+            ..args("unused", dir)
+        };
+        assert_eq!(run(&a), Ok(true));
+        dir.join("manifest.json")
+    }
+
+    fn full(dir: &Path) -> PathBuf {
+        run_into(dir, Vec::new(), Vec::new(), Vec::new())
+    }
+
+    fn gate_of(native: &Path, cross: &[String]) -> Verdict {
+        gate(&GateArgs {
+            native: native.to_path_buf(),
+            cross: cross.to_vec(),
+            require_all_kernels: true,
+            exempt: Vec::new(),
+        })
+        .unwrap()
+    }
+
+    fn spec(path: &Path, endian: &str, triple: &str) -> String {
+        format!("{}@{endian}@{triple}", path.display())
+    }
+
+    #[test]
+    fn a_full_run_against_itself_passes_and_says_what_is_exempt() {
+        let dir = scratch("gate-full");
+        let native = full(&dir.join("native"));
+        let verdict = gate_of(&native, &[spec(&native, report::endian(), report::TARGET)]);
+        assert_eq!(verdict.problems, Vec::<String>::new());
+        assert_eq!(verdict.summary.len(), 2, "{:?}", verdict.summary);
+        // Every kernel this machine cannot run is a notice with its reason.
+        let unavailable: Vec<String> = families::all()
+            .iter()
+            .flat_map(|f| {
+                f.implementation_list()
+                    .into_iter()
+                    .filter(|i| i.role == crossdec_harness::engine::Role::Kernel && !i.available)
+                    .map(move |i| format!("{}: kernel {}", f.name(), i.name))
+            })
+            .collect();
+        assert_eq!(verdict.notices.len(), unavailable.len(), "{:?}", verdict.notices);
+        for (notice, kernel) in verdict.notices.iter().zip(&unavailable) {
+            assert!(
+                notice.starts_with(kernel.as_str()) && notice.contains("exempt: no run could"),
+                "{notice}"
+            );
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_named_triple_and_byte_order_must_match() {
+        let dir = scratch("gate-triple");
+        let native = full(&dir.join("native"));
+        let other = if report::endian() == "little" { "big" } else { "little" };
+        let verdict = gate_of(
+            &native,
+            &[
+                spec(&native, report::endian(), "powerpc64-unknown-linux-gnu"),
+                spec(&native, other, report::TARGET),
+            ],
+        );
+        assert_eq!(
+            verdict.problems,
+            [
+                format!(
+                    "a manifest of {} where one of powerpc64-unknown-linux-gnu was named",
+                    report::TARGET
+                ),
+                format!(
+                    "{} manifest says {}-endian where {other}-endian was expected",
+                    report::TARGET,
+                    report::endian()
+                ),
+            ]
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn runs_filtered_the_same_way_do_not_pass() {
+        let dir = scratch("gate-filtered");
+        let one = run_into(&dir.join("family"), vec!["tsfile-plain".into()], Vec::new(), Vec::new());
+        let problems = gate_of(&one, &[spec(&one, report::endian(), report::TARGET)]).problems;
+        // Every other family missing, from the native run and from the cross run.
+        let others = families::all().len() - 1;
+        let missing = |p: &&String| p.contains("has no results for registered family");
+        assert_eq!(problems.iter().filter(missing).count(), 2 * others, "{problems:?}");
+
+        let edges = run_into(&dir.join("category"), Vec::new(), vec!["edges".into()], Vec::new());
+        let problems = gate_of(&edges, &[spec(&edges, report::endian(), report::TARGET)]).problems;
+        assert!(
+            problems.contains(&format!(
+                "tsfile-plain on {}: registered category constant did not run",
+                report::TARGET
+            )),
+            "{problems:?}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_kernel_the_target_could_run_must_have_run_there() {
+        let dir = scratch("gate-kernels");
+        let native = full(&dir.join("native"));
+        // The same run, with one kernel of tsfile-plain struck from what ran.
+        let cross_dir = dir.join("cross");
+        let cross = run_into(&cross_dir, Vec::new(), Vec::new(), Vec::new());
+        let mut m = read_manifest(&cross).unwrap();
+        let plain = m.families.iter_mut().find(|f| f.family == "tsfile-plain").unwrap();
+        plain.kernels_ran.retain(|k| k != "plain/portable");
+        std::fs::write(&cross, serde_json::to_string(&m).unwrap()).unwrap();
+        let problems = gate_of(&native, &[spec(&cross, report::endian(), report::TARGET)]).problems;
+        assert_eq!(
+            problems,
+            [format!(
+                "tsfile-plain: kernel plain/portable could run on {} and did not",
+                report::TARGET
+            )]
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn bad_specs_are_refused_and_an_unreadable_manifest_fails() {
+        assert!(parse_cross("m.json@little").is_err());
+        assert!(parse_cross("m.json@middle@x").is_err());
+        assert!(parse_cross("@big@x").is_err());
+        assert!(parse_cross("m.json@big@").is_err());
+        let ok = parse_cross("a@b/m.json@big@s390x-unknown-linux-gnu").unwrap();
+        assert_eq!(
+            (ok.path, ok.endian.as_str(), ok.triple.as_str()),
+            (PathBuf::from("a@b/m.json"), "big", "s390x-unknown-linux-gnu")
+        );
+        let missing = Path::new("/nonexistent/manifest.json");
+        let bad_exempt = gate(&GateArgs {
+            native: missing.to_path_buf(),
+            cross: vec![spec(missing, "big", "s390x")],
+            require_all_kernels: true,
+            exempt: vec!["no-slash=reason".into()],
+        });
+        assert!(bad_exempt.unwrap_err().contains("--exempt takes FAMILY/KERNEL=REASON"));
+        let verdict = gate_of(missing, &[spec(missing, "big", "s390x")]);
+        assert_eq!(verdict.problems.len(), 1, "{:?}", verdict.problems);
+        assert!(verdict.problems[0].starts_with("/nonexistent/manifest.json"));
+    }
+}

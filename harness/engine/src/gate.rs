@@ -101,6 +101,69 @@ pub fn sanity(m: &Manifest) -> Vec<String> {
     problems
 }
 
+/// Problems with a manifest's target: not the triple the caller named.
+pub fn target_is(m: &Manifest, triple: &str) -> Vec<String> {
+    if m.target == triple {
+        Vec::new()
+    } else {
+        vec![format!("a manifest of {} where one of {triple} was named", m.target)]
+    }
+}
+
+/// Families and categories `expected` names (the registry of the binary
+/// running the gate) that manifest `m` has no results for, and families it
+/// has that `expected` does not know (a manifest of another crossdec). A
+/// manifest's own lists prove nothing: two runs filtered the same way
+/// would agree on what they left out.
+pub fn registry_coverage(m: &Manifest, expected: &[(String, Vec<String>)]) -> Vec<String> {
+    let mut problems = Vec::new();
+    for (family, categories) in expected {
+        let Some(f) = m.families.iter().find(|f| f.family == *family) else {
+            problems.push(format!(
+                "{} run has no results for registered family {family}",
+                m.target
+            ));
+            continue;
+        };
+        for category in categories {
+            if !f.cases_per_category.contains_key(category) {
+                problems.push(format!(
+                    "{family} on {}: registered category {category} did not run",
+                    m.target
+                ));
+            }
+        }
+    }
+    for f in &m.families {
+        if !expected.iter().any(|(family, _)| *family == f.family) {
+            problems.push(format!(
+                "{} run has family {} that this crossdec does not register",
+                m.target, f.family
+            ));
+        }
+    }
+    problems
+}
+
+/// Kernels a run could have run (its CPU or emulator has their features)
+/// that it did not: every portable kernel on every target, every ISA
+/// kernel wherever it is available. A union over targets would let the
+/// big-endian run skip the portable kernels the little-endian ones ran.
+pub fn kernels_skipped(m: &Manifest) -> Vec<String> {
+    let mut problems = Vec::new();
+    for f in &m.families {
+        for kernel in &f.kernels_available {
+            if !f.kernels_ran.contains(kernel) {
+                problems.push(format!(
+                    "{}: kernel {kernel} could run on {} and did not",
+                    f.family, m.target
+                ));
+            }
+        }
+    }
+    problems
+}
+
 /// Kernels registered in some manifest that ran in none of them, as
 /// problems. A kernel no run could run (its CPU features are on none of the
 /// machines or emulators, AVX-512 say) is exempt, and so is one listed in
@@ -299,5 +362,49 @@ mod tests {
         let mut other = manifest("aarch64", "little", "d", 5);
         other.families[0].kernels_ran.push("simd".into());
         assert!(kernels_never_ran(&[m, other]).is_empty());
+    }
+
+    #[test]
+    fn a_manifest_of_another_triple_is_named() {
+        let m = manifest("s390x-unknown-linux-gnu", "big", "d", 5);
+        assert_eq!(target_is(&m, "s390x-unknown-linux-gnu"), Vec::<String>::new());
+        assert_eq!(
+            target_is(&m, "powerpc64-unknown-linux-gnu"),
+            ["a manifest of s390x-unknown-linux-gnu where one of powerpc64-unknown-linux-gnu was named"]
+        );
+    }
+
+    #[test]
+    fn the_registry_not_the_manifest_says_what_must_have_run() {
+        let m = manifest("x86_64", "little", "d", 5);
+        let registry = |families: &[(&str, &[&str])]| -> Vec<(String, Vec<String>)> {
+            families
+                .iter()
+                .map(|(f, cs)| (f.to_string(), cs.iter().map(|c| c.to_string()).collect()))
+                .collect()
+        };
+        assert_eq!(registry_coverage(&m, &registry(&[("f", &["c"])])), Vec::<String>::new());
+        assert_eq!(
+            registry_coverage(&m, &registry(&[("f", &["c", "d"]), ("g", &["c"])])),
+            [
+                "f on x86_64: registered category d did not run",
+                "x86_64 run has no results for registered family g",
+            ]
+        );
+        assert_eq!(
+            registry_coverage(&m, &registry(&[])),
+            ["x86_64 run has family f that this crossdec does not register"]
+        );
+    }
+
+    #[test]
+    fn a_kernel_available_on_a_target_must_run_there() {
+        let mut m = manifest("s390x", "big", "d", 5);
+        // Registered but not available here (an ISA kernel): not required.
+        assert_eq!(kernels_skipped(&m), Vec::<String>::new());
+        m.families[0].kernels_available.push("simd".into());
+        assert_eq!(kernels_skipped(&m), ["f: kernel simd could run on s390x and did not"]);
+        m.families[0].kernels_ran.push("simd".into());
+        assert_eq!(kernels_skipped(&m), Vec::<String>::new());
     }
 }
