@@ -666,7 +666,18 @@ mod gate_command {
         let native = full(&dir.join("native"));
         let verdict = gate_of(&native, &[spec(&native, report::endian(), report::TARGET)]);
         assert_eq!(verdict.problems, Vec::<String>::new());
+        let line = format!(
+            "{} ({}-endian): {} families, ",
+            report::TARGET,
+            report::endian(),
+            families::all().len()
+        );
         assert_eq!(verdict.summary.len(), 2, "{:?}", verdict.summary);
+        assert!(
+            verdict.summary.iter().all(|l| l.starts_with(&line)),
+            "{:?}",
+            verdict.summary
+        );
         // Every kernel this machine cannot run is a notice with its reason.
         let unavailable: Vec<String> = families::all()
             .iter()
@@ -684,6 +695,39 @@ mod gate_command {
                 "{notice}"
             );
         }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn an_exemption_is_reported_with_its_reason() {
+        let dir = scratch("gate-exempt");
+        let native = full(&dir.join("native"));
+        // A kernel this machine cannot run (there is one everywhere: the x86
+        // and the NEON kernels exclude each other).
+        let (family, kernel) = families::all()
+            .iter()
+            .find_map(|f| {
+                f.implementation_list()
+                    .into_iter()
+                    .find(|i| i.role == crossdec_harness::engine::Role::Kernel && !i.available)
+                    .map(|i| (f.name().to_string(), i.name))
+            })
+            .expect("a kernel this machine lacks the features of");
+        let verdict = gate(&GateArgs {
+            native: native.clone(),
+            cross: vec![spec(&native, report::endian(), report::TARGET)],
+            require_all_kernels: true,
+            exempt: vec![format!("{family}/{kernel}=no such CPU in this pool")],
+        })
+        .unwrap();
+        assert_eq!(verdict.problems, Vec::<String>::new());
+        assert!(
+            verdict.notices.contains(&format!(
+                "{family}: kernel {kernel} ran on no target (exempt: no such CPU in this pool)"
+            )),
+            "{:?}",
+            verdict.notices
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
@@ -779,6 +823,13 @@ mod gate_command {
             exempt: vec!["no-slash=reason".into()],
         });
         assert!(bad_exempt.unwrap_err().contains("--exempt takes FAMILY/KERNEL=REASON"));
+        let no_reason = gate(&GateArgs {
+            native: missing.to_path_buf(),
+            cross: vec![spec(missing, "big", "s390x")],
+            require_all_kernels: true,
+            exempt: vec!["pg-bytea/bytea/hex-neon=".into()],
+        });
+        assert!(no_reason.is_err());
         let verdict = gate_of(missing, &[spec(missing, "big", "s390x")]);
         assert_eq!(verdict.problems.len(), 1, "{:?}", verdict.problems);
         assert!(verdict.problems[0].starts_with("/nonexistent/manifest.json"));
