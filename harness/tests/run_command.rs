@@ -646,14 +646,17 @@ mod gate_command {
         run_into(dir, Vec::new(), Vec::new(), Vec::new())
     }
 
-    fn gate_of(native: &Path, cross: &[String]) -> Verdict {
+    fn gate_with(native: &Path, cross: &[String], exempt: &[String]) -> Result<Verdict, String> {
         gate(&GateArgs {
             native: native.to_path_buf(),
             cross: cross.to_vec(),
             require_all_kernels: true,
-            exempt: Vec::new(),
+            exempt: exempt.to_vec(),
         })
-        .unwrap()
+    }
+
+    fn gate_of(native: &Path, cross: &[String]) -> Verdict {
+        gate_with(native, cross, &[]).unwrap()
     }
 
     fn spec(path: &Path, endian: &str, triple: &str) -> String {
@@ -713,13 +716,8 @@ mod gate_command {
                     .map(|i| (f.name().to_string(), i.name))
             })
             .expect("a kernel this machine lacks the features of");
-        let verdict = gate(&GateArgs {
-            native: native.clone(),
-            cross: vec![spec(&native, report::endian(), report::TARGET)],
-            require_all_kernels: true,
-            exempt: vec![format!("{family}/{kernel}=no such CPU in this pool")],
-        })
-        .unwrap();
+        let exempt = [format!("{family}/{kernel}=no such CPU in this pool")];
+        let verdict = gate_with(&native, &[spec(&native, report::endian(), report::TARGET)], &exempt).unwrap();
         assert_eq!(verdict.problems, Vec::<String>::new());
         assert!(
             verdict.notices.contains(&format!(
@@ -816,21 +814,12 @@ mod gate_command {
             (PathBuf::from("a@b/m.json"), "big", "s390x-unknown-linux-gnu")
         );
         let missing = Path::new("/nonexistent/manifest.json");
-        let bad_exempt = gate(&GateArgs {
-            native: missing.to_path_buf(),
-            cross: vec![spec(missing, "big", "s390x")],
-            require_all_kernels: true,
-            exempt: vec!["no-slash=reason".into()],
-        });
+        let cross = [spec(missing, "big", "s390x")];
+        let bad_exempt = gate_with(missing, &cross, &["no-slash=reason".into()]);
         assert!(bad_exempt.unwrap_err().contains("--exempt takes FAMILY/KERNEL=REASON"));
-        let no_reason = gate(&GateArgs {
-            native: missing.to_path_buf(),
-            cross: vec![spec(missing, "big", "s390x")],
-            require_all_kernels: true,
-            exempt: vec!["pg-bytea/bytea/hex-neon=".into()],
-        });
+        let no_reason = gate_with(missing, &cross, &["pg-bytea/bytea/hex-neon=".into()]);
         assert!(no_reason.is_err());
-        let verdict = gate_of(missing, &[spec(missing, "big", "s390x")]);
+        let verdict = gate_of(missing, &cross);
         assert_eq!(verdict.problems.len(), 1, "{:?}", verdict.problems);
         assert!(verdict.problems[0].starts_with("/nonexistent/manifest.json"));
     }

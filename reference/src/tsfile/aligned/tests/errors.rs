@@ -1,17 +1,9 @@
 //! Every error the scan reports, with its chunk, page and byte offset, and
 //! the order in which it looks for them.
 
+use super::at;
 use crate::tsfile::aligned::write::*;
 use crate::tsfile::aligned::*;
-
-fn at(kind: ErrorKind, chunk: ChunkId, page: usize, offset: usize) -> ScanError {
-    ScanError {
-        kind,
-        chunk,
-        page,
-        offset,
-    }
-}
 
 fn plain_times(times: &[i64]) -> Vec<u8> {
     time_page(&time_body(times, Encoding::Plain), Stats::of(times))

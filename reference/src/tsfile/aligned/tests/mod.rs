@@ -32,6 +32,34 @@ fn group_bytes(rows: usize, per_page: usize) -> (Vec<u8>, Vec<u8>, Vec<u8>) {
     (t, a, b)
 }
 
+/// A typed error at a position.
+fn at(kind: ErrorKind, chunk: ChunkId, page: usize, offset: usize) -> ScanError {
+    ScanError {
+        kind,
+        chunk,
+        page,
+        offset,
+    }
+}
+
+/// A group of a time chunk (INT64) and one value chunk.
+fn time_and_one_value<'a>(time: (Encoding, &'a [u8]), value: (ColumnType, Encoding, &'a [u8])) -> Group<'a> {
+    let (encoding, data) = time;
+    let (data_type, value_encoding, value_data) = value;
+    Group {
+        time: Chunk {
+            data_type: ColumnType::Int64,
+            encoding,
+            data,
+        },
+        values: vec![Some(Chunk {
+            data_type,
+            encoding: value_encoding,
+            data: value_data,
+        })],
+    }
+}
+
 fn group<'a>(t: &'a [u8], a: &'a [u8], b: &'a [u8]) -> Group<'a> {
     Group {
         time: Chunk {
@@ -174,18 +202,7 @@ fn extreme_times_and_value_page_row_mismatch() {
     let t = time_page(&time_body(&page, Encoding::Plain), Stats::of(&page));
     let cells = [Some(Value::Bool(true)), None];
     let v = value_page_for(ColumnType::Boolean, Encoding::Rle, &page[..2], &cells, false);
-    let g = Group {
-        time: Chunk {
-            data_type: ColumnType::Int64,
-            encoding: Encoding::Plain,
-            data: &t,
-        },
-        values: vec![Some(Chunk {
-            data_type: ColumnType::Boolean,
-            encoding: Encoding::Rle,
-            data: &v,
-        })],
-    };
+    let g = time_and_one_value((Encoding::Plain, &t), (ColumnType::Boolean, Encoding::Rle, &v));
     let r = Request {
         columns: vec![0],
         ..request(Some(TimeFilter::GtEq(i64::MIN)), 1)

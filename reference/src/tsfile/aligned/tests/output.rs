@@ -15,28 +15,24 @@ fn chunks() -> (Vec<u8>, Vec<u8>) {
     (t, v)
 }
 
-fn run(offset: u64, limit: Option<u64>, block_rows: usize, columns: Vec<usize>) -> Vec<Block> {
-    let (t, v) = chunks();
-    let g = Group {
-        time: Chunk {
-            data_type: ColumnType::Int64,
-            encoding: Encoding::Ts2Diff,
-            data: &t,
-        },
-        values: vec![Some(Chunk {
-            data_type: ColumnType::Int64,
-            encoding: Encoding::Ts2Diff,
-            data: &v,
-        })],
-    };
-    let request = Request {
+fn group<'a>(t: &'a [u8], v: &'a [u8]) -> Group<'a> {
+    super::time_and_one_value((Encoding::Ts2Diff, t), (ColumnType::Int64, Encoding::Ts2Diff, v))
+}
+
+fn request(offset: u64, limit: Option<u64>, block_rows: usize, columns: Vec<usize>) -> Request {
+    Request {
         filter: Filter::default(),
         offset,
         limit,
         columns,
         block_rows,
-    };
-    scan(&g, &request).unwrap()
+    }
+}
+
+fn run(offset: u64, limit: Option<u64>, block_rows: usize, columns: Vec<usize>) -> Vec<Block> {
+    let (t, v) = chunks();
+    let g = group(&t, &v);
+    scan(&g, &request(offset, limit, block_rows, columns)).unwrap()
 }
 
 fn shape(blocks: &[Block]) -> Vec<Vec<i64>> {
@@ -85,25 +81,7 @@ fn every_page_is_decoded_after_the_limit() {
     let at = v.len() - last_page.len();
     v.truncate(at);
     v.extend(value_page(ColumnType::Int64, &[0, 0, 0, 9, 0], Stats::of(&[8, 9])));
-    let g = Group {
-        time: Chunk {
-            data_type: ColumnType::Int64,
-            encoding: Encoding::Ts2Diff,
-            data: &t,
-        },
-        values: vec![Some(Chunk {
-            data_type: ColumnType::Int64,
-            encoding: Encoding::Ts2Diff,
-            data: &v,
-        })],
-    };
-    let request = Request {
-        filter: Filter::default(),
-        offset: 0,
-        limit: Some(1),
-        columns: vec![0],
-        block_rows: 100,
-    };
-    let err = scan(&g, &request).unwrap_err();
+    let g = group(&t, &v);
+    let err = scan(&g, &request(0, Some(1), 100, vec![0])).unwrap_err();
     assert_eq!((err.kind, err.page), (ErrorKind::RowCountMismatch, 2));
 }

@@ -2,6 +2,7 @@
 //! the layout in the format notes, the header walk on valid, overlong and
 //! damaged headers, and every type / encoding pair decoded.
 
+use super::at;
 use crate::tsfile::aligned::page::{decode_times, decode_values, directory, supported, PageRef};
 use crate::tsfile::aligned::write::*;
 use crate::tsfile::aligned::*;
@@ -19,15 +20,6 @@ const TYPES: [ColumnType; 10] = [
     ColumnType::Blob,
 ];
 const ENCODINGS: [Encoding; 4] = [Encoding::Plain, Encoding::Ts2Diff, Encoding::Gorilla, Encoding::Rle];
-
-fn at(kind: ErrorKind, chunk: ChunkId, page: usize, offset: usize) -> ScanError {
-    ScanError {
-        kind,
-        chunk,
-        page,
-        offset,
-    }
-}
 
 /// Count, start and end as a page header writes them.
 fn common(count: u8, start: i64, end: i64) -> Vec<u8> {
