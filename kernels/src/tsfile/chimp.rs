@@ -313,6 +313,105 @@ mod tests {
         assert_eq!(out, want);
     }
 
+    /// A stream of every control, laid out field by field: (field, first
+    /// bit, bits) in stream order. `shift` lengthens the first `01`'s
+    /// significant bits, moving every later field by that many bits.
+    fn every_field(width: u32, shift: u32) -> (Bits, Vec<(Field, usize, usize)>) {
+        let (slot_bits, sig_bits) = if width == 32 { (6, 5) } else { (7, 6) };
+        let meta = (slot_bits + 3 + sig_bits) as usize;
+        let mut b = Bits::default();
+        let mut fields = Vec::new();
+        let mut field = |b: &mut Bits, f: Field, v: u64, n: u32| {
+            fields.push((f, b.len, n as usize));
+            b.put(v, n);
+        };
+        field(&mut b, Field::ChimpFirst, 0x5A5A_5A5A, width);
+        // `01`: slot 0, lz code 0 (0), 8 + shift significant bits.
+        let sig = 8 + shift;
+        field(&mut b, Field::ChimpControl, 0b01, 2);
+        field(&mut b, Field::ChimpIndex, u64::from(sig), meta as u32);
+        field(&mut b, Field::ChimpBits, 0xA5, sig);
+        // `00`: slot 3.
+        field(&mut b, Field::ChimpControl, 0b00, 2);
+        field(&mut b, Field::ChimpIndex, 3, slot_bits);
+        // `01`: slot 1, lz code 7 (24), 3 significant bits.
+        field(&mut b, Field::ChimpControl, 0b01, 2);
+        let fields_01 = (1 << (3 + sig_bits)) | (7 << sig_bits) | 3;
+        field(&mut b, Field::ChimpIndex, fields_01, meta as u32);
+        field(&mut b, Field::ChimpBits, 0b101, 3);
+        // `10`: the 24 leading zeros the `01` set.
+        field(&mut b, Field::ChimpControl, 0b10, 2);
+        field(&mut b, Field::ChimpBits, 1, width - 24);
+        // `11`: lz code 2 (12).
+        field(&mut b, Field::ChimpControl, 0b11, 2);
+        field(&mut b, Field::ChimpLeading, 2, 3);
+        field(&mut b, Field::ChimpBits, 0xF0F, width - 12);
+        // `00`: slot 0.
+        field(&mut b, Field::ChimpControl, 0b00, 2);
+        field(&mut b, Field::ChimpIndex, 0, slot_bits);
+        (b, fields)
+    }
+
+    /// A page cut after every byte, with every field at every alignment:
+    /// the error names the first field the cut reaches into, at its first
+    /// bit (the first value's at 0), and a cut past every field decodes.
+    #[test]
+    fn every_cut_names_the_field_it_falls_in() {
+        for width in [32u32, 64] {
+            for shift in 0..8 {
+                let (b, fields) = every_field(width, shift);
+                for cut in 0..=b.bytes.len() {
+                    let page = &b.bytes[..cut];
+                    let total = cut * 8;
+                    let want = match fields.iter().find(|(_, at, n)| at + n > total) {
+                        Some(&(field, at, _)) => Err(DecodeError::Truncated {
+                            field,
+                            offset: at / 8,
+                            bit: (at % 8) as u8,
+                        }),
+                        None => Ok(Done {
+                            values: 7,
+                            consumed: b.len.div_ceil(8),
+                        }),
+                    };
+                    let got = if width == 32 {
+                        decode32_into(page, TERMINATOR_I32, Stop::Count(7), &mut [0; 8])
+                    } else {
+                        decode64_into(page, TERMINATOR_I64, Stop::Count(7), &mut [0; 8])
+                    };
+                    assert_eq!(got, want, "width {width} shift {shift} cut {cut}");
+                }
+            }
+        }
+    }
+
+    /// Without a count, a page with more values than the output stops at
+    /// the control of the first value that does not fit.
+    #[test]
+    fn too_many_values_names_the_first_that_does_not_fit() {
+        for width in [32u32, 64] {
+            let (b, fields) = every_field(width, 5);
+            let controls: Vec<usize> = fields
+                .iter()
+                .filter(|(f, _, _)| *f == Field::ChimpControl)
+                .map(|&(_, at, _)| at)
+                .collect();
+            for max in 1..=6 {
+                let got = if width == 32 {
+                    decode32_into(&b.bytes, TERMINATOR_I32, Stop::AtTerminator, &mut vec![0; max])
+                } else {
+                    decode64_into(&b.bytes, TERMINATOR_I64, Stop::AtTerminator, &mut vec![0; max])
+                };
+                let offset = controls[max - 1] / 8;
+                assert_eq!(
+                    got,
+                    Err(DecodeError::TooManyValues { max, offset }),
+                    "width {width} max {max}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn refused_windows() {
         // `10` before any `11` or `01`.
