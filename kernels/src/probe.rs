@@ -32,7 +32,17 @@ pub(crate) enum Step {
     #[cfg(all(feature = "tsfile", target_arch = "x86_64"))]
     /// TS_2DIFF: deltas decoded by the AVX2 groups.
     Avx2Deltas,
+    #[cfg(feature = "tsfile")]
+    /// ZIGZAG: sixteen one-byte varints taken in one step.
+    ZigzagSixteenOneByte,
+    #[cfg(feature = "tsfile")]
+    /// ZIGZAG: a varint taken by the 16-byte chunk reader.
+    ZigzagChunkVarint,
 }
+
+/// How many kinds of [`Step`] there are (the counters' length).
+#[cfg(test)]
+const STEPS: usize = 9;
 
 /// Receives the steps a kernel takes.
 pub(crate) trait Probe {
@@ -55,7 +65,7 @@ pub(crate) struct Counting;
 
 #[cfg(test)]
 thread_local! {
-    static COUNTS: std::cell::RefCell<[usize; 7]> = const { std::cell::RefCell::new([0; 7]) };
+    static COUNTS: std::cell::RefCell<[usize; STEPS]> = const { std::cell::RefCell::new([0; STEPS]) };
 }
 
 #[cfg(test)]
@@ -69,7 +79,7 @@ impl Probe for Counting {
 impl Counting {
     /// Forget this thread's counts.
     pub(crate) fn reset() {
-        COUNTS.with(|counts| *counts.borrow_mut() = [0; 7]);
+        COUNTS.with(|counts| *counts.borrow_mut() = [0; STEPS]);
     }
 
     /// Steps of kind `step` taken on this thread since the last reset.

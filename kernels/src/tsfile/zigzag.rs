@@ -17,6 +17,7 @@
 //! second opinion with the other access pattern.
 
 use super::{uvarint32, DecodeError, Done, Field, IntLane};
+use crate::probe::{NoProbe, Probe, Step};
 
 /// Continuation bit of every byte of 16 little-endian bytes.
 const CONTINUATION_16: u128 = 0x8080_8080_8080_8080_8080_8080_8080_8080;
@@ -118,8 +119,11 @@ fn chunk16<const W: u32, T: IntLane>(chunk: u128, out: &mut [T]) -> (usize, usiz
 
 /// Decode the groups of `page` into `out` (its length is the most values
 /// accepted). With `WORD`, varints are read 16 bytes at a time while the
-/// group holds 16 more bytes.
-fn decode<const W: u32, T: IntLane, const WORD: bool>(page: &[u8], out: &mut [T]) -> Result<Done, DecodeError> {
+/// group holds 16 more bytes; `P` sees which path took them.
+fn decode<const W: u32, T: IntLane, const WORD: bool, P: Probe>(
+    page: &[u8],
+    out: &mut [T],
+) -> Result<Done, DecodeError> {
     let max = out.len();
     let mut n = 0usize;
     let mut pos = 0usize;
@@ -159,19 +163,19 @@ fn decode<const W: u32, T: IntLane, const WORD: bool>(page: &[u8], out: &mut [T]
                     for (i, slot) in out[n..n + 16].iter_mut().enumerate() {
                         *slot = T::from_bits(unzigzag(((chunk >> (8 * i)) as u64) & 0x7F));
                     }
+                    P::count(Step::ZigzagSixteenOneByte, 1);
                     n += 16;
                     pos += 16;
                     continue;
                 }
                 let (values, bytes) = chunk16::<W, T>(chunk, &mut out[n..target]);
+                P::count(Step::ZigzagChunkVarint, values);
                 n += values;
                 pos += bytes;
                 if values == 0 {
-                    // A varint the chunk cannot take: its value or its error.
-                    let (v, k) = varint_bytewise::<W>(page, pos, end)?;
-                    out[n] = T::from_bits(unzigzag(v));
-                    n += 1;
-                    pos += k;
+                    // A varint the chunk cannot take whole: the byte loop
+                    // below decodes it, or reports why it cannot.
+                    break;
                 }
             }
         }
@@ -198,22 +202,22 @@ fn decode<const W: u32, T: IntLane, const WORD: bool>(page: &[u8], out: &mut [T]
 
 /// INT32 values, 16 bytes at a time.
 pub fn decode_i32_chunk16_into(page: &[u8], out: &mut [i32]) -> Result<Done, DecodeError> {
-    decode::<32, i32, true>(page, out)
+    decode::<32, i32, true, NoProbe>(page, out)
 }
 
 /// INT64 values, 16 bytes at a time.
 pub fn decode_i64_chunk16_into(page: &[u8], out: &mut [i64]) -> Result<Done, DecodeError> {
-    decode::<64, i64, true>(page, out)
+    decode::<64, i64, true, NoProbe>(page, out)
 }
 
 /// INT32 values, a byte at a time (the default).
 pub fn decode_i32_bytewise_into(page: &[u8], out: &mut [i32]) -> Result<Done, DecodeError> {
-    decode::<32, i32, false>(page, out)
+    decode::<32, i32, false, NoProbe>(page, out)
 }
 
 /// INT64 values, a byte at a time (the default).
 pub fn decode_i64_bytewise_into(page: &[u8], out: &mut [i64]) -> Result<Done, DecodeError> {
-    decode::<64, i64, false>(page, out)
+    decode::<64, i64, false, NoProbe>(page, out)
 }
 
 /// INT32 values with the default implementation.
@@ -266,6 +270,115 @@ mod tests {
         let mut out = [0i32; 16];
         assert_eq!(chunk16::<32, i32>(u128::from_le_bytes(mixed), &mut out), (2, 3));
         assert_eq!(out[..2], [300, 1]);
+    }
+
+    /// `varint` at the start of a chunk padded with one-byte zeros.
+    fn chunk_with(varint: &[u8]) -> u128 {
+        let mut bytes = [0u8; 16];
+        bytes[..varint.len()].copy_from_slice(varint);
+        u128::from_le_bytes(bytes)
+    }
+
+    /// The longest varints each width accepts are taken; one the reader
+    /// refuses (too long, a value past the width, a tenth byte above 1)
+    /// stops the chunk before it.
+    #[test]
+    fn chunk16_takes_the_longest_varints_and_stops_at_refused_ones() {
+        let mut out32 = [0i32; 1];
+        // 2^32 - 1 zigzagged: i32::MIN.
+        let widest32 = [0xFF, 0xFF, 0xFF, 0xFF, 0x0F];
+        assert_eq!(chunk16::<32, i32>(chunk_with(&widest32), &mut out32), (1, 5));
+        assert_eq!(out32, [i32::MIN]);
+        for refused in [
+            &[0xFF, 0xFF, 0xFF, 0xFF, 0x1F][..],
+            &[0x80, 0x80, 0x80, 0x80, 0x80, 0x00],
+        ] {
+            assert_eq!(
+                chunk16::<32, i32>(chunk_with(refused), &mut out32),
+                (0, 0),
+                "{refused:x?}"
+            );
+        }
+        let mut out64 = [0i64; 1];
+        // Nine bytes: 63 bits, 2^63 - 1 zigzagged (the last group holds 7 bits).
+        let nine = [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F];
+        assert_eq!(chunk16::<64, i64>(chunk_with(&nine), &mut out64), (1, 9));
+        assert_eq!(out64, [i64::MIN / 2]);
+        // Ten bytes, the tenth holding bit 63: 2^64 - 1 zigzagged.
+        let ten = [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01];
+        assert_eq!(chunk16::<64, i64>(chunk_with(&ten), &mut out64), (1, 10));
+        assert_eq!(out64, [i64::MIN]);
+        // Bit 62 alone in the ninth group: the ninth byte's low bit.
+        let bit62 = [0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x40];
+        assert_eq!(chunk16::<64, i64>(chunk_with(&bit62), &mut out64), (1, 9));
+        assert_eq!(out64, [1 << 61]);
+        let mut tenth_two = ten;
+        tenth_two[9] = 0x02;
+        let eleven = [0x80; 11].iter().copied().chain([0]).collect::<Vec<u8>>();
+        for refused in [&tenth_two[..], &eleven] {
+            assert_eq!(
+                chunk16::<64, i64>(chunk_with(refused), &mut out64),
+                (0, 0),
+                "{refused:x?}"
+            );
+        }
+        // Nine bytes are too long for INT32.
+        assert_eq!(chunk16::<32, i32>(chunk_with(&nine), &mut out32), (0, 0));
+    }
+
+    /// One group of `values` varints, each `varint`.
+    fn group_of(values: usize, varint: &[u8]) -> Vec<u8> {
+        let body: Vec<u8> = varint.iter().copied().cycle().take(values * varint.len()).collect();
+        let mut page = Vec::new();
+        for v in [body.len(), values] {
+            let mut v = v;
+            while v >= 0x80 {
+                page.push((v as u8 & 0x7F) | 0x80);
+                v >>= 7;
+            }
+            page.push(v as u8);
+        }
+        page.extend(body);
+        page
+    }
+
+    /// Which path takes which varints of a group: sixteen one-byte varints
+    /// at a time while 16 values and 16 bytes are left, the chunk reader
+    /// for the rest of each whole chunk, the byte loop for the group's last
+    /// 15 bytes. The byte loop alone would produce the same values.
+    #[test]
+    fn each_path_takes_its_share() {
+        use crate::probe::Counting;
+        // (values, varint, sixteen-at-once steps, chunk-reader varints)
+        let cases: [(usize, &[u8], usize, usize); 5] = [
+            (16, &[0x02], 1, 0),
+            (40, &[0x02], 2, 0),
+            (15, &[0x02], 0, 0),
+            (20, &[0xD8, 0x04], 0, 16),
+            (10, &[0x80, 0x80, 0x01], 0, 5),
+        ];
+        for (values, varint, sixteen, chunked) in cases {
+            let page = group_of(values, varint);
+            let mut out = vec![0i32; values];
+            Counting::reset();
+            let done = decode::<32, i32, true, Counting>(&page, &mut out);
+            assert_eq!(
+                done,
+                Ok(Done {
+                    values,
+                    consumed: page.len()
+                }),
+                "{values} x {varint:x?}"
+            );
+            let taken = (
+                Counting::steps(Step::ZigzagSixteenOneByte),
+                Counting::steps(Step::ZigzagChunkVarint),
+            );
+            assert_eq!(taken, (sixteen, chunked), "{values} x {varint:x?}");
+            let mut bytewise = vec![0i32; values];
+            assert_eq!(decode_i32_bytewise_into(&page, &mut bytewise), done);
+            assert_eq!(out, bytewise);
+        }
     }
 
     const I32: [DecodeI32; 2] = [decode_i32_chunk16_into, decode_i32_bytewise_into];
