@@ -293,12 +293,12 @@ mod tests {
         b.put(0b00, 2).put(5, 7); // slot 5: never written, 0
         b.put(0b01, 2).put(0, 7).put(0, 3).put(0, 6).put(u64::MAX, 64); // first ^ all ones
         b.put(0b01, 2).put(1, 7).put(7, 3).put(3, 6).put(0b101, 3); // slot 1 (0) ^ 101 << 37
-        b.put(0b10, 2).put(1, 40); // prev ^ 1 (lz 24 from the `01`)
+        b.put(0b10, 2).put((1 << 37) | 1, 40); // prev ^ both (lz 24 from the `01`); bit 37 is set in prev
         b.put(0b11, 2).put(1, 3).put(0xFF, 56); // lz 8: prev ^ 0xFF
         b.put(0b00, 2).put(0, 7); // slot 0: the first value
         let v2 = !first;
         let v3 = 0b101u64 << 37;
-        let v4 = v3 ^ 1;
+        let v4 = v3 ^ ((1 << 37) | 1);
         let v5 = v4 ^ 0xFF;
         let want = [first, 0, v2, v3, v4, v5, first];
         let mut out = [0u64; 7];

@@ -101,11 +101,13 @@ fn chunk16<const W: u32, T: IntLane>(chunk: u128, out: &mut [T]) -> (usize, usiz
             if W == 32 || len > 10 {
                 break;
             }
-            let low = compact7(segment as u64, 8) | ((((segment >> 64) as u64) & 0x7F) << 56);
+            // Disjoint bits again: the ninth group above the first eight,
+            // bit 63 above all nine.
+            let low = compact7(segment as u64, 8) + ((((segment >> 64) as u64) & 0x7F) << 56);
             let tenth = ((segment >> 72) as u64) & 0xFF;
             match len {
                 9 => low,
-                _ if tenth <= 1 => low | (tenth << 63),
+                _ if tenth <= 1 => low + (tenth << 63),
                 _ => break,
             }
         };
@@ -156,7 +158,10 @@ fn decode<const W: u32, T: IntLane, const WORD: bool, P: Probe>(
         let end = pos + len;
         let target = n + count;
         if WORD {
-            while n < target && pos + 16 <= end {
+            // Once every value is in, a whole chunk left means too many
+            // bytes: the chunk reader, given no room, takes nothing, and the
+            // group's length check below reports it.
+            while pos + 16 <= end {
                 let chunk = u128::from_le_bytes(page[pos..pos + 16].try_into().expect("16 bytes"));
                 if chunk & CONTINUATION_16 == 0 && target - n >= 16 {
                     // Sixteen one-byte varints.
@@ -324,6 +329,38 @@ mod tests {
         }
         // Nine bytes are too long for INT32.
         assert_eq!(chunk16::<32, i32>(chunk_with(&nine), &mut out32), (0, 0));
+    }
+
+    /// A ninth byte's varint followed by a byte of 0 or 1: the next varint,
+    /// not a tenth byte of this one.
+    #[test]
+    fn chunk16_ends_a_nine_byte_varint_at_its_ninth_byte() {
+        let nine = [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F];
+        for next in [0x00, 0x01] {
+            let varints: Vec<u8> = nine.iter().copied().chain([next]).collect();
+            let mut out = [0i64; 2];
+            assert_eq!(chunk16::<64, i64>(chunk_with(&varints), &mut out), (2, 10));
+            assert_eq!(out, [i64::MIN / 2, -i64::from(next)]);
+        }
+    }
+
+    /// A group whose bytes hold more varints than its count: the chunk
+    /// paths take the count and no more, and the group's length check
+    /// refuses the rest, as the byte loop does.
+    #[test]
+    fn more_varints_than_the_count_are_refused_by_every_path() {
+        for (count, bytes) in [(15usize, 16usize), (16, 17), (16, 32), (1, 16)] {
+            let mut page = vec![bytes as u8, count as u8];
+            page.extend(std::iter::repeat_n(0x02, bytes));
+            let want = Err(DecodeError::BadCount {
+                field: Field::ZigzagLength,
+                count: bytes as i64,
+                offset: 0,
+            });
+            for decode in I32 {
+                assert_eq!(decode(&page, &mut [0; 64]), want, "{count} in {bytes} bytes");
+            }
+        }
     }
 
     /// One group of `values` varints, each `varint`.
