@@ -688,14 +688,15 @@ mod gate_command {
                 f.implementation_list()
                     .into_iter()
                     .filter(|i| i.role == crossdec_harness::engine::Role::Kernel && !i.available)
-                    .map(move |i| format!("{}: kernel {}", f.name(), i.name))
+                    .map(move |i| format!("{}: kernel {} ran on no target (exempt: no run could", f.name(), i.name))
             })
             .collect();
         assert_eq!(verdict.notices.len(), unavailable.len(), "{:?}", verdict.notices);
-        for (notice, kernel) in verdict.notices.iter().zip(&unavailable) {
+        for kernel in &unavailable {
             assert!(
-                notice.starts_with(kernel.as_str()) && notice.contains("exempt: no run could"),
-                "{notice}"
+                verdict.notices.iter().any(|n| n.starts_with(kernel.as_str())),
+                "{kernel}: {:?}",
+                verdict.notices
             );
         }
         std::fs::remove_dir_all(&dir).unwrap();
@@ -784,18 +785,21 @@ mod gate_command {
     fn a_kernel_the_target_could_run_must_have_run_there() {
         let dir = scratch("gate-kernels");
         let native = full(&dir.join("native"));
-        // The same run, with one kernel of tsfile-plain struck from what ran.
+        // The same run, with one kernel struck from what ran, in a family
+        // where another kernel still ran (every target has one: qwp-ts's
+        // two kernels are portable).
         let cross_dir = dir.join("cross");
         let cross = run_into(&cross_dir, Vec::new(), Vec::new(), Vec::new());
         let mut m = read_manifest(&cross).unwrap();
-        let plain = m.families.iter_mut().find(|f| f.family == "tsfile-plain").unwrap();
-        plain.kernels_ran.retain(|k| k != "plain/portable");
+        let family = m.families.iter_mut().find(|f| f.kernels_ran.len() >= 2).unwrap();
+        let struck = family.kernels_ran.pop().unwrap();
+        let name = family.family.clone();
         std::fs::write(&cross, serde_json::to_string(&m).unwrap()).unwrap();
         let problems = gate_of(&native, &[spec(&cross, report::endian(), report::TARGET)]).problems;
         assert_eq!(
             problems,
             [format!(
-                "tsfile-plain: kernel plain/portable could run on {} and did not",
+                "{name}: kernel {struck} could run on {} and did not",
                 report::TARGET
             )]
         );
