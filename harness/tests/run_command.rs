@@ -659,6 +659,19 @@ mod gate_command {
         gate_with(native, cross, &[]).unwrap()
     }
 
+    /// (family, kernel) of every registered kernel this machine cannot run.
+    fn kernels_unavailable_here() -> Vec<(String, String)> {
+        families::all()
+            .iter()
+            .flat_map(|f| {
+                f.implementation_list()
+                    .into_iter()
+                    .filter(|i| i.role == crossdec_harness::engine::Role::Kernel && !i.available)
+                    .map(move |i| (f.name().to_string(), i.name))
+            })
+            .collect()
+    }
+
     fn spec(path: &Path, endian: &str, triple: &str) -> String {
         format!("{}@{endian}@{triple}", path.display())
     }
@@ -682,14 +695,9 @@ mod gate_command {
             verdict.summary
         );
         // Every kernel this machine cannot run is a notice with its reason.
-        let unavailable: Vec<String> = families::all()
-            .iter()
-            .flat_map(|f| {
-                f.implementation_list()
-                    .into_iter()
-                    .filter(|i| i.role == crossdec_harness::engine::Role::Kernel && !i.available)
-                    .map(move |i| format!("{}: kernel {} ran on no target (exempt: no run could", f.name(), i.name))
-            })
+        let unavailable: Vec<String> = kernels_unavailable_here()
+            .into_iter()
+            .map(|(family, kernel)| format!("{family}: kernel {kernel} ran on no target (exempt: no run could"))
             .collect();
         assert_eq!(verdict.notices.len(), unavailable.len(), "{:?}", verdict.notices);
         for kernel in &unavailable {
@@ -708,14 +716,9 @@ mod gate_command {
         let native = full(&dir.join("native"));
         // A kernel this machine cannot run (there is one everywhere: the x86
         // and the NEON kernels exclude each other).
-        let (family, kernel) = families::all()
-            .iter()
-            .find_map(|f| {
-                f.implementation_list()
-                    .into_iter()
-                    .find(|i| i.role == crossdec_harness::engine::Role::Kernel && !i.available)
-                    .map(|i| (f.name().to_string(), i.name))
-            })
+        let (family, kernel) = kernels_unavailable_here()
+            .into_iter()
+            .next()
             .expect("a kernel this machine lacks the features of");
         let exempt = [format!("{family}/{kernel}=no such CPU in this pool")];
         let verdict = gate_with(&native, &[spec(&native, report::endian(), report::TARGET)], &exempt).unwrap();
