@@ -301,7 +301,7 @@ impl PageDecoder for Kernels {
     }
 
     fn decode(&mut self, page: &EncodedPage<'_>) -> Result<Decoded, PageFault> {
-        use kernel::{gorilla, plain, rle, ts2diff};
+        use kernel::{chimp, dictionary, float_scaled, gorilla, plain, rle, ts2diff, zigzag};
         let p = page.bytes;
         let none = PageFault::NoDecoder {
             encoding: page.encoding,
@@ -363,6 +363,29 @@ impl PageDecoder for Kernels {
             (E::Plain, P::Binary) => plain::decode_binary(p, n)
                 .map(|(v, c)| (Values::Binary(v.into_iter().map(<[u8]>::to_vec).collect()), c))
                 .map_err(PageFault::Kernel),
+            (E::Ts2Diff, P::Float) => {
+                into(n, |o| float_scaled::ts2diff_f32_into(p, o)).map(|(v, c)| (Values::Float(v), c))
+            }
+            (E::Ts2Diff, P::Double) => {
+                into(n, |o| float_scaled::ts2diff_f64_into(p, o)).map(|(v, c)| (Values::Double(v), c))
+            }
+            (E::Rle, P::Float) => into(n, |o| float_scaled::rle_f32_into(p, o)).map(|(v, c)| (Values::Float(v), c)),
+            (E::Rle, P::Double) => into(n, |o| float_scaled::rle_f64_into(p, o)).map(|(v, c)| (Values::Double(v), c)),
+            (E::Zigzag, P::Int32) => into(n, |o| zigzag::decode_i32_into(p, o)).map(|(v, c)| (Values::Int32(v), c)),
+            (E::Zigzag, P::Int64) => into(n, |o| zigzag::decode_i64_into(p, o)).map(|(v, c)| (Values::Int64(v), c)),
+            (E::Chimp, P::Int32) => into(n, |o| chimp::decode_i32_into(p, stop, o)).map(|(v, c)| (Values::Int32(v), c)),
+            (E::Chimp, P::Int64) => into(n, |o| chimp::decode_i64_into(p, stop, o)).map(|(v, c)| (Values::Int64(v), c)),
+            (E::Chimp, P::Float) => into(n, |o| chimp::decode_f32_into(p, stop, o)).map(|(v, c)| (Values::Float(v), c)),
+            (E::Chimp, P::Double) => {
+                into(n, |o| chimp::decode_f64_into(p, stop, o)).map(|(v, c)| (Values::Double(v), c))
+            }
+            (E::Dictionary, P::Binary) => {
+                let mut entries = Vec::new();
+                into(n, |o| dictionary::decode_into(p, &mut entries, o)).map(|(keys, c)| {
+                    let values = keys.iter().map(|&k| entries[k as usize].to_vec()).collect();
+                    (Values::Binary(values), c)
+                })
+            }
             _ => return Err(none),
         })
     }

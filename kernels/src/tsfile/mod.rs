@@ -1,6 +1,6 @@
 //! Apache TsFile page encodings: TS_2DIFF, GORILLA (id 8), PLAIN, the
-//! RLE / bit-packing hybrid, ZIGZAG, CHIMP and DICTIONARY, decoded with word
-//! buffers.
+//! RLE / bit-packing hybrid, ZIGZAG, CHIMP and DICTIONARY, and TS_2DIFF and
+//! RLE on FLOAT and DOUBLE, decoded with word buffers.
 //!
 //! Every `*_into` decoder writes into a caller-owned slice whose length is the
 //! most values the caller accepts (the page's row count, a buffer): more
@@ -17,6 +17,7 @@ pub mod aligned;
 pub(crate) mod bitpack;
 pub mod chimp;
 pub mod dictionary;
+pub mod float_scaled;
 pub mod gorilla;
 pub mod plain;
 pub mod rle;
@@ -65,6 +66,13 @@ pub enum Field {
     DictSize,
     DictEntry,
     DictIndex,
+    /// TS_2DIFF / RLE on FLOAT and DOUBLE: the first varint (maxPointNumber
+    /// or a marker), the marked page's value count, its form bitmaps, the
+    /// maxPointNumber after them.
+    FloatHeader,
+    FloatCount,
+    FloatBitmap,
+    MaxPointNumber,
 }
 
 /// Why a page was rejected.

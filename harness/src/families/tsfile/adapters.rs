@@ -2,7 +2,9 @@
 //! adapter keeps across steps (like a reader reusing one decoder across
 //! pages), filled with a canary before every call.
 
-use crossdec_kernels::tsfile::{self as kernel, chimp, dictionary, gorilla, plain, rle, ts2diff, zigzag, Done};
+use crossdec_kernels::tsfile::{
+    self as kernel, chimp, dictionary, float_scaled, gorilla, plain, rle, ts2diff, zigzag, Done,
+};
 
 use super::{DataType, Encoding, StopMode, TsFamily, TsFault, TsInput, TsValue, Values};
 use crate::engine::{Buffers, Element, Implementation, Role, CANARIES};
@@ -66,6 +68,26 @@ impl Adapter {
             (Encoding::Ts2Diff, DataType::Int64) => {
                 let imp = crossdec_kernels::by_name(ts2diff::IMPLEMENTATIONS_I64, name).expect("registered");
                 out!(decode_values(b, max, |o| imp(page, o)), Int64)
+            }
+            (Encoding::Ts2Diff, DataType::Float) => {
+                let inner = crossdec_kernels::by_name(ts2diff::IMPLEMENTATIONS_I32, name).expect("registered");
+                let r = decode_values(b, max, |o| float_scaled::decode_f32_into(page, inner, o));
+                out!(r, Float, f32::to_bits)
+            }
+            (Encoding::Ts2Diff, DataType::Double) => {
+                let inner = crossdec_kernels::by_name(ts2diff::IMPLEMENTATIONS_I64, name).expect("registered");
+                let r = decode_values(b, max, |o| float_scaled::decode_f64_into(page, inner, o));
+                out!(r, Double, f64::to_bits)
+            }
+            (Encoding::Rle, DataType::Float) => {
+                let inner = crossdec_kernels::by_name(rle::IMPLEMENTATIONS_I32, name).expect("registered");
+                let r = decode_values(b, max, |o| float_scaled::decode_f32_into(page, inner, o));
+                out!(r, Float, f32::to_bits)
+            }
+            (Encoding::Rle, DataType::Double) => {
+                let inner = crossdec_kernels::by_name(rle::IMPLEMENTATIONS_I64, name).expect("registered");
+                let r = decode_values(b, max, |o| float_scaled::decode_f64_into(page, inner, o));
+                out!(r, Double, f64::to_bits)
             }
             (Encoding::Gorilla, DataType::Int32 | DataType::Float) => {
                 let imp = crossdec_kernels::by_name(gorilla::IMPLEMENTATIONS_32, name).expect("registered");

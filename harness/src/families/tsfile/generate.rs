@@ -213,6 +213,9 @@ pub fn encode(rng: &mut impl Rng, encoding: Encoding, values: &Values) -> TsInpu
     let len = values.len();
     let mut stop = StopMode::AtTerminator;
     let page = match (encoding, values) {
+        (Encoding::Ts2Diff | Encoding::Rle, v @ (Values::Float(_) | Values::Double(_))) => {
+            super::float_scaled::page(rng, encoding, v)
+        }
         (Encoding::Ts2Diff, Values::Int32(v)) => ts2diff::encode_i32(v, block_size(rng), rng.gen()),
         (Encoding::Ts2Diff, Values::Int64(v)) => ts2diff::encode_i64(v, block_size(rng), rng.gen()),
         (Encoding::Gorilla, v) => {
@@ -373,6 +376,10 @@ fn corrupt(rng: &mut impl Rng, encoding: Encoding) -> TsInput {
         super::dictionary::corrupt(rng, &mut input);
         return input;
     }
+    if !encoding.is_lossless(input.dtype) && targeted {
+        super::float_scaled::corrupt(rng, &mut input);
+        return input;
+    }
     let page = &mut input.page;
     match encoding {
         Encoding::Ts2Diff if targeted && page.len() >= 8 => {
@@ -459,6 +466,10 @@ fn block_offsets(page: &[u8], header: usize) -> Vec<usize> {
 fn bad_counts(rng: &mut impl Rng, encoding: Encoding) -> TsInput {
     let len = rng.gen_range(1..300);
     let mut input = valid(rng, encoding, len);
+    if !encoding.is_lossless(input.dtype) && rng.gen_bool(0.5) {
+        super::float_scaled::bad_counts(rng, &mut input);
+        return input;
+    }
     match rng.gen_range(0..3) {
         0 => input.max_values = rng.gen_range(0..len as u32),
         1 if matches!(encoding, Encoding::Gorilla | Encoding::Chimp) => {
@@ -534,7 +545,9 @@ fn large(rng: &mut CaseRng, encoding: Encoding, index: u64) -> Vec<Case<TsInput>
     let word = |dtype: DataType| if dtype == DataType::Int32 { 4 } else { 8 };
     match encoding {
         Encoding::Rle => {
-            let dtype = random_type(rng, encoding);
+            let dtype = *[DataType::Boolean, DataType::Int32, DataType::Int64]
+                .choose(rng)
+                .unwrap();
             let runs = [rle::Run::Repeat {
                 count: len as u32 + rng.gen_range(0..2),
                 value: 1,
@@ -550,7 +563,7 @@ fn large(rng: &mut CaseRng, encoding: Encoding, index: u64) -> Vec<Case<TsInput>
         }
         Encoding::Ts2Diff => {
             // Blocks of width 0 (every delta the minimum), 65536 values each.
-            let dtype = random_type(rng, encoding);
+            let dtype = *[DataType::Int32, DataType::Int64].choose(rng).unwrap();
             let mut page = Vec::new();
             let mut left = len;
             while left > 0 {

@@ -9,6 +9,7 @@
 mod adapters;
 mod chimp;
 mod dictionary;
+mod float_scaled;
 pub mod generate;
 mod varint_edges;
 mod zigzag;
@@ -95,7 +96,9 @@ impl Encoding {
                 "kernels/src/tsfile/ts2diff.rs",
                 "kernels/src/tsfile/ts2diff/",
                 "kernels/src/tsfile/bitpack.rs",
+                "kernels/src/tsfile/float_scaled.rs",
                 "reference/src/tsfile/ts2diff.rs",
+                "reference/src/tsfile/float_scaled.rs",
                 "kernels/src/tsfile/mod.rs",
                 "reference/src/tsfile/mod.rs",
                 "harness/src/families/tsfile/",
@@ -126,7 +129,9 @@ impl Encoding {
             Encoding::Rle => &[
                 "kernels/src/tsfile/rle.rs",
                 "kernels/src/tsfile/bitpack.rs",
+                "kernels/src/tsfile/float_scaled.rs",
                 "reference/src/tsfile/rle.rs",
+                "reference/src/tsfile/float_scaled.rs",
                 "kernels/src/tsfile/mod.rs",
                 "reference/src/tsfile/mod.rs",
                 "harness/src/families/tsfile/",
@@ -167,14 +172,20 @@ impl Encoding {
         }
     }
 
+    /// Whether a page of `dtype` gives back exactly the values written (TS_2DIFF
+    /// and RLE keep FLOAT / DOUBLE to `maxPointNumber` decimals only).
+    pub fn is_lossless(self, dtype: DataType) -> bool {
+        !(matches!(self, Encoding::Ts2Diff | Encoding::Rle) && matches!(dtype, DataType::Float | DataType::Double))
+    }
+
     /// The data types this encoding decodes.
     pub fn types(self) -> &'static [DataType] {
         use DataType::*;
         match self {
-            Encoding::Ts2Diff => &[Int32, Int64],
+            Encoding::Ts2Diff => &[Int32, Int64, Float, Double],
             Encoding::Gorilla => &[Int32, Int64, Float, Double],
             Encoding::Plain => &[Boolean, Int32, Int64, Float, Double, Text],
-            Encoding::Rle => &[Boolean, Int32, Int64],
+            Encoding::Rle => &[Boolean, Int32, Int64, Float, Double],
             Encoding::Zigzag => &[Int32, Int64],
             Encoding::Chimp => &[Int32, Int64, Float, Double],
             Encoding::Dictionary => &[Text],
@@ -361,10 +372,10 @@ ts_fields! {
         LastBitPackedNum = 17, RunValue = 18, Groups = 19, ZigzagLength = 20, ZigzagCount = 21, ZigzagValue = 22,
         ChimpFirst = 27, ChimpControl = 28, ChimpIndex = 29, ChimpLeading = 30, ChimpBits = 31, ChimpFlush = 32,
         DictSize = 41, DictEntry = 42, DictIndex = 43,
+        FloatHeader = 23, FloatCount = 24, FloatBitmap = 25, MaxPointNumber = 26,
     ],
     reference_only: [
-        FloatHeader = 23, FloatCount = 24,
-        FloatBitmap = 25, MaxPointNumber = 26, SprintzHeader = 33, SprintzFirst = 34,
+        SprintzHeader = 33, SprintzFirst = 34,
         SprintzPacked = 35, SprintzTail = 36, RlbeCount = 37, RlbeLength = 38, RlbeRun = 39, RlbeValue = 40,
         CamelBits = 44, CamelFirst = 45, CamelType = 46,
         CamelVarLong = 47, CamelDecimal = 48, CamelXor = 49,
@@ -435,7 +446,7 @@ fault_from!(kernel::DecodeError);
 
 /// Decode one page with the reference decoders.
 pub fn reference_decode(input: &TsInput) -> Result<TsValue, TsFault> {
-    use reference::{chimp, dictionary, gorilla, plain, rle, ts2diff, zigzag};
+    use reference::{chimp, dictionary, float_scaled, gorilla, plain, rle, ts2diff, zigzag};
     let max = input.max_values as usize;
     let stop = match input.stop {
         StopMode::AtTerminator => gorilla::Stop::AtTerminator,
@@ -461,6 +472,26 @@ pub fn reference_decode(input: &TsInput) -> Result<TsValue, TsFault> {
     Ok(match (input.encoding, input.dtype) {
         (Encoding::Ts2Diff, DataType::Int32) => go!(ts2diff::decode_i32(page, max), Int32),
         (Encoding::Ts2Diff, DataType::Int64) => go!(ts2diff::decode_i64(page, max), Int64),
+        (Encoding::Ts2Diff, DataType::Float) => go!(
+            float_scaled::decode_f32(page, float_scaled::Inner::Ts2Diff, max),
+            Float,
+            f32::to_bits
+        ),
+        (Encoding::Ts2Diff, DataType::Double) => go!(
+            float_scaled::decode_f64(page, float_scaled::Inner::Ts2Diff, max),
+            Double,
+            f64::to_bits
+        ),
+        (Encoding::Rle, DataType::Float) => go!(
+            float_scaled::decode_f32(page, float_scaled::Inner::Rle, max),
+            Float,
+            f32::to_bits
+        ),
+        (Encoding::Rle, DataType::Double) => go!(
+            float_scaled::decode_f64(page, float_scaled::Inner::Rle, max),
+            Double,
+            f64::to_bits
+        ),
         (Encoding::Gorilla, DataType::Int32) => {
             go!(
                 gorilla::decode32(page, gorilla::TERMINATOR_I32, stop, max),

@@ -191,6 +191,10 @@ pub fn applies(encoding: Encoding) -> bool {
 pub fn generate(encoding: Encoding, rng: &mut impl Rng) -> TsInput {
     let dtype = match encoding {
         Encoding::Plain => *[DataType::Int32, DataType::Text].choose(rng).unwrap(),
+        // FLOAT and DOUBLE pages start with the wrapper's header, not a package.
+        Encoding::Rle => *[DataType::Boolean, DataType::Int32, DataType::Int64]
+            .choose(rng)
+            .unwrap(),
         _ => *encoding.types().choose(rng).unwrap(),
     };
     let shape = *[Shape::Edges, Shape::FullRange, Shape::Constant].choose(rng).unwrap();
