@@ -7,10 +7,12 @@ use crossdec_harness::engine::case_rng;
 use crossdec_harness::families::tsfile::generate::{series, Shape};
 use crossdec_harness::families::tsfile::{DataType, Values};
 use crossdec_kernels::tsfile::{
-    chimp as kc, dictionary as kd, gorilla as kg, plain as kp, rle as kr, ts2diff as kt, zigzag as kz,
+    chimp as kc, dictionary as kd, float_scaled as kf, gorilla as kg, plain as kp, rle as kr, ts2diff as kt,
+    zigzag as kz,
 };
 use crossdec_reference::tsfile::{
-    chimp as rc, dictionary as rd, gorilla as rg, plain as rp, rle as rr, ts2diff as rt, zigzag as rz,
+    chimp as rc, dictionary as rd, float_scaled as rf, gorilla as rg, plain as rp, rle as rr, ts2diff as rt,
+    zigzag as rz,
 };
 use std::time::Duration;
 
@@ -154,6 +156,63 @@ fn plain(c: &mut Criterion) {
         b.iter(|| kp::decode_be64_into(black_box(&page), &mut out).unwrap())
     });
     g.bench_function("reference", |b| b.iter(|| rp::decode_f64(black_box(&page), N).unwrap()));
+    g.finish();
+}
+
+/// TS_2DIFF and RLE on FLOAT and DOUBLE: sensor readings with two decimals
+/// (every value scaled), and the same with every 100th value infinite (a
+/// marked page: the form bitmaps are read per value).
+fn float_scaled(c: &mut Criterion) {
+    let Values::Double(walk) = values(DataType::Double, Shape::RandomWalk) else {
+        unreachable!()
+    };
+    let readings: Vec<f64> = walk
+        .iter()
+        .map(|&b| (f64::from_bits(b) * 100.0).round() / 100.0)
+        .collect();
+    let marked: Vec<f64> = readings
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| if i % 100 == 99 { f64::INFINITY } else { v })
+        .collect();
+    let floats: Vec<f32> = readings.iter().map(|&v| v as f32).collect();
+    for (name, inner) in [("ts2diff", rf::Inner::Ts2Diff), ("rle", rf::Inner::Rle)] {
+        for (shape, series) in [("scaled", &readings), ("marked", &marked)] {
+            let page = rf::encode_f64(series, inner, 2);
+            let mut g = c.benchmark_group(format!("tsfile/{name}-double-{shape}"));
+            g.throughput(Throughput::Elements(N as u64));
+            let mut out = vec![0f64; N];
+            let inners: Vec<(&str, kf::InnerI64)> = match inner {
+                rf::Inner::Ts2Diff => kt::IMPLEMENTATIONS_I64
+                    .iter()
+                    .filter_map(|i| Some((i.name, i.get().ok()?)))
+                    .collect(),
+                rf::Inner::Rle => kr::IMPLEMENTATIONS_I64
+                    .iter()
+                    .filter_map(|i| Some((i.name, i.get().ok()?)))
+                    .collect(),
+            };
+            for (kernel, f) in inners {
+                g.bench_function(BenchmarkId::new("kernel", kernel), |b| {
+                    b.iter(|| kf::decode_f64_into(black_box(&page), f, &mut out).unwrap())
+                });
+            }
+            g.bench_function("reference", |b| {
+                b.iter(|| rf::decode_f64(black_box(&page), inner, N).unwrap())
+            });
+            g.finish();
+        }
+    }
+    let page = rf::encode_f32(&floats, rf::Inner::Ts2Diff, 2);
+    let mut g = c.benchmark_group("tsfile/ts2diff-float-scaled");
+    g.throughput(Throughput::Elements(N as u64));
+    let mut out = vec![0f32; N];
+    g.bench_function("kernel/best", |b| {
+        b.iter(|| kf::ts2diff_f32_into(black_box(&page), &mut out).unwrap())
+    });
+    g.bench_function("reference", |b| {
+        b.iter(|| rf::decode_f32(black_box(&page), rf::Inner::Ts2Diff, N).unwrap())
+    });
     g.finish();
 }
 
@@ -325,5 +384,5 @@ fn dictionary(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group! { name = benches; config = config(); targets = ts2diff, gorilla, plain, rle, zigzag, chimp, dictionary }
+criterion_group! { name = benches; config = config(); targets = ts2diff, float_scaled, gorilla, plain, rle, zigzag, chimp, dictionary }
 criterion_main!(benches);
