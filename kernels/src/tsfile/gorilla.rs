@@ -64,12 +64,35 @@ impl Reader<'_> {
 /// values that reuse the stored window or repeat the previous one take a
 /// short loop with one 8-byte load each; new windows, errors and the page's
 /// last bytes take the checked path.
+#[inline(always)]
 fn decode<const W: u32, T: Lane, const FAST: bool, P: Probe>(
     page: &[u8],
     terminator: u64,
     stop: Stop,
     out: &mut [T],
 ) -> Result<Done, DecodeError> {
+    decode_to_bit::<W, T, FAST, P>(page, terminator, stop, out).map(|(done, _)| done)
+}
+
+/// A `Stop::Count` stream embedded in another (SPRINTZ's FLOAT / DOUBLE
+/// tail, whose flush byte follows the terminator): `n = out.len()` values of
+/// `W` bits as u64 patterns, and the bit just after the last one read.
+pub(crate) fn decode_count_to_bit<const W: u32>(
+    page: &[u8],
+    terminator: u64,
+    out: &mut [u64],
+) -> Result<(Done, usize), DecodeError> {
+    decode_to_bit::<W, u64, true, NoProbe>(page, terminator, Stop::Count(out.len()), out)
+}
+
+/// [`decode`], also returning the bit just after the last bit read.
+#[inline(always)]
+fn decode_to_bit<const W: u32, T: Lane, const FAST: bool, P: Probe>(
+    page: &[u8],
+    terminator: u64,
+    stop: Stop,
+    out: &mut [T],
+) -> Result<(Done, usize), DecodeError> {
     let field_bits: u32 = if W == 32 { 5 } else { 6 };
     let max = out.len();
     let (count_mode, want) = match stop {
@@ -78,7 +101,7 @@ fn decode<const W: u32, T: Lane, const FAST: bool, P: Probe>(
                 return Err(DecodeError::TooManyValues { max, offset: 0 });
             }
             if n == 0 {
-                return Ok(Done { values: 0, consumed: 0 });
+                return Ok((Done { values: 0, consumed: 0 }, 0));
             }
             (true, n)
         }
@@ -108,10 +131,13 @@ fn decode<const W: u32, T: Lane, const FAST: bool, P: Probe>(
             if flush >= page.len() {
                 return Err(r.truncated(Field::GorillaFlush, r.pos));
             }
-            return Ok(Done {
-                values: n,
-                consumed: flush + 1,
-            });
+            return Ok((
+                Done {
+                    values: n,
+                    consumed: flush + 1,
+                },
+                r.pos,
+            ));
         }
         if n == max {
             return Err(DecodeError::TooManyValues {
@@ -122,10 +148,13 @@ fn decode<const W: u32, T: Lane, const FAST: bool, P: Probe>(
         out[n] = T::from_bits(prev);
         n += 1;
         if n == want {
-            return Ok(Done {
-                values: n,
-                consumed: r.pos.div_ceil(8),
-            });
+            return Ok((
+                Done {
+                    values: n,
+                    consumed: r.pos.div_ceil(8),
+                },
+                r.pos,
+            ));
         }
         if FAST {
             if let Some((lz, tz)) = window {
@@ -157,10 +186,13 @@ fn decode<const W: u32, T: Lane, const FAST: bool, P: Probe>(
                         n += 1;
                         P::count(Step::GorillaReuseLoop, 1);
                         if n == want {
-                            return Ok(Done {
-                                values: n,
-                                consumed: r.pos.div_ceil(8),
-                            });
+                            return Ok((
+                                Done {
+                                    values: n,
+                                    consumed: r.pos.div_ceil(8),
+                                },
+                                r.pos,
+                            ));
                         }
                     }
                 }
@@ -191,10 +223,13 @@ fn decode<const W: u32, T: Lane, const FAST: bool, P: Probe>(
                 n += take;
                 r.pos += take;
                 if n == want {
-                    return Ok(Done {
-                        values: n,
-                        consumed: r.pos.div_ceil(8),
-                    });
+                    return Ok((
+                        Done {
+                            values: n,
+                            consumed: r.pos.div_ceil(8),
+                        },
+                        r.pos,
+                    ));
                 }
                 continue;
             }

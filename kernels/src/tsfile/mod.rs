@@ -1,6 +1,6 @@
 //! Apache TsFile page encodings: TS_2DIFF, GORILLA (id 8), PLAIN, the
-//! RLE / bit-packing hybrid, ZIGZAG, CHIMP and DICTIONARY, and TS_2DIFF and
-//! RLE on FLOAT and DOUBLE, decoded with word buffers.
+//! RLE / bit-packing hybrid, ZIGZAG, CHIMP, DICTIONARY, SPRINTZ, RLBE and
+//! CAMEL, and TS_2DIFF and RLE on FLOAT and DOUBLE, decoded with word buffers.
 //!
 //! Every `*_into` decoder writes into a caller-owned slice whose length is the
 //! most values the caller accepts (the page's row count, a buffer): more
@@ -21,6 +21,7 @@ pub mod float_scaled;
 pub mod gorilla;
 pub mod plain;
 pub mod rle;
+pub mod sprintz;
 pub mod ts2diff;
 pub mod zigzag;
 
@@ -61,6 +62,12 @@ pub enum Field {
     ChimpLeading,
     ChimpBits,
     ChimpFlush,
+    /// SPRINTZ: a block's header byte (bit width, or 0x80 | tail size), a
+    /// full block's first value, its packed errors, the tail's value count.
+    SprintzHeader,
+    SprintzFirst,
+    SprintzPacked,
+    SprintzTail,
     /// DICTIONARY: the entry count, an entry (its length or bytes), an
     /// index that names no entry.
     DictSize,
