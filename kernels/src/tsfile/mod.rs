@@ -1,6 +1,6 @@
 //! Apache TsFile page encodings: TS_2DIFF, GORILLA (id 8), PLAIN, the
-//! RLE / bit-packing hybrid, ZIGZAG, CHIMP and DICTIONARY, decoded with word
-//! buffers.
+//! RLE / bit-packing hybrid, ZIGZAG, CHIMP, RLBE and DICTIONARY, decoded with
+//! word buffers.
 //!
 //! Every `*_into` decoder writes into a caller-owned slice whose length is the
 //! most values the caller accepts (the page's row count, a buffer): more
@@ -19,6 +19,7 @@ pub mod chimp;
 pub mod dictionary;
 pub mod gorilla;
 pub mod plain;
+pub mod rlbe;
 pub mod rle;
 pub mod ts2diff;
 pub mod zigzag;
@@ -65,6 +66,12 @@ pub enum Field {
     DictSize,
     DictEntry,
     DictIndex,
+    /// RLBE: a block's 32-bit value count, a segment's bit-length code, its
+    /// Fibonacci-coded run length, a value's bits.
+    RlbeCount,
+    RlbeLength,
+    RlbeRun,
+    RlbeValue,
 }
 
 /// Why a page was rejected.
