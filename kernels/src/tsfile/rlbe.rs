@@ -76,6 +76,62 @@ const FIB: [u64; 64] = {
     f
 };
 
+/// Digits of a run code looked up at once: codes ending (their `11`) in
+/// the first 12 bits, runs up to 608.
+const RUN_TABLE_BITS: u32 = 12;
+
+/// `RUN_TABLE[d]`: the run of the digits `d`, digit 0 its top bit.
+const RUN_TABLE: [u16; 1 << RUN_TABLE_BITS] = {
+    let mut t = [0u16; 1 << RUN_TABLE_BITS];
+    let mut d = 0;
+    while d < t.len() {
+        let mut j = 0;
+        let mut sum = 0u64;
+        while j < RUN_TABLE_BITS {
+            if d >> (RUN_TABLE_BITS - 1 - j) & 1 == 1 {
+                sum += FIB[j as usize];
+            }
+            j += 1;
+        }
+        t[d] = sum as u16;
+        d += 1;
+    }
+    t
+};
+
+/// The run of the digits in `digits` (digit `j` at bit `63 - j`, none
+/// past 62).
+fn digit_sum(mut digits: u64) -> u64 {
+    let mut run = 0;
+    while digits != 0 {
+        let j = digits.leading_zeros();
+        run += FIB[j as usize];
+        digits &= !(1u64 << (63 - j));
+    }
+    run
+}
+
+/// The error of a code whose run passes `left`: at the first digit whose
+/// sum does (the code starts at bit `at`).
+#[cold]
+#[inline(never)]
+fn run_too_long(mut digits: u64, left: u64, at: usize) -> DecodeError {
+    let mut run = 0u64;
+    while digits != 0 {
+        let j = digits.leading_zeros();
+        run += FIB[j as usize];
+        if run > left {
+            break;
+        }
+        digits &= !(1u64 << (63 - j));
+    }
+    DecodeError::BadCount {
+        field: Field::RlbeRun,
+        count: run as i64,
+        offset: at / 8,
+    }
+}
+
 /// Adds a stored word to the previous value (bit patterns in the low `W`
 /// bits of a u64).
 trait Adder {
@@ -99,16 +155,62 @@ impl Adder for Int64 {
         prev.wrapping_add(word)
     }
 }
+// The float sums' NaN payloads. IEEE 754 leaves open which NaN operand a
+// sum passes on, and Rust (like Java) does not pin it: the machine code
+// decides (on x86-64 SSE, `addss` / `addsd` pass their first operand's).
+// The sums here fix it: a NaN difference wins, then a NaN previous value,
+// each quieted; only a NaN made from two non-NaNs (inf - inf) is the
+// hardware's. That is what the reference's x86-64 release build computes
+// (its addition compiles with the difference as the first operand); its
+// debug build passes the previous value's on instead.
 impl Adder for F32Diffs {
     #[inline(always)]
     fn add(prev: u64, word: u64) -> u64 {
-        u64::from((f32::from_bits(prev as u32) + f32::from_bits(word as u32)).to_bits())
+        let sum = f32::from_bits(prev as u32) + f32::from_bits(word as u32);
+        if sum.is_nan() {
+            nan32(prev as u32, word as u32, sum)
+        } else {
+            u64::from(sum.to_bits())
+        }
     }
 }
 impl Adder for F64Diffs {
     #[inline(always)]
     fn add(prev: u64, word: u64) -> u64 {
-        (f64::from_bits(prev) + f64::from_bits(word)).to_bits()
+        let sum = f64::from_bits(prev) + f64::from_bits(word);
+        if sum.is_nan() {
+            nan64(prev, word, sum)
+        } else {
+            sum.to_bits()
+        }
+    }
+}
+
+/// A NaN f32 sum: see the note above [`F32Diffs`]'s `add`.
+#[cold]
+#[inline(never)]
+fn nan32(prev: u32, word: u32, sum: f32) -> u64 {
+    const QUIET: u32 = 1 << 22;
+    u64::from(if f32::from_bits(word).is_nan() {
+        word | QUIET
+    } else if f32::from_bits(prev).is_nan() {
+        prev | QUIET
+    } else {
+        sum.to_bits()
+    })
+}
+
+/// A NaN f64 sum: see the note above [`F32Diffs`]'s `add`.
+#[cold]
+#[inline(never)]
+fn nan64(prev: u64, word: u64, sum: f64) -> u64 {
+    const QUIET: u64 = 1 << 51;
+    if f64::from_bits(word).is_nan() {
+        word | QUIET
+    } else if f64::from_bits(prev).is_nan() {
+        prev | QUIET
+    } else {
+        sum.to_bits()
     }
 }
 
@@ -261,11 +363,13 @@ fn decode<const W: u32, A: Adder, T: Lane>(page: &[u8], out: &mut [T]) -> Result
         let mut filled = 0usize;
         let mut prev = 0u64;
         while filled < count {
-            // Length code.
+            // Length code and run: one window, the code's bits after the
+            // length's (at least 50 of them).
             if pos + code_bits as usize > total {
                 return Err(truncated(Field::RlbeLength, pos));
             }
-            let len = (peek64(page, pos) >> (64 - code_bits)) as u32;
+            let head = peek64(page, pos);
+            let len = (head >> (64 - code_bits)) as u32;
             if len == 0 || len > W {
                 return Err(DecodeError::BadBitWidth {
                     width: i64::from(len),
@@ -274,27 +378,24 @@ fn decode<const W: u32, A: Adder, T: Lane>(page: &[u8], out: &mut [T]) -> Result
                 });
             }
             pos += code_bits as usize;
-            // Run length: the first `11` of the window ends it.
             let left = (count - filled) as u64;
-            let window = peek64(page, pos);
+            let window = head << code_bits;
             let pairs = window & (window << 1);
             let run = if pairs != 0 {
-                // Bits 0..=k are the code's digits; bit k + 1 its end. Both
-                // bits of a pair are the page's (padding reads 0).
+                // Bits 0..=k are the code's digits, bit k + 1 its end: the
+                // first `11`. Both bits of a pair are the page's (bits past
+                // its end read 0).
                 let k = pairs.leading_zeros();
-                let mut digits = window & !(u64::MAX >> (k + 1));
-                let mut run = 0u64;
-                while digits != 0 {
-                    let j = digits.leading_zeros();
-                    run += FIB[j as usize];
-                    if run > left {
-                        return Err(DecodeError::BadCount {
-                            field: Field::RlbeRun,
-                            count: run as i64,
-                            offset: pos / 8,
-                        });
-                    }
-                    digits &= !(1u64 << (63 - j));
+                let digits = window & !(u64::MAX >> (k + 1));
+                let run = if k < RUN_TABLE_BITS {
+                    u64::from(RUN_TABLE[(digits >> (64 - RUN_TABLE_BITS)) as usize])
+                } else {
+                    digit_sum(digits)
+                };
+                // The sums of the digits so far only grow: one passes the
+                // values left iff the whole does.
+                if run > left {
+                    return Err(run_too_long(digits, left, pos));
                 }
                 pos += k as usize + 2;
                 run as usize
