@@ -245,25 +245,47 @@ fn tail64(page: &[u8], at: usize) -> u64 {
     u64::from_be_bytes(w)
 }
 
-/// `len` (58..=64) bits from bit `pos`: the 8-byte window plus the next
-/// byte's top bits.
+/// `len` (1..=64) bits from bit `pos`, without a branch on the alignment:
+/// the 8-byte window plus the next byte's top `pos % 8` bits.
 #[inline(always)]
 fn read_wide(page: &[u8], pos: usize, len: u32) -> u64 {
-    let hi = peek64(page, pos);
+    let at = pos / 8;
     let skip = (pos % 8) as u32;
-    if skip + len <= 64 {
-        hi >> (64 - len)
+    let b: [u8; 9] = match page.get(at..at + 9) {
+        Some(b) => b.try_into().expect("9 bytes"),
+        None => tail72(page, at),
+    };
+    let hi = u64::from_be_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
+    // skip = 0: the next byte shifted out whole.
+    ((hi << skip) | (u64::from(b[8]) >> (8 - skip))) >> (64 - len)
+}
+
+/// The last (fewer than 9) bytes from `at`, zero-padded to 9.
+#[cold]
+#[inline(never)]
+fn tail72(page: &[u8], at: usize) -> [u8; 9] {
+    let mut w = [0u8; 9];
+    let rest = page.get(at..).unwrap_or(&[]);
+    let n = rest.len().min(9);
+    w[..n].copy_from_slice(&rest[..n]);
+    w
+}
+
+/// `len` (1..=W) bits from bit `pos`: for 32-bit values the 8-byte window
+/// holds them all; 64-bit ones take the 9-byte read.
+#[inline(always)]
+fn read<const W: u32>(page: &[u8], pos: usize, len: u32) -> u64 {
+    if W == 64 {
+        read_wide(page, pos, len)
     } else {
-        // skip >= 1 here, so the shift is 1..=7.
-        let next = u64::from(page.get(pos / 8 + 8).copied().unwrap_or(0));
-        (hi | (next >> (8 - skip))) >> (64 - len)
+        peek64(page, pos) >> (64 - len)
     }
 }
 
-/// Unpack `out.len()` words of `len` bits from bit `pos` (all inside the
+/// Unpack `out.len()` words of `len` bits (1..=W) from bit `pos` (all inside the
 /// page), each ORed with `top`, summed onto `prev`; returns the last value.
 #[inline(always)]
-fn unpack<A: Adder, T: Lane, const WIDE: bool>(
+fn unpack<const W: u32, A: Adder, T: Lane>(
     page: &[u8],
     mut pos: usize,
     len: u32,
@@ -272,11 +294,7 @@ fn unpack<A: Adder, T: Lane, const WIDE: bool>(
     out: &mut [T],
 ) -> u64 {
     for slot in out {
-        let word = if WIDE {
-            read_wide(page, pos, len)
-        } else {
-            peek64(page, pos) >> (64 - len)
-        } | top;
+        let word = read::<W>(page, pos, len) | top;
         prev = A::add(prev, word);
         *slot = T::from_bits(prev);
         pos += len as usize;
@@ -414,22 +432,14 @@ fn decode<const W: u32, A: Adder, T: Lane>(page: &[u8], out: &mut [T]) -> Result
             let seg = &mut block_out[filled..filled + run];
             let (seg, first) = if filled == 0 {
                 // The block's first value is stored as is.
-                let v = if len > 57 {
-                    read_wide(page, pos, len)
-                } else {
-                    peek64(page, pos) >> (64 - len)
-                } | or;
+                let v = read::<W>(page, pos, len) | or;
                 prev = v;
                 seg[0] = T::from_bits(v);
                 (&mut seg[1..], pos + len as usize)
             } else {
                 (seg, pos)
             };
-            prev = if len > 57 {
-                unpack::<A, T, true>(page, first, len, or, prev, seg)
-            } else {
-                unpack::<A, T, false>(page, first, len, or, prev, seg)
-            };
+            prev = unpack::<W, A, T>(page, first, len, or, prev, seg);
             pos += need;
             filled += run;
         }
@@ -729,6 +739,41 @@ mod tests {
         let mut out = [0f64; 4];
         decode_f64_into(&page, Flavour::JavaFloatDiffs, &mut out).unwrap();
         assert_eq!(out, [3.0, 3.5, 3.25, 3.25 + 1e300]);
+    }
+
+    /// A NaN sum's payload: a NaN difference's, else a NaN previous
+    /// value's, quieted; inf - inf is the hardware's NaN.
+    #[test]
+    fn java_nan_payloads() {
+        let (p1, p2) = (0x7ff8_0000_0000_0001u64, 0x7ff8_0000_0000_0002u64);
+        let snan = 0x7ff0_0000_0000_0003u64;
+        let inf = f64::INFINITY.to_bits();
+        let cases: [(u64, u64, u64); 6] = [
+            (p1, p2, p2),
+            (p1, 1.0f64.to_bits(), p1),
+            (1.0f64.to_bits(), p2, p2),
+            (snan, p2, p2),
+            (p1, snan, snan | 1 << 51),
+            (snan, 0, snan | 1 << 51),
+        ];
+        for (first, diff, want) in cases {
+            let page = encode_words(&[first, diff], 64, BLOCK, false);
+            let mut out = [0u64; 2];
+            decode64_into(&page, Sum::FloatDiffs, &mut out).unwrap();
+            assert_eq!(out, [first, want], "{first:x} + {diff:x}");
+        }
+        let page = encode_words(&[inf, (-f64::INFINITY).to_bits()], 64, BLOCK, false);
+        let mut out = [0u64; 2];
+        decode64_into(&page, Sum::FloatDiffs, &mut out).unwrap();
+        // Whatever NaN the host makes (x86-64: 0xfff8...).
+        assert!(f64::from_bits(out[1]).is_nan());
+        let (q1, q2, s3) = (0x7fc0_0001u64, 0xffc0_0002u64, 0x7f80_0003u64);
+        for (first, diff, want) in [(q1, q2, q2), (q1, 0, q1), (s3, q2, q2), (q1, s3, s3 | 1 << 22)] {
+            let page = encode_words(&[first, diff], 32, BLOCK, false);
+            let mut out = [0u32; 2];
+            decode32_into(&page, Sum::FloatDiffs, &mut out).unwrap();
+            assert_eq!(out.map(u64::from), [first, want], "{first:x} + {diff:x}");
+        }
     }
 
     /// Full-width words: the top bit is set whether written or not, in
