@@ -9,16 +9,19 @@
 //! integers; Java's FLOAT / DOUBLE: float differences added in f32 / f64).
 //! A full-width word (`L == W`) gets its top bit set, whatever was written.
 //!
-//! `rlbe/word64` reads every field from one unaligned big-endian 8-byte load
-//! at the field's byte, shifted to its bit (at least 57 valid bits): the
-//! length code is one shift; the run's terminator is the first set bit of
-//! `w & (w << 1)` (its leading zeros), and the run is the sum of the
-//! Fibonacci numbers of the set bits before it; a run's values are unpacked
-//! in a tight loop of one load, two shifts and an add each (words of 58 or
-//! more bits take one extra byte). Only a Fibonacci code with no `11` in
-//! its first 64 bits (never in a valid page: a run of 10 000 takes 20 bits)
-//! goes bit by bit. Errors come in the order the format's reader meets
-//! them: see [`decode`].
+//! `rlbe/word64` reads the fields from unaligned big-endian 8-byte loads
+//! at a field's byte, shifted to its bit (at least 57 valid bits). A
+//! segment's length code and run code come from one load: the code's end
+//! is the first set bit of `w & (w << 1)` (its leading zeros), and the run
+//! is the sum of the Fibonacci numbers of the digits before it, looked up
+//! in a 4096-entry table when the code ends in its first 12 bits (runs up
+//! to 608), else summed digit by digit. A run's values are unpacked in a
+//! tight loop of one load, two shifts and an add each (64-bit values: a
+//! 9-byte window, with no branch on the alignment). Only a Fibonacci code
+//! with no `11` in its first 50 bits (never in a valid page: a run of
+//! 10 000 takes 20) goes bit by bit. Only a page's last 8 (9) bytes go
+//! through a zero-padded copy. Errors come in the order the format's
+//! reader meets them: see [`decode`]; no `unsafe`.
 
 use super::{DecodeError, Done, Field, Lane};
 
@@ -778,7 +781,7 @@ mod tests {
 
     /// Full-width words: the top bit is set whether written or not, in
     /// every type, and every bit length 1..=W reads back at every bit
-    /// alignment (the 58..=64-bit words take the wide read).
+    /// alignment (the 58..=64-bit words need the 9-byte window).
     #[test]
     fn every_width_at_every_alignment() {
         for width in [32u32, 64] {
@@ -1129,6 +1132,28 @@ mod tests {
         // ... and with the terminator and values there.
         b.put(1, 1).put(0, 12);
         assert_eq!(run32(&b.bytes, 10).0, bad(12, 4));
+        // The first sum that passes counts, not the whole code's: count 3,
+        // digits 0, 2, 4 (1 + 3 > 3); count 10, digits 0, 13, 15 ending at
+        // bit 16 (1 + 610 > 10, past the table).
+        let mut b = Bits::default();
+        b.put(3, 32).put(1, 6).put(0b101011, 6).put(0, 8);
+        assert_eq!(run32(&b.bytes, 10).0, bad(4, 4));
+        let mut b = Bits::default();
+        b.put(10, 32).put(1, 6).put(1, 1).put(0, 12).put(0b1011, 4).put(0, 8);
+        assert_eq!(run32(&b.bytes, 10).0, bad(611, 4));
+        // A valid code past the table: a run of 700 (610 + 89 + 1).
+        let mut b = Bits::default();
+        b.put(700, 32).put(1, 6).fib(700);
+        b.put(0, 700);
+        let (got, out) = run32(&b.bytes, 700);
+        assert_eq!(
+            got,
+            Ok(Done {
+                values: 700,
+                consumed: b.bytes.len()
+            })
+        );
+        assert!(out.iter().all(|&v| v == 0));
         // A code with its one digit 70 bits in: F(72), read bit by bit.
         let mut b = Bits::default();
         b.put(10, 32)
