@@ -20,6 +20,7 @@ pub mod dictionary;
 pub mod float_scaled;
 pub mod gorilla;
 pub mod plain;
+pub mod rlbe;
 pub mod rle;
 pub mod sprintz;
 pub mod ts2diff;
@@ -80,6 +81,12 @@ pub enum Field {
     FloatCount,
     FloatBitmap,
     MaxPointNumber,
+    /// RLBE: a block's 32-bit value count, a segment's bit-length code, its
+    /// Fibonacci-coded run length, a value's bits.
+    RlbeCount,
+    RlbeLength,
+    RlbeRun,
+    RlbeValue,
 }
 
 /// Why a page was rejected.

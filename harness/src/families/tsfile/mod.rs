@@ -374,9 +374,9 @@ ts_fields! {
         SprintzHeader = 33, SprintzFirst = 34, SprintzPacked = 35, SprintzTail = 36,
         DictSize = 41, DictEntry = 42, DictIndex = 43,
         FloatHeader = 23, FloatCount = 24, FloatBitmap = 25, MaxPointNumber = 26,
+        RlbeCount = 37, RlbeLength = 38, RlbeRun = 39, RlbeValue = 40,
     ],
     reference_only: [
-        RlbeCount = 37, RlbeLength = 38, RlbeRun = 39, RlbeValue = 40,
         CamelBits = 44, CamelFirst = 45, CamelType = 46,
         CamelVarLong = 47, CamelDecimal = 48, CamelXor = 49,
     ],
