@@ -1,6 +1,6 @@
 //! Apache TsFile page encodings: TS_2DIFF, GORILLA (id 8), PLAIN, the
-//! RLE / bit-packing hybrid, ZIGZAG, CHIMP and DICTIONARY, decoded with word
-//! buffers.
+//! RLE / bit-packing hybrid, ZIGZAG, CHIMP, DICTIONARY and CAMEL, decoded
+//! with word buffers.
 //!
 //! Every `*_into` decoder writes into a caller-owned slice whose length is the
 //! most values the caller accepts (the page's row count, a buffer): more
@@ -15,6 +15,7 @@ use std::fmt;
 
 pub mod aligned;
 pub(crate) mod bitpack;
+pub mod camel;
 pub mod chimp;
 pub mod dictionary;
 pub mod gorilla;
@@ -65,6 +66,15 @@ pub enum Field {
     DictSize,
     DictEntry,
     DictIndex,
+    /// CAMEL: a block's bit count, the raw first value, a value's sign and
+    /// type bits, a bitwise varint, the decimal part (count, XOR flag and
+    /// bits), the XOR form (control bits, window, bits).
+    CamelBits,
+    CamelFirst,
+    CamelType,
+    CamelVarLong,
+    CamelDecimal,
+    CamelXor,
 }
 
 /// Why a page was rejected.
