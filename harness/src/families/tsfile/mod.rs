@@ -360,14 +360,13 @@ ts_fields! {
         Varint = 11, Value = 12, Bytes = 13, RleLength = 14, RleBitWidth = 15, RunHeader = 16,
         LastBitPackedNum = 17, RunValue = 18, Groups = 19, ZigzagLength = 20, ZigzagCount = 21, ZigzagValue = 22,
         ChimpFirst = 27, ChimpControl = 28, ChimpIndex = 29, ChimpLeading = 30, ChimpBits = 31, ChimpFlush = 32,
-        DictSize = 41, DictEntry = 42, DictIndex = 43,
+        DictSize = 41, DictEntry = 42, DictIndex = 43, CamelBits = 44, CamelFirst = 45, CamelType = 46,
+        CamelVarLong = 47, CamelDecimal = 48, CamelXor = 49,
     ],
     reference_only: [
         FloatHeader = 23, FloatCount = 24,
         FloatBitmap = 25, MaxPointNumber = 26, SprintzHeader = 33, SprintzFirst = 34,
         SprintzPacked = 35, SprintzTail = 36, RlbeCount = 37, RlbeLength = 38, RlbeRun = 39, RlbeValue = 40,
-        CamelBits = 44, CamelFirst = 45, CamelType = 46,
-        CamelVarLong = 47, CamelDecimal = 48, CamelXor = 49,
     ],
 }
 
