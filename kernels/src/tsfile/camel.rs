@@ -399,3 +399,434 @@ pub type Decode = fn(&[u8], &mut [u64]) -> Result<Done, DecodeError>;
 /// Implementations, best first.
 pub static IMPLEMENTATIONS: &[crate::Implementation<Decode>] =
     &[crate::Implementation::portable("camel/window64", decode_bits_into)];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// MSB-first bit writer for hand-built blocks, recording each field's
+    /// (field, first bit, bits) and each value's first bit.
+    #[derive(Default)]
+    struct Writer {
+        bytes: Vec<u8>,
+        len: usize,
+        fields: Vec<(Field, usize, usize)>,
+        values: Vec<usize>,
+    }
+
+    impl Writer {
+        fn put(&mut self, v: u64, n: u32) -> &mut Self {
+            for k in (0..n).rev() {
+                if self.len.is_multiple_of(8) {
+                    self.bytes.push(0);
+                }
+                let bit = ((v >> k) & 1) as u8;
+                *self.bytes.last_mut().unwrap() |= bit << (7 - self.len % 8);
+                self.len += 1;
+            }
+            self
+        }
+        fn field(&mut self, field: Field, v: u64, n: u32) -> &mut Self {
+            self.fields.push((field, self.len, n as usize));
+            self.put(v, n)
+        }
+        /// A value starts here: its sign and type bits.
+        fn value(&mut self, negative: bool, decimal: bool) -> &mut Self {
+            self.values.push(self.len);
+            self.field(Field::CamelType, u64::from(negative), 1)
+                .field(Field::CamelType, u64::from(decimal), 1)
+        }
+        /// The bitwise zigzag varint, one field.
+        fn var_long(&mut self, v: i64) -> &mut Self {
+            let mut u = ((v << 1) ^ (v >> 63)) as u64;
+            let at = self.len;
+            while u & !0x7F != 0 {
+                self.put(u & 0x7F, 7).put(1, 1);
+                u >>= 7;
+            }
+            self.put(u, 7).put(0, 1);
+            self.fields.push((Field::CamelVarLong, at, self.len - at));
+            self
+        }
+        /// Decimal form after the type bit: delta, count, XOR flag and bits, m.
+        fn decimal(&mut self, delta: i64, count: u32, xor: Option<u64>, m: i64) -> &mut Self {
+            self.var_long(delta).field(Field::CamelDecimal, u64::from(count - 1), 4);
+            match xor {
+                Some(bits) => self
+                    .field(Field::CamelDecimal, 1, 1)
+                    .field(Field::CamelDecimal, bits, count),
+                None => self.field(Field::CamelDecimal, 0, 1),
+            };
+            self.var_long(m)
+        }
+        /// The block: its bit count as a zigzag varint, then the bytes.
+        fn block(&self) -> Vec<u8> {
+            block_of(self.len, &self.bytes)
+        }
+    }
+
+    /// `nbits` as TsFile's zigzag varint, then `bytes`.
+    fn block_of(nbits: usize, bytes: &[u8]) -> Vec<u8> {
+        let mut u = (nbits as u32) << 1;
+        let mut page = Vec::new();
+        while u >= 0x80 {
+            page.push((u as u8 & 0x7F) | 0x80);
+            u >>= 7;
+        }
+        page.push(u as u8);
+        page.extend_from_slice(bytes);
+        page
+    }
+
+    fn decode_bits(page: &[u8], max: usize) -> Result<(Vec<u64>, usize), DecodeError> {
+        let mut out = vec![0u64; max];
+        let done = decode_bits_into(page, &mut out)?;
+        // Nothing past the values is written.
+        assert!(out[done.values..].iter().all(|&v| v == 0));
+        out.truncate(done.values);
+        Ok((out, done.consumed))
+    }
+
+    fn bits(v: &[f64]) -> Vec<u64> {
+        v.iter().map(|x| x.to_bits()).collect()
+    }
+
+    fn unhex(s: &str) -> Vec<u8> {
+        s.split_whitespace()
+            .map(|b| u8::from_str_radix(b, 16).unwrap())
+            .collect()
+    }
+
+    fn tr(field: Field, offset: usize, bit: u8) -> DecodeError {
+        DecodeError::Truncated { field, offset, bit }
+    }
+
+    /// Every form in one block: decimal with XOR bits, decimal without,
+    /// a new XOR window, its reuse (negative), a repeat, a negative decimal
+    /// with a two-group varint.
+    fn every_form() -> (Writer, Vec<u64>) {
+        let mut w = Writer::default();
+        w.values.push(0);
+        w.field(Field::CamelFirst, 1.5f64.to_bits(), 64);
+        // 2.25: integer 1 + 1, count 2, 25 >= 5^2: XOR bits 01, m 0.
+        w.value(false, true).decimal(1, 2, Some(0b01), 0);
+        // 2.03: integer 2, count 2, m 3.
+        w.value(false, true).decimal(0, 2, None, 3);
+        // A new window: 40 leading zeros, 4 significant bits.
+        w.value(false, false)
+            .field(Field::CamelXor, 1, 1)
+            .field(Field::CamelXor, 1, 1)
+            .field(Field::CamelXor, 40, 6)
+            .field(Field::CamelXor, 3, 6)
+            .field(Field::CamelXor, 0xF, 4);
+        // The window reused, the sign set.
+        w.value(true, false)
+            .field(Field::CamelXor, 1, 1)
+            .field(Field::CamelXor, 0, 1)
+            .field(Field::CamelXor, 0b0101, 4);
+        // The previous value's (signed) bits again.
+        w.value(false, false).field(Field::CamelXor, 0, 1);
+        // -1002.7: integer 2 + 1000 (zigzag 2000: two groups), count 1, m 7.
+        w.value(true, true).decimal(1000, 1, None, 7);
+        let v4 = 2.03f64.to_bits() ^ (0xF << 20);
+        let v5 = (v4 ^ (0b0101 << 20)) | SIGN;
+        let want = vec![
+            1.5f64.to_bits(),
+            2.25f64.to_bits(),
+            2.03f64.to_bits(),
+            v4,
+            v5,
+            v5,
+            (-1002.7f64).to_bits(),
+        ];
+        (w, want)
+    }
+
+    #[test]
+    fn known_answer_and_the_official_writers_page() {
+        // The notes' example [1.5, 2.25], 89 bits.
+        let page = unhex("b2 01 3f f8 00 00 00 00 00 00 41 06 80 00");
+        assert_eq!(decode_bits(&page, 2), Ok((bits(&[1.5, 2.25]), 14)));
+        let mut out = [0f64; 3];
+        assert_eq!(
+            decode_into(&page, &mut out),
+            Ok(Done {
+                values: 2,
+                consumed: 14
+            })
+        );
+        assert_eq!(out, [1.5, 2.25, 0.0]);
+        // PyPI tsfile 2.5.0's page for [1.5, 2.25, -3.0, inf, 0.125, NaN,
+        // 100.5]: NaN after the first value was written as 0.0.
+        let page = unhex("bc 03 3f f8 00 00 00 00 00 00 41 06 80 60 80 00 30 0c bf fa 14 52 00 80 00 01 91 02 0c 00");
+        let want = bits(&[1.5, 2.25, -3.0, f64::INFINITY, 0.125, 0.0, 100.5]);
+        assert_eq!(decode_bits(&page, 7), Ok((want, page.len())));
+    }
+
+    #[test]
+    fn every_form_in_one_block_and_several_blocks() {
+        let (w, want) = every_form();
+        let page = w.block();
+        assert_eq!(decode_bits(&page, want.len()), Ok((want.clone(), page.len())));
+        // Blocks follow each other; each starts its state afresh (a reuse
+        // of the first block's window in the second would be NoWindow).
+        let mut two = page.clone();
+        two.extend(unhex("b2 01 3f f8 00 00 00 00 00 00 41 06 80 00"));
+        two.extend(&page);
+        let mut all = want.clone();
+        all.extend(bits(&[1.5, 2.25]));
+        all.extend(&want);
+        assert_eq!(decode_bits(&two, all.len()), Ok((all, two.len())));
+        let mut w = Writer::default();
+        w.put(1.0f64.to_bits(), 64).put(0b0010, 4).put(1, 4);
+        let mut p = page.clone();
+        let second = p.len();
+        p.extend(w.block());
+        assert_eq!(
+            decode_bits(&p, 99),
+            Err(DecodeError::NoWindow {
+                offset: second + 2 + 8,
+                bit: 2
+            })
+        );
+    }
+
+    /// Cut the block's bit count at every bit: a cut at a value's start is
+    /// a shorter block; any other is `Truncated` at the first field the cut
+    /// runs into (a varint at its first bit), with the block's own header.
+    #[test]
+    fn every_truncation_names_its_field_and_bit() {
+        let (w, want) = every_form();
+        for cut in 1..w.len {
+            let header = if 2 * cut < 128 { 1 } else { 2 };
+            let page = block_of(cut, &w.bytes[..cut.div_ceil(8)]);
+            let got = decode_bits(&page, 99);
+            if let Some(k) = w.values.iter().position(|&v| v == cut) {
+                assert_eq!(got, Ok((want[..k].to_vec(), page.len())), "cut {cut}");
+                continue;
+            }
+            let &(field, at, _) = w.fields.iter().find(|&&(_, at, n)| at + n > cut).unwrap();
+            assert_eq!(got, Err(tr(field, header + at / 8, (at % 8) as u8)), "cut {cut}");
+        }
+    }
+
+    #[test]
+    fn too_many_values_at_the_value_that_does_not_fit() {
+        let (w, want) = every_form();
+        let page = w.block();
+        for max in 0..want.len() {
+            // The value's first byte (2 header bytes).
+            let offset = 2 + w.values[max] / 8;
+            assert_eq!(decode_bits(&page, max), Err(DecodeError::TooManyValues { max, offset }));
+        }
+        // Even a value that would be truncated: the count comes first.
+        let cut = block_of(w.values[1] + 1, &w.bytes[..w.values[1] / 8 + 1]);
+        assert_eq!(
+            decode_bits(&cut, 1),
+            Err(DecodeError::TooManyValues { max: 1, offset: 10 })
+        );
+        assert_eq!(decode_bits(&[], 0), Ok((vec![], 0)));
+    }
+
+    #[test]
+    fn bad_counts() {
+        let bad = |count: i64, offset| DecodeError::BadCount {
+            field: Field::CamelBits,
+            count,
+            offset,
+        };
+        // Zero bits, negative bits, more bytes than the page holds.
+        assert_eq!(decode_bits(&[0], 9), Err(bad(0, 0)));
+        assert_eq!(decode_bits(&[1], 9), Err(bad(-1, 0)));
+        assert_eq!(decode_bits(&[0xb2, 0x01, 0], 9), Err(bad(89, 0)));
+        let page = unhex("b2 01 3f f8 00 00 00 00 00 00 41 06 80 00");
+        assert_eq!(decode_bits(&page[..13], 9), Err(bad(89, 0)));
+        // The second block's header, at its own offset.
+        let mut two = page.clone();
+        two.extend([0x03]);
+        assert_eq!(decode_bits(&two, 9), Err(bad(-2, 14)));
+        // A header cut or too long.
+        assert_eq!(decode_bits(&[0x80], 9), Err(tr(Field::CamelBits, 0, 0)));
+        assert_eq!(
+            decode_bits(&[0x80, 0x80, 0x80, 0x80, 0x80, 0x01], 9),
+            Err(DecodeError::BadVarint { offset: 0 })
+        );
+        assert_eq!(
+            decode_bits(&[0xff, 0xff, 0xff, 0xff, 0x1f], 9),
+            Err(DecodeError::BadVarint { offset: 0 })
+        );
+        // Fewer than 64 bits for the first value.
+        assert_eq!(decode_bits(&[0x10, 0x3f], 9), Err(tr(Field::CamelFirst, 1, 0)));
+        // Decimal count 16, at the count's byte.
+        let mut w = Writer::default();
+        w.put(1.0f64.to_bits(), 64).put(0b01, 2).put(0, 8).put(15, 4).put(0, 12);
+        assert_eq!(
+            decode_bits(&w.block(), 9),
+            Err(DecodeError::BadCount {
+                field: Field::CamelDecimal,
+                count: 16,
+                offset: 11
+            })
+        );
+    }
+
+    #[test]
+    fn windows_refused() {
+        // Reuse before any window, at the first control bit.
+        let mut w = Writer::default();
+        w.put(1.0f64.to_bits(), 64).put(0b0010, 4).put(0, 8);
+        assert_eq!(
+            decode_bits(&w.block(), 9),
+            Err(DecodeError::NoWindow { offset: 10, bit: 2 })
+        );
+        // 63 leading zeros and 2 significant bits, at the length field.
+        let mut w = Writer::default();
+        w.put(1.0f64.to_bits(), 64)
+            .put(0b0011, 4)
+            .put(63, 6)
+            .put(1, 6)
+            .put(0, 2);
+        assert_eq!(
+            decode_bits(&w.block(), 9),
+            Err(DecodeError::BadWindow {
+                leading: 63,
+                significant: 2,
+                offset: 11,
+                bit: 2
+            })
+        );
+        // 0 + 64 is the widest window: all 64 bits XORed.
+        let mut w = Writer::default();
+        w.put(1.0f64.to_bits(), 64)
+            .put(0b0011, 4)
+            .put(0, 6)
+            .put(63, 6)
+            .put(u64::MAX, 64);
+        w.put(0b0010, 4).put(u64::MAX, 64);
+        let once = signed(false, 1.0f64.to_bits() ^ u64::MAX);
+        assert_eq!(
+            decode_bits(&w.block(), 9),
+            Ok((vec![1.0f64.to_bits(), once, canonical(once) ^ u64::MAX], 2 + 27))
+        );
+    }
+
+    #[test]
+    fn varints_of_every_length() {
+        // The integer delta as a varint of 1 ..= 10 groups (the fast path
+        // takes up to 7), then count 1, m 0: the value is the integer.
+        for groups in 1..=10u32 {
+            let delta: i64 = if groups == 10 {
+                i64::MIN
+            } else {
+                -(1i64 << (7 * groups - 2))
+            };
+            let mut w = Writer::default();
+            w.put(0f64.to_bits(), 64).put(0b01, 2);
+            w.var_long(delta);
+            assert_eq!(w.len, 66 + 8 * groups as usize);
+            w.put(0, 5).var_long(0);
+            let want = delta as f64;
+            assert_eq!(
+                decode_bits(&w.block(), 2).map(|d| d.0),
+                Ok(vec![0, (-want).to_bits()]),
+                "{groups} groups"
+            );
+        }
+        // A tenth group with its continuation bit set.
+        let mut w = Writer::default();
+        w.put(0f64.to_bits(), 64).put(0b01, 2);
+        for _ in 0..10 {
+            w.put(0xFF, 8);
+        }
+        w.put(0, 13);
+        assert_eq!(decode_bits(&w.block(), 9), Err(DecodeError::BadVarint { offset: 10 }));
+        // Ten groups whose tenth is cut: truncated, not bad.
+        let page = w.block();
+        let cut = block_of(66 + 79, &page[2..2 + (66 + 79usize).div_ceil(8)]);
+        assert_eq!(decode_bits(&cut, 9), Err(tr(Field::CamelVarLong, 10, 2)));
+    }
+
+    #[test]
+    fn decimals_the_readers_accept() {
+        let one = |negative: bool, delta: i64, count: u32, xor: Option<u64>, m: i64| {
+            let mut w = Writer::default();
+            w.put(1.0f64.to_bits(), 64);
+            w.value(negative, true).decimal(delta, count, xor, m);
+            decode_bits(&w.block(), 2).map(|d| f64::from_bits(d.0[1]))
+        };
+        // Count 15, the largest.
+        assert_eq!(one(false, 0, 15, None, 123_456_789_012_345), Ok(1.123456789012345));
+        // XOR bits overlapping m's (never written): 1.5 ^ top bit = 1.0.
+        assert_eq!(one(false, 0, 1, Some(1), 5), Ok(1.0));
+        // A negative integer part is negated: -(-30 + 5) / 10 = 2.5.
+        assert_eq!(one(false, -4, 1, None, 5), Ok(2.5));
+        assert_eq!(one(true, -4, 1, None, 5), Ok(-2.5));
+        assert_eq!(one(false, -2, 1, None, 5), Ok(0.5));
+        // A negative m.
+        assert_eq!(one(false, 2, 2, None, -25), Ok(2.75));
+        // A zero with the sign set is -0.0.
+        assert_eq!(one(true, -1, 1, None, 0).map(f64::to_bits), Ok((-0.0f64).to_bits()));
+        // A price.
+        assert_eq!(one(false, 11, 2, None, 34), Ok(12.34));
+        // The integer state saturates from the first value and wraps.
+        let mut w = Writer::default();
+        w.put(1e300f64.to_bits(), 64);
+        w.value(false, true).decimal(1, 1, None, 0);
+        let got = decode_bits(&w.block(), 2).map(|d| f64::from_bits(d.0[1]));
+        assert_eq!(got, Ok(-(i64::MIN as f64)));
+    }
+
+    #[test]
+    fn nans_in_the_xor_form() {
+        // A first NaN is raw; a repeat of it reads the canonical NaN; a
+        // signalling NaN reached by XOR comes back quieted, its sign kept
+        // even with the sign bit set (±1.0 × NaN).
+        let snan = 0x7FF0_0000_0000_0001u64;
+        let mut w = Writer::default();
+        w.put(snan, 64).put(0b100, 3);
+        let x = 0x7FF8_0000_0000_0000u64 ^ 0xFFF0_0000_0000_0002;
+        w.put(0b1011, 4).put(0, 6).put(63 - x.trailing_zeros() as u64, 6);
+        w.put(x >> x.trailing_zeros(), 64 - x.trailing_zeros());
+        assert_eq!(
+            decode_bits(&w.block(), 3).map(|d| d.0),
+            Ok(vec![snan, 0x7FF8_0000_0000_0000, 0xFFF8_0000_0000_0002])
+        );
+    }
+
+    #[test]
+    fn java_round_ties_up_exactly() {
+        for (x, r) in [
+            (2.5, 3),
+            (-2.5, -2),
+            (-0.5, 0),
+            (0.5, 1),
+            (-2.500000001, -3),
+            (0.49999999999999994, 0),
+            (-0.49999999999999994, 0),
+            (4_503_599_627_370_495.5, 4_503_599_627_370_496),
+            (-4_503_599_627_370_495.5, -4_503_599_627_370_495),
+            (4_503_599_627_370_497.0, 4_503_599_627_370_497),
+            (f64::NAN, 0),
+            (1e300, i64::MAX),
+            (-1e300, i64::MIN),
+        ] {
+            assert_eq!(java_round(x), r, "{x}");
+        }
+    }
+
+    #[test]
+    fn registry() {
+        assert_eq!(IMPLEMENTATIONS.len(), 1);
+        assert_eq!(IMPLEMENTATIONS[0].name, "camel/window64");
+        let f = IMPLEMENTATIONS[0].get().unwrap();
+        let mut out = [0u64; 2];
+        let page = unhex("b2 01 3f f8 00 00 00 00 00 00 41 06 80 00");
+        assert_eq!(
+            f(&page, &mut out),
+            Ok(Done {
+                values: 2,
+                consumed: 14
+            })
+        );
+    }
+}
