@@ -11,9 +11,15 @@
 //! and both window fields of a value come from one load, a varint of up to
 //! seven 8-bit groups from one load whose continuation bits give its length
 //! (`leading_zeros`) and whose 7-bit chunks are compacted with constant
-//! masks. Powers of ten come from a table. Every field is checked against
-//! the block's bit count before its bits are used, in the order the notes
-//! give, so errors name the same field and bit as a bit-at-a-time reader.
+//! masks. A decimal-form value whose fields all fit one load (the usual
+//! case: a small integer delta, a few decimals) is parsed from it without
+//! further loads; anything else, errors included, goes field by field:
+//! every field is checked against the block's bit count before its bits
+//! are used, in the order the notes give, so errors name the same field
+//! and bit as a bit-at-a-time reader. Decimal values are parsed into a
+//! batch of up to 32 and their arithmetic done together (an XOR-form
+//! value, which needs the previous value's bits, computes the batch
+//! first). Powers of ten come from a table.
 //!
 //! The decimal reconstruction is the notes' formula, operation for
 //! operation (IEEE division and multiplication, never fused; Java's
@@ -66,42 +72,45 @@ fn java_round(x: f64) -> i64 {
     if x.abs() < 4_503_599_627_370_496.0 {
         let t = x as i64;
         let f = x - t as f64;
-        if f >= 0.5 {
-            t + 1
-        } else if f < -0.5 {
-            t - 1
-        } else {
-            t
-        }
+        // Without branches: the direction is as random as the data.
+        t + i64::from(f >= 0.5) - i64::from(f < -0.5)
     } else {
         // An integer already (or out of range: saturating, NaN to 0).
         x as i64
     }
 }
 
-/// A decimal-form value: `frac` = `m / 10^count` (or, with XOR bits, the
-/// bits of `m / 10^count + 1` XORed, minus 1), `dec = round(frac * 10^count)`,
-/// then `(int * 10^count + dec) / 10^count`, negated for a negative integer
-/// part, then the sign. Never a NaN: every term is finite.
+/// A decimal-form value, in the notes' steps: `frac` = `m / 10^count` (or,
+/// with XOR bits, the bits of `m / 10^count + 1` XORed, minus 1), then
+/// [`decimal_part`] and [`decimal_value`]. `xor_mask` is all ones with XOR
+/// bits, else 0: both fractions are computed and one chosen by mask, as the
+/// flag is as random as the data. Never a NaN: every term is finite.
 #[inline(always)]
-fn decimal(negative: bool, int_part: i64, count: usize, xor: u64, has_xor: bool, m: i64) -> u64 {
+fn fraction(count: usize, xor: u64, xor_mask: u64, m: i64) -> f64 {
     let pow = POW10[count & 15];
-    let frac = if has_xor {
-        f64::from_bits(xor ^ canonical((m as f64 / pow + 1.0).to_bits())) - 1.0
-    } else {
-        m as f64 / pow
-    };
-    let dec = java_round(frac * pow) as f64;
+    let plain = m as f64 / pow;
+    let xored = f64::from_bits(xor ^ canonical((plain + 1.0).to_bits())) - 1.0;
+    f64::from_bits((xored.to_bits() & xor_mask) | (plain.to_bits() & !xor_mask))
+}
+
+/// `dec = round(frac * 10^count)` (Java's `Math.round`), as a double.
+#[inline(always)]
+fn decimal_part(count: usize, frac: f64) -> f64 {
+    java_round(frac * POW10[count & 15]) as f64
+}
+
+/// `(int * 10^count + dec) / 10^count`, negated for a negative integer
+/// part, then the sign: the value's bits.
+#[inline(always)]
+fn decimal_value(negative: bool, int_part: i64, count: usize, dec: f64) -> u64 {
+    let pow = POW10[count & 15];
     let value = if int_part >= 0 {
         (int_part as f64 * pow + dec) / pow
     } else {
         -(int_part as f64 * pow + dec) / pow
     };
-    if negative {
-        (-value).to_bits()
-    } else {
-        value.to_bits()
-    }
+    // `sign * value`: the value is never a NaN, so negating is the product.
+    value.to_bits() ^ (u64::from(negative) << 63)
 }
 
 /// `(u >> 1) ^ -(u & 1)`.
@@ -230,6 +239,100 @@ impl Block<'_> {
     }
 }
 
+/// A parsed decimal-form value waiting for its floating-point part.
+#[derive(Clone, Copy, Default)]
+struct Pending {
+    int_part: i64,
+    m: i64,
+    xor: u64,
+    xor_mask: u64,
+    count: usize,
+    negative: bool,
+}
+
+/// Decimal-form values parsed before their floating-point parts are
+/// computed together: the parse is a chain through the bit position, the
+/// arithmetic (two divisions a value) is independent from value to value,
+/// so a batch of it overlaps where one value at a time would wait.
+const BATCH: usize = 32;
+
+/// The values of `pending` into `out` (as long); returns the last one's
+/// bits. Three passes over the batch, one per step of the arithmetic: each
+/// pass's values are independent and its chain short, so many values'
+/// divisions are in flight at once.
+#[inline(always)]
+fn flush<T: Lane>(pending: &[Pending], out: &mut [T]) -> u64 {
+    let mut part = [0f64; BATCH];
+    for (x, d) in part.iter_mut().zip(pending) {
+        *x = fraction(d.count, d.xor, d.xor_mask, d.m);
+    }
+    for (x, d) in part.iter_mut().zip(pending) {
+        *x = decimal_part(d.count, *x);
+    }
+    let mut last = 0;
+    for ((o, d), &dec) in out.iter_mut().zip(pending).zip(&part) {
+        last = decimal_value(d.negative, d.int_part, d.count, dec);
+        *o = T::from_bits(last);
+    }
+    last
+}
+
+/// The varint at the top of `v` (a window shifted to it) if one of its
+/// first seven groups ends it: (bits, value).
+#[inline(always)]
+fn var_long_in(v: u64) -> Option<(usize, i64)> {
+    let stops = !v & GROUP_STOPS;
+    if stops == 0 {
+        return None;
+    }
+    let groups = (stops.leading_zeros() - 7) / 8 + 1;
+    let chunks = (v.swap_bytes() >> 1) & 0x7F7F_7F7F_7F7F_7F7F;
+    Some((8 * groups as usize, unzigzag(compact7(chunks, groups))))
+}
+
+/// A decimal-form value whose fields all lie in the 57 valid bits of `w`
+/// (the window at the value's sign bit) and in the `left` bits the block
+/// has from there: (bits, integer delta, the pending value without its
+/// integer part). `None` sends the value through the field-by-field path,
+/// which reports any error.
+#[inline(always)]
+fn decimal_in_word(w: u64, left: usize) -> Option<(usize, i64, Pending)> {
+    let (g1, diff) = var_long_in(w << 2)?;
+    let at = 2 + g1;
+    if at + 5 > 57 {
+        return None;
+    }
+    let c = w << at;
+    let code = (c >> 60) as usize;
+    if code + 1 > MAX_COUNT {
+        return None;
+    }
+    let count = code + 1;
+    let xor_mask = ((c >> 59) & 1).wrapping_neg();
+    let m_at = at + 5 + (count & xor_mask as usize);
+    if m_at >= 57 {
+        return None;
+    }
+    let (g2, m) = var_long_in(w << m_at)?;
+    let end = m_at + g2;
+    if end > 57 || end > left {
+        return None;
+    }
+    let xor = (((c << 5) >> (64 - count)) << (52 - count)) & xor_mask;
+    Some((
+        end,
+        diff,
+        Pending {
+            int_part: 0,
+            m,
+            xor,
+            xor_mask,
+            count,
+            negative: w >> 63 == 1,
+        },
+    ))
+}
+
 /// Decode one block's values into `out[n..]`; returns the new count.
 #[inline(always)]
 fn decode_block<T: Lane>(b: &Block<'_>, out: &mut [T], mut n: usize) -> Result<usize, DecodeError> {
@@ -250,6 +353,9 @@ fn decode_block<T: Lane>(b: &Block<'_>, out: &mut [T], mut n: usize) -> Result<u
     // The XOR window (leading, trailing zeros); none before the first.
     let mut window: Option<(u32, u32)> = None;
     let mut pos = 64usize;
+    let mut pending = [Pending::default(); BATCH];
+    // Decimal values parsed, not yet computed: `out[n - len..n]`.
+    let mut len = 0usize;
     while pos < limit {
         if n == max {
             return Err(DecodeError::TooManyValues {
@@ -260,11 +366,26 @@ fn decode_block<T: Lane>(b: &Block<'_>, out: &mut [T], mut n: usize) -> Result<u
         // Sign, type, and the XOR form's controls and window fields: bits
         // 63 .. 48 of one load.
         let w = b.peek(pos);
+        if (w >> 62) & 1 == 1 {
+            if let Some((bits, diff, mut d)) = decimal_in_word(w, limit - pos) {
+                stored = stored.wrapping_add(diff);
+                d.int_part = stored;
+                pos += bits;
+                pending[len] = d;
+                len += 1;
+                n += 1;
+                if len == BATCH {
+                    prev = canonical(flush(&pending, &mut out[n - BATCH..n]));
+                    len = 0;
+                }
+                continue;
+            }
+        }
         if pos + 2 > limit {
             return Err(b.truncated(Field::CamelType, pos + 1));
         }
         let negative = w >> 63 == 1;
-        let bits = if (w >> 62) & 1 == 1 {
+        if (w >> 62) & 1 == 1 {
             let mut p = pos + 2;
             stored = stored.wrapping_add(b.var_long(&mut p)?);
             let int_part = stored;
@@ -283,21 +404,35 @@ fn decode_block<T: Lane>(b: &Block<'_>, out: &mut [T], mut n: usize) -> Result<u
             if p + 5 > limit {
                 return Err(b.truncated(Field::CamelDecimal, p + 4));
             }
-            let has_xor = (w >> 59) & 1 == 1;
-            let xor = if has_xor {
-                if p + 5 + count > limit {
-                    return Err(b.truncated(Field::CamelDecimal, p + 5));
-                }
-                p += 5 + count;
-                ((w << 5) >> (64 - count)) << (52 - count)
-            } else {
-                p += 5;
-                0
-            };
+            // All ones with XOR bits (`count` of them), else 0.
+            let xor_mask = ((w >> 59) & 1).wrapping_neg();
+            let xor_bits = count & xor_mask as usize;
+            if p + 5 + xor_bits > limit {
+                return Err(b.truncated(Field::CamelDecimal, p + 5));
+            }
+            let xor = (((w << 5) >> (64 - count)) << (52 - count)) & xor_mask;
+            p += 5 + xor_bits;
             let m = b.var_long(&mut p)?;
             pos = p;
-            decimal(negative, int_part, count, xor, has_xor, m)
+            pending[len] = Pending {
+                int_part,
+                m,
+                xor,
+                xor_mask,
+                count,
+                negative,
+            };
+            len += 1;
+            n += 1;
+            if len == BATCH {
+                prev = canonical(flush(&pending, &mut out[n - BATCH..n]));
+                len = 0;
+            }
         } else {
+            if len > 0 {
+                prev = canonical(flush(&pending[..len], &mut out[n - len..n]));
+                len = 0;
+            }
             let at = pos + 2;
             if at + 1 > limit {
                 return Err(b.truncated(Field::CamelXor, at));
@@ -344,12 +479,13 @@ fn decode_block<T: Lane>(b: &Block<'_>, out: &mut [T], mut n: usize) -> Result<u
                 prev ^= b.bits(bits_at, sig) << trail;
                 pos = bits_at + sig as usize;
             }
-            signed(negative, prev)
-        };
-        out[n] = T::from_bits(bits);
-        n += 1;
-        prev = canonical(bits);
+            let bits = signed(negative, prev);
+            out[n] = T::from_bits(bits);
+            n += 1;
+            prev = canonical(bits);
+        }
     }
+    flush(&pending[..len], &mut out[n - len..n]);
     Ok(n)
 }
 
