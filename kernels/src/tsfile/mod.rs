@@ -15,6 +15,7 @@ use std::fmt;
 
 pub mod aligned;
 pub(crate) mod bitpack;
+pub mod camel;
 pub mod chimp;
 pub mod dictionary;
 pub mod float_scaled;
@@ -87,6 +88,15 @@ pub enum Field {
     RlbeLength,
     RlbeRun,
     RlbeValue,
+    /// CAMEL: a block's bit count, the raw first value, a value's sign and
+    /// type bits, a bitwise varint, the decimal part (count, XOR flag and
+    /// bits), the XOR form (control bits, window, bits).
+    CamelBits,
+    CamelFirst,
+    CamelType,
+    CamelVarLong,
+    CamelDecimal,
+    CamelXor,
 }
 
 /// Why a page was rejected.

@@ -333,8 +333,9 @@ pub enum TsFault {
 }
 
 /// The page field an error names, with its stable canonical tag. The
-/// reference and the kernels each have their own `Field` enum; the
-/// reference's also names the fields of encodings no kernel decodes yet.
+/// reference and the kernels each have their own `Field` enum; a field the
+/// reference alone names (an encoding no kernel decodes yet) goes in
+/// `reference_only`.
 macro_rules! ts_fields {
     (kernels: [$($k:ident = $kt:literal),* $(,)?], reference_only: [$($r:ident = $rt:literal),* $(,)?] $(,)?) => {
         #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -375,10 +376,9 @@ ts_fields! {
         DictSize = 41, DictEntry = 42, DictIndex = 43,
         FloatHeader = 23, FloatCount = 24, FloatBitmap = 25, MaxPointNumber = 26,
         RlbeCount = 37, RlbeLength = 38, RlbeRun = 39, RlbeValue = 40,
+        CamelBits = 44, CamelFirst = 45, CamelType = 46, CamelVarLong = 47, CamelDecimal = 48, CamelXor = 49,
     ],
     reference_only: [
-        CamelBits = 44, CamelFirst = 45, CamelType = 46,
-        CamelVarLong = 47, CamelDecimal = 48, CamelXor = 49,
     ],
 }
 
