@@ -224,6 +224,10 @@ impl Checker<'_> {
                 Count::Exactly(_) => StopMode::Count(n as u32),
                 Count::AtMost(_) => StopMode::AtTerminator,
             },
+            writer: match self.reference.writer {
+                Writer::Cpp if tsfile::Writer::matters(family_encoding, dtype) => tsfile::Writer::Cpp,
+                _ => tsfile::Writer::Java,
+            },
             max_values: n as u32,
             page: bytes.to_vec(),
         };

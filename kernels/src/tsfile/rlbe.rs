@@ -160,18 +160,16 @@ impl Adder for Int64 {
 }
 // The float sums' NaN payloads. IEEE 754 leaves open which NaN operand a
 // sum passes on, and Rust (like Java) does not pin it: the machine code
-// decides (on x86-64 SSE, `addss` / `addsd` pass their first operand's).
-// The sums here fix it: a NaN difference wins, then a NaN previous value,
-// each quieted; only a NaN made from two non-NaNs (inf - inf) is the
-// hardware's. That is what the reference's x86-64 release build computes
-// (its addition compiles with the difference as the first operand); its
-// debug build passes the previous value's on instead.
+// decides (on x86-64 SSE, `addss` / `addsd` pass their first operand's),
+// and inf - inf is negative on x86-64, positive elsewhere. The notes fix
+// it: a NaN difference wins, then a NaN previous value, each quieted; a NaN
+// made from two non-NaNs is the canonical (positive, quiet) NaN.
 impl Adder for F32Diffs {
     #[inline(always)]
     fn add(prev: u64, word: u64) -> u64 {
         let sum = f32::from_bits(prev as u32) + f32::from_bits(word as u32);
         if sum.is_nan() {
-            nan32(prev as u32, word as u32, sum)
+            nan32(prev as u32, word as u32)
         } else {
             u64::from(sum.to_bits())
         }
@@ -182,7 +180,7 @@ impl Adder for F64Diffs {
     fn add(prev: u64, word: u64) -> u64 {
         let sum = f64::from_bits(prev) + f64::from_bits(word);
         if sum.is_nan() {
-            nan64(prev, word, sum)
+            nan64(prev, word)
         } else {
             sum.to_bits()
         }
@@ -192,28 +190,28 @@ impl Adder for F64Diffs {
 /// A NaN f32 sum: see the note above [`F32Diffs`]'s `add`.
 #[cold]
 #[inline(never)]
-fn nan32(prev: u32, word: u32, sum: f32) -> u64 {
+fn nan32(prev: u32, word: u32) -> u64 {
     const QUIET: u32 = 1 << 22;
     u64::from(if f32::from_bits(word).is_nan() {
         word | QUIET
     } else if f32::from_bits(prev).is_nan() {
         prev | QUIET
     } else {
-        sum.to_bits()
+        0x7FC0_0000
     })
 }
 
 /// A NaN f64 sum: see the note above [`F32Diffs`]'s `add`.
 #[cold]
 #[inline(never)]
-fn nan64(prev: u64, word: u64, sum: f64) -> u64 {
+fn nan64(prev: u64, word: u64) -> u64 {
     const QUIET: u64 = 1 << 51;
     if f64::from_bits(word).is_nan() {
         word | QUIET
     } else if f64::from_bits(prev).is_nan() {
         prev | QUIET
     } else {
-        sum.to_bits()
+        0x7FF8_0000_0000_0000
     }
 }
 
@@ -745,7 +743,7 @@ mod tests {
     }
 
     /// A NaN sum's payload: a NaN difference's, else a NaN previous
-    /// value's, quieted; inf - inf is the hardware's NaN.
+    /// value's, quieted; inf - inf is the canonical NaN.
     #[test]
     fn java_nan_payloads() {
         let (p1, p2) = (0x7ff8_0000_0000_0001u64, 0x7ff8_0000_0000_0002u64);
@@ -768,8 +766,8 @@ mod tests {
         let page = encode_words(&[inf, (-f64::INFINITY).to_bits()], 64, BLOCK, false);
         let mut out = [0u64; 2];
         decode64_into(&page, Sum::FloatDiffs, &mut out).unwrap();
-        // Whatever NaN the host makes (x86-64: 0xfff8...).
-        assert!(f64::from_bits(out[1]).is_nan());
+        // The canonical NaN, whatever the host makes (x86-64: 0xfff8...).
+        assert_eq!(out[1], 0x7ff8_0000_0000_0000);
         let (q1, q2, s3) = (0x7fc0_0001u64, 0xffc0_0002u64, 0x7f80_0003u64);
         for (first, diff, want) in [(q1, q2, q2), (q1, 0, q1), (s3, q2, q2), (q1, s3, s3 | 1 << 22)] {
             let page = encode_words(&[first, diff], 32, BLOCK, false);

@@ -20,6 +20,18 @@ fn canonical_bits(v: f64) -> u64 {
     }
 }
 
+/// `sign * value` with `sign` ±1.0, as the notes define it for a NaN: the
+/// NaN itself, quieted, its sign kept (what the multiplication gives on
+/// x86-64, AArch64, POWER and s390x; IEEE 754 and Rust leave it open, and
+/// RISC-V gives the canonical NaN instead).
+fn signed(sign: f64, value: f64) -> f64 {
+    if value.is_nan() {
+        f64::from_bits(value.to_bits() | 1 << 51)
+    } else {
+        sign * value
+    }
+}
+
 /// Java's `Math.round(double)`: nearest, ties up, saturating, NaN to 0.
 fn java_round(x: f64) -> i64 {
     let r = x.round();
@@ -133,7 +145,7 @@ fn decode_value(b: &mut Block<'_>, s: &mut State) -> Result<f64, DecodeError> {
     // The XOR form, against the previous value's (canonical, signed) bits.
     let at = b.bits.pos;
     if b.take(1, Field::CamelXor)? == 0 {
-        return Ok(sign * f64::from_bits(s.previous));
+        return Ok(signed(sign, f64::from_bits(s.previous)));
     }
     let xor = if b.take(1, Field::CamelXor)? == 0 {
         let (lead, trail) = s.window.ok_or(DecodeError::NoWindow {
@@ -160,7 +172,7 @@ fn decode_value(b: &mut Block<'_>, s: &mut State) -> Result<f64, DecodeError> {
         b.take(sig, Field::CamelXor)? << trail
     };
     s.previous ^= xor;
-    Ok(sign * f64::from_bits(s.previous))
+    Ok(signed(sign, f64::from_bits(s.previous)))
 }
 
 /// Decode a whole DOUBLE page.
@@ -332,6 +344,19 @@ pub fn encode(values: &[f64]) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `sign * NaN` as the notes define it: the NaN, quieted, its sign kept.
+    #[test]
+    fn a_signed_nan_keeps_its_sign() {
+        let snan = f64::from_bits(0x7ff0_0000_0000_0001);
+        assert_eq!(signed(-1.0, snan).to_bits(), 0x7ff8_0000_0000_0001);
+        assert_eq!(
+            signed(1.0, f64::from_bits(0xfff0_0000_0000_0002)).to_bits(),
+            0xfff8_0000_0000_0002
+        );
+        assert_eq!(signed(-1.0, 2.5), -2.5);
+        assert_eq!(signed(-1.0, 0.0).to_bits(), (-0.0f64).to_bits());
+    }
     use proptest::prelude::*;
 
     use crate::tsfile::test_hex as hex;

@@ -43,11 +43,38 @@ enum Sum {
 }
 
 impl Sum {
+    /// A NaN sum is defined by the notes (IEEE 754 and Rust leave open which
+    /// NaN operand passes): a NaN difference, quieted; else a NaN previous
+    /// value, quieted; else (infinities of both signs) the canonical NaN.
     fn add(self, prev: u64, word: u64, width: u32) -> u64 {
         match self {
             Sum::Int => prev.wrapping_add(word) & mask(width),
-            Sum::F32 => (f32::from_bits(prev as u32) + f32::from_bits(word as u32)).to_bits() as u64,
-            Sum::F64 => (f64::from_bits(prev) + f64::from_bits(word)).to_bits(),
+            Sum::F32 => {
+                let (a, b) = (f32::from_bits(prev as u32), f32::from_bits(word as u32));
+                let sum = if b.is_nan() {
+                    f32::from_bits(b.to_bits() | 1 << 22)
+                } else if a.is_nan() {
+                    f32::from_bits(a.to_bits() | 1 << 22)
+                } else if (a + b).is_nan() {
+                    f32::NAN
+                } else {
+                    a + b
+                };
+                sum.to_bits() as u64
+            }
+            Sum::F64 => {
+                let (a, b) = (f64::from_bits(prev), f64::from_bits(word));
+                let sum = if b.is_nan() {
+                    f64::from_bits(b.to_bits() | 1 << 51)
+                } else if a.is_nan() {
+                    f64::from_bits(a.to_bits() | 1 << 51)
+                } else if (a + b).is_nan() {
+                    f64::NAN
+                } else {
+                    a + b
+                };
+                sum.to_bits()
+            }
         }
     }
 }
@@ -303,6 +330,37 @@ mod tests {
     use proptest::prelude::*;
 
     use crate::tsfile::test_hex as hex;
+
+    /// The notes' NaN rule for Java's float sums: the difference's NaN, else
+    /// the previous value's, quieted; inf - inf is the canonical NaN.
+    #[test]
+    fn nan_sums_follow_the_notes() {
+        let (p1, p2, snan) = (
+            0x7ff8_0000_0000_0001u64,
+            0xfff8_0000_0000_0002u64,
+            0x7ff0_0000_0000_0003u64,
+        );
+        let inf = f64::INFINITY.to_bits();
+        for (prev, diff, want) in [
+            (p1, p2, p2),
+            (p1, 1.0f64.to_bits(), p1),
+            (snan, 0, snan | 1 << 51),
+            (p1, snan, snan | 1 << 51),
+            (inf, (-f64::INFINITY).to_bits(), 0x7ff8_0000_0000_0000),
+            (1.0f64.to_bits(), 2.0f64.to_bits(), 3.0f64.to_bits()),
+        ] {
+            assert_eq!(Sum::F64.add(prev, diff, 64), want, "{prev:x} + {diff:x}");
+        }
+        let inf = f32::INFINITY.to_bits() as u64;
+        for (prev, diff, want) in [
+            (0x7fc0_0001u64, 0xffc0_0002u64, 0xffc0_0002u64),
+            (0x7f80_0003, 0, 0x7fc0_0003),
+            (0, 0x7f80_0003, 0x7fc0_0003),
+            (inf, (-f32::INFINITY).to_bits() as u64, 0x7fc0_0000),
+        ] {
+            assert_eq!(Sum::F32.add(prev, diff, 32), want, "{prev:x} + {diff:x}");
+        }
+    }
 
     #[test]
     fn known_answers() {

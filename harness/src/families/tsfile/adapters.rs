@@ -3,10 +3,10 @@
 //! pages), filled with a canary before every call.
 
 use crossdec_kernels::tsfile::{
-    self as kernel, chimp, dictionary, float_scaled, gorilla, plain, rle, ts2diff, zigzag, Done,
+    self as kernel, camel, chimp, dictionary, float_scaled, gorilla, plain, rlbe, rle, sprintz, ts2diff, zigzag, Done,
 };
 
-use super::{DataType, Encoding, StopMode, TsFamily, TsFault, TsInput, TsValue, Values};
+use super::{DataType, Encoding, StopMode, TsFamily, TsFault, TsInput, TsValue, Values, Writer};
 use crate::engine::{Buffers, Element, Implementation, Role, CANARIES};
 
 /// Decode into the caller buffer `values`, whose range holds `max` elements
@@ -203,8 +203,67 @@ impl Adapter {
                     consumed,
                 })
             }
+            (Encoding::Sprintz, DataType::Int32 | DataType::Float) => {
+                let imp = crossdec_kernels::by_name(sprintz::IMPLEMENTATIONS_32, name).expect("registered");
+                let float = input.dtype == DataType::Float;
+                let r = decode_values(b, max, |o| imp(page, float, o));
+                if float {
+                    out!(r, Float)
+                } else {
+                    out!(r, Int32, |v| v as i32)
+                }
+            }
+            (Encoding::Sprintz, DataType::Int64 | DataType::Double) => {
+                let imp = crossdec_kernels::by_name(sprintz::IMPLEMENTATIONS_64, name).expect("registered");
+                let float = input.dtype == DataType::Double;
+                let writer = match input.writer {
+                    Writer::Java => sprintz::Writer::Java,
+                    Writer::Cpp => sprintz::Writer::Cpp,
+                };
+                let r = decode_values(b, max, |o| imp(page, float, writer, o));
+                if float {
+                    out!(r, Double)
+                } else {
+                    out!(r, Int64, |v| v as i64)
+                }
+            }
+            (Encoding::Rlbe, DataType::Int32 | DataType::Float) => {
+                let imp = crossdec_kernels::by_name(rlbe::IMPLEMENTATIONS_32, name).expect("registered");
+                let float = input.dtype == DataType::Float;
+                let r = decode_values(b, max, |o| imp(page, rlbe_sum(input), o));
+                if float {
+                    out!(r, Float)
+                } else {
+                    out!(r, Int32, |v| v as i32)
+                }
+            }
+            (Encoding::Rlbe, DataType::Int64 | DataType::Double) => {
+                let imp = crossdec_kernels::by_name(rlbe::IMPLEMENTATIONS_64, name).expect("registered");
+                let float = input.dtype == DataType::Double;
+                let r = decode_values(b, max, |o| imp(page, rlbe_sum(input), o));
+                if float {
+                    out!(r, Double)
+                } else {
+                    out!(r, Int64, |v| v as i64)
+                }
+            }
+            (Encoding::Camel, DataType::Double) => {
+                let imp = crossdec_kernels::by_name(camel::IMPLEMENTATIONS, name).expect("registered");
+                out!(decode_values(b, max, |o| imp(page, o)), Double)
+            }
             (e, t) => unreachable!("{e:?} does not decode {t:?}"),
         }
+    }
+}
+
+/// RLBE's sum: integer deltas, except a Java FLOAT / DOUBLE page's float
+/// differences.
+fn rlbe_sum(input: &TsInput) -> rlbe::Sum {
+    let float = matches!(input.dtype, DataType::Float | DataType::Double);
+    if float && input.writer == Writer::Java {
+        rlbe::Sum::FloatDiffs
+    } else {
+        rlbe::Sum::Int
     }
 }
 
@@ -221,6 +280,9 @@ pub fn kernel_names(encoding: Encoding) -> Vec<(&'static str, bool)> {
         Encoding::Zigzag => list(zigzag::IMPLEMENTATIONS_I64),
         Encoding::Chimp => list(chimp::IMPLEMENTATIONS_64),
         Encoding::Dictionary => list(dictionary::IMPLEMENTATIONS),
+        Encoding::Sprintz => list(sprintz::IMPLEMENTATIONS_64),
+        Encoding::Rlbe => list(rlbe::IMPLEMENTATIONS_64),
+        Encoding::Camel => list(camel::IMPLEMENTATIONS),
     }
 }
 

@@ -217,6 +217,7 @@ pub fn control_forms(rng: &mut impl Rng) -> TsInput {
         } else {
             StopMode::AtTerminator
         },
+        writer: Default::default(),
         max_values: len as u32 + rng.gen_range(0..3),
         page,
     }

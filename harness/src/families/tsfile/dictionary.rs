@@ -149,6 +149,7 @@ pub fn huge_run(rng: &mut impl Rng) -> TsInput {
         encoding: Encoding::Dictionary,
         dtype: DataType::Text,
         stop: StopMode::AtTerminator,
+        writer: Default::default(),
         max_values: rng.gen_range(0..1000),
         page: assemble(1, &[(1, b"x")], &run),
     }

@@ -24,6 +24,11 @@ fn max_point_number(rng: &mut impl Rng) -> u32 {
     }
 }
 
+/// Whether pages of `dtype` in `encoding` go through the wrapper.
+pub fn applies(encoding: Encoding, dtype: DataType) -> bool {
+    matches!(encoding, Encoding::Ts2Diff | Encoding::Rle) && matches!(dtype, DataType::Float | DataType::Double)
+}
+
 pub fn inner_of(encoding: Encoding) -> Inner {
     match encoding {
         Encoding::Ts2Diff => Inner::Ts2Diff,
@@ -264,6 +269,7 @@ mod tests {
                         encoding,
                         dtype,
                         stop: super::super::StopMode::AtTerminator,
+                        writer: Default::default(),
                         max_values: 0,
                         page: Vec::new(),
                     };

@@ -2,11 +2,11 @@
 //! the reference encoders (block boundaries hit exactly, terminators appended
 //! as the writers do); malformed pages are valid ones damaged on purpose.
 
-use crossdec_reference::tsfile::{gorilla, plain, rle, ts2diff};
+use crossdec_reference::tsfile::{camel, gorilla, plain, rlbe, rle, sprintz, ts2diff};
 use rand::seq::SliceRandom;
 use rand::Rng;
 
-use super::{DataType, Encoding, StopMode, TsInput, Values, FUZZ_MAX_VALUES, MAX_VALUES_CAP};
+use super::{DataType, Encoding, StopMode, TsInput, Values, Writer, FUZZ_MAX_VALUES, MAX_VALUES_CAP};
 use crate::engine::{bytes, size_limit, Case, CaseRng};
 
 /// Every TsFile family has the same categories.
@@ -212,6 +212,23 @@ pub fn series(rng: &mut impl Rng, dtype: DataType, shape: Shape, len: usize) -> 
 pub fn encode(rng: &mut impl Rng, encoding: Encoding, values: &Values) -> TsInput {
     let len = values.len();
     let mut stop = StopMode::AtTerminator;
+    // Mostly the Java writer's variant, where the two differ.
+    let writer = if Writer::matters(encoding, values.dtype()) && rng.gen_bool(0.3) {
+        Writer::Cpp
+    } else {
+        Writer::Java
+    };
+    let top = |rng: &mut dyn rand::RngCore| {
+        if rng.gen_bool(0.8) {
+            rlbe::TopBit::Cleared
+        } else {
+            rlbe::TopBit::Set
+        }
+    };
+    let rlbe_flavour = match writer {
+        Writer::Java => rlbe::Flavour::JavaFloatDiffs,
+        Writer::Cpp => rlbe::Flavour::CppBits,
+    };
     let page = match (encoding, values) {
         (Encoding::Ts2Diff | Encoding::Rle, v @ (Values::Float(_) | Values::Double(_))) => {
             super::float_scaled::page(rng, encoding, v)
@@ -280,6 +297,15 @@ pub fn encode(rng: &mut impl Rng, encoding: Encoding, values: &Values) -> TsInpu
             };
             rle_page(rng, &bits, big_endian)
         }
+        (Encoding::Sprintz, Values::Int32(v)) => sprintz::encode_i32(v),
+        (Encoding::Sprintz, Values::Int64(v)) => sprintz::encode_i64(v),
+        (Encoding::Sprintz, Values::Float(v)) => sprintz::encode_f32(&floats(v)),
+        (Encoding::Sprintz, Values::Double(v)) => sprintz::encode_f64(&doubles(v)),
+        (Encoding::Rlbe, Values::Int32(v)) => rlbe::encode_i32(v, top(rng)),
+        (Encoding::Rlbe, Values::Int64(v)) => rlbe::encode_i64(v, top(rng)),
+        (Encoding::Rlbe, Values::Float(v)) => rlbe::encode_f32(&floats(v), rlbe_flavour, top(rng)),
+        (Encoding::Rlbe, Values::Double(v)) => rlbe::encode_f64(&doubles(v), rlbe_flavour, top(rng)),
+        (Encoding::Camel, Values::Double(v)) => camel::encode(&doubles(v)),
         (e, v) => unreachable!("{e:?} does not encode {:?}", v.dtype()),
     };
     let max_values = if rng.gen_bool(0.8) {
@@ -291,9 +317,18 @@ pub fn encode(rng: &mut impl Rng, encoding: Encoding, values: &Values) -> TsInpu
         encoding,
         dtype: values.dtype(),
         stop,
+        writer,
         max_values: max_values as u32,
         page,
     }
+}
+
+fn floats(bits: &[u32]) -> Vec<f32> {
+    bits.iter().map(|&b| f32::from_bits(b)).collect()
+}
+
+fn doubles(bits: &[u64]) -> Vec<f64> {
+    bits.iter().map(|&b| f64::from_bits(b)).collect()
 }
 
 fn block_size(rng: &mut impl Rng) -> usize {
@@ -376,8 +411,12 @@ fn corrupt(rng: &mut impl Rng, encoding: Encoding) -> TsInput {
         super::dictionary::corrupt(rng, &mut input);
         return input;
     }
-    if !encoding.is_lossless(input.dtype) && targeted {
+    if super::float_scaled::applies(encoding, input.dtype) && targeted {
         super::float_scaled::corrupt(rng, &mut input);
+        return input;
+    }
+    if super::block_headers::applies(encoding) && targeted {
+        super::block_headers::corrupt(rng, &mut input);
         return input;
     }
     let page = &mut input.page;
@@ -466,7 +505,7 @@ fn block_offsets(page: &[u8], header: usize) -> Vec<usize> {
 fn bad_counts(rng: &mut impl Rng, encoding: Encoding) -> TsInput {
     let len = rng.gen_range(1..300);
     let mut input = valid(rng, encoding, len);
-    if !encoding.is_lossless(input.dtype) && rng.gen_bool(0.5) {
+    if super::float_scaled::applies(encoding, input.dtype) && rng.gen_bool(0.5) {
         super::float_scaled::bad_counts(rng, &mut input);
         return input;
     }
@@ -557,6 +596,7 @@ fn large(rng: &mut CaseRng, encoding: Encoding, index: u64) -> Vec<Case<TsInput>
                 encoding,
                 dtype,
                 stop: StopMode::AtTerminator,
+                writer: Default::default(),
                 max_values: len as u32,
                 page,
             }));
@@ -578,11 +618,19 @@ fn large(rng: &mut CaseRng, encoding: Encoding, index: u64) -> Vec<Case<TsInput>
                 encoding,
                 dtype,
                 stop: StopMode::AtTerminator,
+                writer: Default::default(),
                 max_values: len as u32,
                 page,
             }));
         }
-        Encoding::Gorilla | Encoding::Plain | Encoding::Zigzag | Encoding::Chimp | Encoding::Dictionary => {}
+        Encoding::Gorilla
+        | Encoding::Plain
+        | Encoding::Zigzag
+        | Encoding::Chimp
+        | Encoding::Dictionary
+        | Encoding::Sprintz
+        | Encoding::Rlbe
+        | Encoding::Camel => {}
     }
     out
 }

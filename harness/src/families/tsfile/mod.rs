@@ -1,5 +1,6 @@
 //! Families `tsfile-ts2diff`, `tsfile-gorilla`, `tsfile-plain`,
-//! `tsfile-rle`, `tsfile-zigzag`, `tsfile-chimp` and `tsfile-dictionary`:
+//! `tsfile-rle`, `tsfile-zigzag`, `tsfile-chimp`, `tsfile-dictionary`,
+//! `tsfile-sprintz`, `tsfile-rlbe` and `tsfile-camel`:
 //! one Apache TsFile page (value bytes) of one data type, decoded by the
 //! reference and by every kernel, compared on values, consumed bytes
 //! and errors with their positions. `crossdec tsfile` (`crate::cli::tsfile`)
@@ -7,6 +8,7 @@
 //! same decoders.
 
 mod adapters;
+mod block_headers;
 mod chimp;
 mod dictionary;
 mod float_scaled;
@@ -45,10 +47,13 @@ pub enum Encoding {
     Zigzag,
     Chimp,
     Dictionary,
+    Sprintz,
+    Rlbe,
+    Camel,
 }
 
 impl Encoding {
-    pub const ALL: [Encoding; 7] = [
+    pub const ALL: [Encoding; 10] = [
         Encoding::Ts2Diff,
         Encoding::Gorilla,
         Encoding::Plain,
@@ -56,6 +61,9 @@ impl Encoding {
         Encoding::Zigzag,
         Encoding::Chimp,
         Encoding::Dictionary,
+        Encoding::Sprintz,
+        Encoding::Rlbe,
+        Encoding::Camel,
     ];
 
     /// TsFile's encoding id.
@@ -68,6 +76,9 @@ impl Encoding {
             Encoding::Zigzag => 9,
             Encoding::Chimp => 11,
             Encoding::Dictionary => 1,
+            Encoding::Sprintz => 12,
+            Encoding::Rlbe => 13,
+            Encoding::Camel => 14,
         }
     }
 
@@ -84,6 +95,9 @@ impl Encoding {
             Encoding::Zigzag => "tsfile-zigzag",
             Encoding::Chimp => "tsfile-chimp",
             Encoding::Dictionary => "tsfile-dictionary",
+            Encoding::Sprintz => "tsfile-sprintz",
+            Encoding::Rlbe => "tsfile-rlbe",
+            Encoding::Camel => "tsfile-camel",
         }
     }
 
@@ -169,13 +183,53 @@ impl Encoding {
                 "harness/tests/tsfile_*",
                 "harness/tests/integration/tsfile_*",
             ],
+            Encoding::Sprintz => &[
+                "kernels/src/tsfile/sprintz.rs",
+                "kernels/src/tsfile/bitpack.rs",
+                "kernels/src/tsfile/rle.rs",
+                "kernels/src/tsfile/gorilla.rs",
+                "reference/src/tsfile/sprintz.rs",
+                "reference/src/tsfile/rle.rs",
+                "reference/src/tsfile/gorilla.rs",
+                "kernels/src/tsfile/mod.rs",
+                "reference/src/tsfile/mod.rs",
+                "harness/src/families/tsfile/",
+                "harness/tests/tsfile_*",
+                "harness/tests/integration/tsfile_*",
+            ],
+            Encoding::Rlbe => &[
+                "kernels/src/tsfile/rlbe.rs",
+                "reference/src/tsfile/rlbe.rs",
+                "kernels/src/tsfile/mod.rs",
+                "reference/src/tsfile/mod.rs",
+                "harness/src/families/tsfile/",
+                "harness/tests/tsfile_*",
+                "harness/tests/integration/tsfile_*",
+            ],
+            Encoding::Camel => &[
+                "kernels/src/tsfile/camel.rs",
+                "reference/src/tsfile/camel.rs",
+                "kernels/src/tsfile/mod.rs",
+                "reference/src/tsfile/mod.rs",
+                "harness/src/families/tsfile/",
+                "harness/tests/tsfile_*",
+                "harness/tests/integration/tsfile_*",
+            ],
         }
     }
 
-    /// Whether a page of `dtype` gives back exactly the values written (TS_2DIFF
-    /// and RLE keep FLOAT / DOUBLE to `maxPointNumber` decimals only).
+    /// Whether a Java writer's page of `dtype` gives back exactly the values
+    /// written: TS_2DIFF and RLE keep FLOAT / DOUBLE to `maxPointNumber`
+    /// decimals only, RLBE adds FLOAT / DOUBLE differences in float
+    /// arithmetic, SPRINTZ drops prediction errors of 2^30 (2^62) and more,
+    /// CAMEL reads a later NaN as 0.0 (and keeps no -0.0 or subnormal).
     pub fn is_lossless(self, dtype: DataType) -> bool {
-        !(matches!(self, Encoding::Ts2Diff | Encoding::Rle) && matches!(dtype, DataType::Float | DataType::Double))
+        let float = matches!(dtype, DataType::Float | DataType::Double);
+        match self {
+            Encoding::Sprintz | Encoding::Camel => false,
+            Encoding::Ts2Diff | Encoding::Rle | Encoding::Rlbe => !float,
+            _ => true,
+        }
     }
 
     /// The data types this encoding decodes.
@@ -189,6 +243,8 @@ impl Encoding {
             Encoding::Zigzag => &[Int32, Int64],
             Encoding::Chimp => &[Int32, Int64, Float, Double],
             Encoding::Dictionary => &[Text],
+            Encoding::Sprintz | Encoding::Rlbe => &[Int32, Int64, Float, Double],
+            Encoding::Camel => &[Double],
         }
     }
 }
@@ -230,6 +286,29 @@ impl DataType {
     }
 }
 
+/// Which writer's variant of an encoding a page is in, where the two write
+/// different bytes and nothing in the page says which: SPRINTZ's INT64 /
+/// DOUBLE predictor (Java wraps its product in 64 bits, C++ takes it in
+/// 128) and RLBE's FLOAT / DOUBLE layout (Java stores float differences,
+/// C++ the integer RLBE of the bits). Java everywhere else.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Writer {
+    #[default]
+    Java,
+    Cpp,
+}
+
+impl Writer {
+    /// Whether the two writers' pages of `dtype` in `encoding` differ.
+    pub fn matters(encoding: Encoding, dtype: DataType) -> bool {
+        match encoding {
+            Encoding::Sprintz => matches!(dtype, DataType::Int64 | DataType::Double),
+            Encoding::Rlbe => matches!(dtype, DataType::Float | DataType::Double),
+            _ => false,
+        }
+    }
+}
+
 /// Where a GORILLA or CHIMP decode stops (ignored by the other encodings).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StopMode {
@@ -243,6 +322,8 @@ pub struct TsInput {
     pub encoding: Encoding,
     pub dtype: DataType,
     pub stop: StopMode,
+    /// Whose variant the page is in (Java unless [`Writer::matters`]).
+    pub writer: Writer,
     /// The most values the caller accepts (the output buffer's length).
     pub max_values: u32,
     pub page: Vec<u8>,
@@ -444,9 +525,23 @@ macro_rules! fault_from {
 fault_from!(reference::DecodeError);
 fault_from!(kernel::DecodeError);
 
+fn sprintz_writer(input: &TsInput) -> reference::sprintz::Writer {
+    match input.writer {
+        Writer::Java => reference::sprintz::Writer::Java,
+        Writer::Cpp => reference::sprintz::Writer::Cpp,
+    }
+}
+
+fn rlbe_flavour(input: &TsInput) -> reference::rlbe::Flavour {
+    match input.writer {
+        Writer::Java => reference::rlbe::Flavour::JavaFloatDiffs,
+        Writer::Cpp => reference::rlbe::Flavour::CppBits,
+    }
+}
+
 /// Decode one page with the reference decoders.
 pub fn reference_decode(input: &TsInput) -> Result<TsValue, TsFault> {
-    use reference::{chimp, dictionary, float_scaled, gorilla, plain, rle, ts2diff, zigzag};
+    use reference::{camel, chimp, dictionary, float_scaled, gorilla, plain, rlbe, rle, sprintz, ts2diff, zigzag};
     let max = input.max_values as usize;
     let stop = match input.stop {
         StopMode::AtTerminator => gorilla::Stop::AtTerminator,
@@ -536,21 +631,38 @@ pub fn reference_decode(input: &TsInput) -> Result<TsValue, TsFault> {
         (Encoding::Chimp, DataType::Float) => go!(chimp::decode32(page, chimp::TERMINATOR_F32, stop, max), Float),
         (Encoding::Dictionary, DataType::Text) => go!(dictionary::decode(page, max), Text),
         (Encoding::Chimp, DataType::Double) => go!(chimp::decode64(page, chimp::TERMINATOR_F64, stop, max), Double),
+        (Encoding::Sprintz, DataType::Int32) => go!(sprintz::decode_i32(page, max), Int32),
+        (Encoding::Sprintz, DataType::Int64) => go!(sprintz::decode_i64_from(page, sprintz_writer(input), max), Int64),
+        (Encoding::Sprintz, DataType::Float) => go!(sprintz::decode_f32(page, max), Float, f32::to_bits),
+        (Encoding::Sprintz, DataType::Double) => go!(
+            sprintz::decode_f64_from(page, sprintz_writer(input), max),
+            Double,
+            f64::to_bits
+        ),
+        (Encoding::Rlbe, DataType::Int32) => go!(rlbe::decode_i32(page, max), Int32),
+        (Encoding::Rlbe, DataType::Int64) => go!(rlbe::decode_i64(page, max), Int64),
+        (Encoding::Rlbe, DataType::Float) => go!(rlbe::decode_f32(page, rlbe_flavour(input), max), Float, f32::to_bits),
+        (Encoding::Rlbe, DataType::Double) => {
+            go!(rlbe::decode_f64(page, rlbe_flavour(input), max), Double, f64::to_bits)
+        }
+        (Encoding::Camel, DataType::Double) => go!(camel::decode(page, max), Double, f64::to_bits),
         (e, t) => unreachable!("{e:?} does not decode {t:?}; inputs are built and parsed for their family"),
     })
 }
 
 /// Canonical form: encoding id, type id, stop mode (0, or 1 and the count
-/// as a little-endian `u32`; 5 bytes either way), `max_values` as a
-/// little-endian `u32`, then the page.
+/// as a little-endian `u32`; 5 bytes either way; bit 1 of the mode byte set
+/// for a C++ writer's page), `max_values` as a little-endian `u32`, then the
+/// page.
 impl Canonical for TsInput {
     fn encode(&self, out: &mut Vec<u8>) {
         out.push(self.encoding.id());
         out.push(self.dtype.id());
+        let cpp = if self.writer == Writer::Cpp { 2 } else { 0 };
         match self.stop {
-            StopMode::AtTerminator => out.extend_from_slice(&[0, 0, 0, 0, 0]),
+            StopMode::AtTerminator => out.extend_from_slice(&[cpp, 0, 0, 0, 0]),
             StopMode::Count(n) => {
-                out.push(1);
+                out.push(1 | cpp);
                 out.extend_from_slice(&n.to_le_bytes());
             }
         }
@@ -575,10 +687,16 @@ impl Parse for TsInput {
             StopMode::AtTerminator
         };
         let max_values = u32::from_le_bytes(bytes.get(7..11)?.try_into().ok()?).min(MAX_VALUES_CAP);
+        let writer = if bytes[2] & 2 != 0 && Writer::matters(encoding, dtype) {
+            Writer::Cpp
+        } else {
+            Writer::Java
+        };
         Some(TsInput {
             encoding,
             dtype,
             stop,
+            writer,
             max_values,
             page: bytes[11..].to_vec(),
         })

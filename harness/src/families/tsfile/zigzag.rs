@@ -201,6 +201,7 @@ pub fn varint_forms(rng: &mut impl Rng) -> TsInput {
         encoding: Encoding::Zigzag,
         dtype,
         stop: StopMode::AtTerminator,
+        writer: Default::default(),
         max_values: len as u32,
         page: write_groups(rng, &patterns, width, &splits, Forms { pad, refuse }),
     }
