@@ -7,12 +7,12 @@ use crossdec_harness::engine::case_rng;
 use crossdec_harness::families::tsfile::generate::{series, Shape};
 use crossdec_harness::families::tsfile::{DataType, Values};
 use crossdec_kernels::tsfile::{
-    chimp as kc, dictionary as kd, float_scaled as kf, gorilla as kg, plain as kp, rle as kr, ts2diff as kt,
-    zigzag as kz,
+    camel as kcm, chimp as kc, dictionary as kd, float_scaled as kf, gorilla as kg, plain as kp, rlbe as kl, rle as kr,
+    sprintz as ks, ts2diff as kt, zigzag as kz,
 };
 use crossdec_reference::tsfile::{
-    chimp as rc, dictionary as rd, float_scaled as rf, gorilla as rg, plain as rp, rle as rr, ts2diff as rt,
-    zigzag as rz,
+    camel as rcm, chimp as rc, dictionary as rd, float_scaled as rf, gorilla as rg, plain as rp, rlbe as rl, rle as rr,
+    sprintz as rs, ts2diff as rt, zigzag as rz,
 };
 use std::time::Duration;
 
@@ -216,6 +216,89 @@ fn float_scaled(c: &mut Criterion) {
     g.finish();
 }
 
+/// Sensor readings with two decimals (DOUBLE) and a random walk (INT64):
+/// the series SPRINTZ, RLBE and CAMEL were made for.
+fn readings() -> (Vec<f64>, Vec<i64>) {
+    let Values::Double(walk) = values(DataType::Double, Shape::RandomWalk) else {
+        unreachable!()
+    };
+    let Values::Int64(ints) = values(DataType::Int64, Shape::RandomWalk) else {
+        unreachable!()
+    };
+    let doubles = walk
+        .iter()
+        .map(|&b| (f64::from_bits(b) * 100.0).round() / 100.0)
+        .collect();
+    (doubles, ints)
+}
+
+fn sprintz(c: &mut Criterion) {
+    let (doubles, ints) = readings();
+    let page = rs::encode_i64(&ints);
+    let mut g = c.benchmark_group("tsfile/sprintz-int64");
+    g.throughput(Throughput::Elements(N as u64));
+    let mut out = vec![0u64; N];
+    for imp in ks::IMPLEMENTATIONS_64 {
+        g.bench_function(BenchmarkId::new("kernel", imp.name), |b| {
+            b.iter(|| (imp.get().expect("available"))(black_box(&page), false, ks::Writer::Java, &mut out).unwrap())
+        });
+    }
+    g.bench_function("reference", |b| b.iter(|| rs::decode_i64(black_box(&page), N).unwrap()));
+    g.finish();
+    let page = rs::encode_f64(&doubles);
+    let mut g = c.benchmark_group("tsfile/sprintz-double");
+    g.throughput(Throughput::Elements(N as u64));
+    for imp in ks::IMPLEMENTATIONS_64 {
+        g.bench_function(BenchmarkId::new("kernel", imp.name), |b| {
+            b.iter(|| (imp.get().expect("available"))(black_box(&page), true, ks::Writer::Java, &mut out).unwrap())
+        });
+    }
+    g.bench_function("reference", |b| b.iter(|| rs::decode_f64(black_box(&page), N).unwrap()));
+    g.finish();
+}
+
+fn rlbe(c: &mut Criterion) {
+    let (doubles, ints) = readings();
+    let page = rl::encode_i64(&ints, rl::TopBit::Cleared);
+    let mut g = c.benchmark_group("tsfile/rlbe-int64");
+    g.throughput(Throughput::Elements(N as u64));
+    let mut out = vec![0u64; N];
+    for imp in kl::IMPLEMENTATIONS_64 {
+        g.bench_function(BenchmarkId::new("kernel", imp.name), |b| {
+            b.iter(|| (imp.get().expect("available"))(black_box(&page), kl::Sum::Int, &mut out).unwrap())
+        });
+    }
+    g.bench_function("reference", |b| b.iter(|| rl::decode_i64(black_box(&page), N).unwrap()));
+    g.finish();
+    let page = rl::encode_f64(&doubles, rl::Flavour::JavaFloatDiffs, rl::TopBit::Cleared);
+    let mut g = c.benchmark_group("tsfile/rlbe-double-java");
+    g.throughput(Throughput::Elements(N as u64));
+    for imp in kl::IMPLEMENTATIONS_64 {
+        g.bench_function(BenchmarkId::new("kernel", imp.name), |b| {
+            b.iter(|| (imp.get().expect("available"))(black_box(&page), kl::Sum::FloatDiffs, &mut out).unwrap())
+        });
+    }
+    g.bench_function("reference", |b| {
+        b.iter(|| rl::decode_f64(black_box(&page), rl::Flavour::JavaFloatDiffs, N).unwrap())
+    });
+    g.finish();
+}
+
+fn camel(c: &mut Criterion) {
+    let (doubles, _) = readings();
+    let page = rcm::encode(&doubles);
+    let mut g = c.benchmark_group("tsfile/camel-double");
+    g.throughput(Throughput::Elements(N as u64));
+    let mut out = vec![0u64; N];
+    for imp in kcm::IMPLEMENTATIONS {
+        g.bench_function(BenchmarkId::new("kernel", imp.name), |b| {
+            b.iter(|| (imp.get().expect("available"))(black_box(&page), &mut out).unwrap())
+        });
+    }
+    g.bench_function("reference", |b| b.iter(|| rcm::decode(black_box(&page), N).unwrap()));
+    g.finish();
+}
+
 fn rle(c: &mut Criterion) {
     let Values::Int32(v32) = values(DataType::Int32, Shape::RandomWalk) else {
         unreachable!()
@@ -384,5 +467,5 @@ fn dictionary(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group! { name = benches; config = config(); targets = ts2diff, float_scaled, gorilla, plain, rle, zigzag, chimp, dictionary }
+criterion_group! { name = benches; config = config(); targets = ts2diff, float_scaled, gorilla, plain, rle, zigzag, chimp, dictionary, sprintz, rlbe, camel }
 criterion_main!(benches);
