@@ -42,38 +42,47 @@ enum Sum {
     F64,
 }
 
+/// The notes' rule for a NaN in Java's float arithmetic (IEEE 754 and Rust
+/// leave open which NaN operand passes, and what `inf - inf` is): `first`
+/// if it is a NaN, quieted; else `second` if it is; else the canonical NaN
+/// if `result` is one; else `result`.
+fn pinned32(first: f32, second: f32, result: f32) -> f32 {
+    if first.is_nan() {
+        f32::from_bits(first.to_bits() | 1 << 22)
+    } else if second.is_nan() {
+        f32::from_bits(second.to_bits() | 1 << 22)
+    } else if result.is_nan() {
+        f32::NAN
+    } else {
+        result
+    }
+}
+
+fn pinned64(first: f64, second: f64, result: f64) -> f64 {
+    if first.is_nan() {
+        f64::from_bits(first.to_bits() | 1 << 51)
+    } else if second.is_nan() {
+        f64::from_bits(second.to_bits() | 1 << 51)
+    } else if result.is_nan() {
+        f64::NAN
+    } else {
+        result
+    }
+}
+
 impl Sum {
-    /// A NaN sum is defined by the notes (IEEE 754 and Rust leave open which
-    /// NaN operand passes): a NaN difference, quieted; else a NaN previous
-    /// value, quieted; else (infinities of both signs) the canonical NaN.
+    /// A NaN sum follows the notes' rule ([`pinned32`]): the difference's
+    /// NaN, else the previous value's, else the canonical NaN.
     fn add(self, prev: u64, word: u64, width: u32) -> u64 {
         match self {
             Sum::Int => prev.wrapping_add(word) & mask(width),
             Sum::F32 => {
                 let (a, b) = (f32::from_bits(prev as u32), f32::from_bits(word as u32));
-                let sum = if b.is_nan() {
-                    f32::from_bits(b.to_bits() | 1 << 22)
-                } else if a.is_nan() {
-                    f32::from_bits(a.to_bits() | 1 << 22)
-                } else if (a + b).is_nan() {
-                    f32::NAN
-                } else {
-                    a + b
-                };
-                sum.to_bits() as u64
+                pinned32(b, a, a + b).to_bits() as u64
             }
             Sum::F64 => {
                 let (a, b) = (f64::from_bits(prev), f64::from_bits(word));
-                let sum = if b.is_nan() {
-                    f64::from_bits(b.to_bits() | 1 << 51)
-                } else if a.is_nan() {
-                    f64::from_bits(a.to_bits() | 1 << 51)
-                } else if (a + b).is_nan() {
-                    f64::NAN
-                } else {
-                    a + b
-                };
-                sum.to_bits()
+                pinned64(b, a, a + b).to_bits()
             }
         }
     }
@@ -258,8 +267,14 @@ pub fn encode_f64(values: &[f64], flavour: Flavour, top: TopBit) -> Vec<u8> {
 fn delta(sum: Sum, prev: u64, cur: u64, width: u32) -> u64 {
     match sum {
         Sum::Int => cur.wrapping_sub(prev) & mask(width),
-        Sum::F32 => (f32::from_bits(cur as u32) - f32::from_bits(prev as u32)).to_bits() as u64,
-        Sum::F64 => (f64::from_bits(cur) - f64::from_bits(prev)).to_bits(),
+        Sum::F32 => {
+            let (a, b) = (f32::from_bits(prev as u32), f32::from_bits(cur as u32));
+            pinned32(b, a, b - a).to_bits() as u64
+        }
+        Sum::F64 => {
+            let (a, b) = (f64::from_bits(prev), f64::from_bits(cur));
+            pinned64(b, a, b - a).to_bits()
+        }
     }
 }
 

@@ -40,7 +40,8 @@ pub fn inner_of(encoding: Encoding) -> Inner {
 /// Round a value to `decimals` places, so that the scaled form gives it back
 /// (the series have more digits than a sensor's readings).
 fn quantized(x: f64, decimals: u32) -> f64 {
-    let scale = 10f64.powi(decimals as i32);
+    // Parsed, not `powi`: correctly rounded on every target.
+    let scale: f64 = format!("1e{decimals}").parse().expect("a float literal");
     (x * scale).round() / scale
 }
 
