@@ -275,11 +275,14 @@ impl PageDecoder for Reference {
     }
 }
 
-/// crossdec's kernels (each registry's best entry for this CPU), for the
-/// encodings that have them: TS_2DIFF and RLE (INT32, INT64), GORILLA,
-/// PLAIN (RLE also BOOLEAN). Anything else is [`PageFault::NoDecoder`].
+/// crossdec's kernels (each registry's best entry for this CPU), for every
+/// encoding and type the official writers write. Anything else is
+/// [`PageFault::NoDecoder`].
 #[derive(Debug, Default)]
 pub struct Kernels {
+    /// Which writer's layout to assume where the writers differ (SPRINTZ
+    /// INT64 / DOUBLE, RLBE FLOAT / DOUBLE), as [`Reference::writer`].
+    pub writer: Writer,
     /// The RLE BOOLEAN kernel's scratch, kept across pages.
     scratch: Vec<u32>,
 }
@@ -301,8 +304,12 @@ impl PageDecoder for Kernels {
     }
 
     fn decode(&mut self, page: &EncodedPage<'_>) -> Result<Decoded, PageFault> {
-        use kernel::{chimp, dictionary, float_scaled, gorilla, plain, rle, ts2diff, zigzag};
+        use kernel::{camel, chimp, dictionary, float_scaled, gorilla, plain, rlbe, rle, sprintz, ts2diff, zigzag};
         let p = page.bytes;
+        let (sprintz_writer, rlbe_flavour) = match self.writer {
+            Writer::Cpp => (sprintz::Writer::Cpp, rlbe::Flavour::CppBits),
+            Writer::Java => (sprintz::Writer::Java, rlbe::Flavour::JavaFloatDiffs),
+        };
         let none = PageFault::NoDecoder {
             encoding: page.encoding,
             data_type: page.data_type,
@@ -379,6 +386,23 @@ impl PageDecoder for Kernels {
             (E::Chimp, P::Double) => {
                 into(n, |o| chimp::decode_f64_into(p, stop, o)).map(|(v, c)| (Values::Double(v), c))
             }
+            (E::Sprintz, P::Int32) => into(n, |o| sprintz::decode_i32_into(p, o)).map(|(v, c)| (Values::Int32(v), c)),
+            (E::Sprintz, P::Int64) => {
+                into(n, |o| sprintz::decode_i64_into(p, sprintz_writer, o)).map(|(v, c)| (Values::Int64(v), c))
+            }
+            (E::Sprintz, P::Float) => into(n, |o| sprintz::decode_f32_into(p, o)).map(|(v, c)| (Values::Float(v), c)),
+            (E::Sprintz, P::Double) => {
+                into(n, |o| sprintz::decode_f64_into(p, sprintz_writer, o)).map(|(v, c)| (Values::Double(v), c))
+            }
+            (E::Rlbe, P::Int32) => into(n, |o| rlbe::decode_i32_into(p, o)).map(|(v, c)| (Values::Int32(v), c)),
+            (E::Rlbe, P::Int64) => into(n, |o| rlbe::decode_i64_into(p, o)).map(|(v, c)| (Values::Int64(v), c)),
+            (E::Rlbe, P::Float) => {
+                into(n, |o| rlbe::decode_f32_into(p, rlbe_flavour, o)).map(|(v, c)| (Values::Float(v), c))
+            }
+            (E::Rlbe, P::Double) => {
+                into(n, |o| rlbe::decode_f64_into(p, rlbe_flavour, o)).map(|(v, c)| (Values::Double(v), c))
+            }
+            (E::Camel, P::Double) => into(n, |o| camel::decode_into(p, o)).map(|(v, c)| (Values::Double(v), c)),
             (E::Dictionary, P::Binary) => {
                 let mut entries = Vec::new();
                 into(n, |o| dictionary::decode_into(p, &mut entries, o)).map(|(keys, c)| {
@@ -397,6 +421,19 @@ impl PageDecoder for Kernels {
 pub struct Fastest {
     pub kernels: Kernels,
     pub reference: Reference,
+}
+
+impl Fastest {
+    /// Kernels and reference both reading `writer`'s layouts.
+    pub fn for_writer(writer: Writer) -> Self {
+        Fastest {
+            kernels: Kernels {
+                writer,
+                ..Kernels::default()
+            },
+            reference: Reference { writer },
+        }
+    }
 }
 
 impl PageDecoder for Fastest {

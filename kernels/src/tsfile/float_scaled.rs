@@ -293,6 +293,34 @@ mod tests {
         assert_eq!(out, [1.5, 1.5, 0.0, 0.0]);
     }
 
+    /// A marked DOUBLE page: raw bits, scaled and rounded values.
+    #[test]
+    fn doubles_in_every_form() {
+        let inf = 0x7FF0_0000_0000_0000i64;
+        let mut page = vec![0xfe, 0xff, 0xff, 0xff, 0x07, 0x02, 0b01, 0b10, 0x01];
+        page.extend(1u32.to_be_bytes());
+        page.extend(0u32.to_be_bytes());
+        page.extend(inf.wrapping_sub(15).to_be_bytes());
+        page.extend(15i64.to_be_bytes());
+        let decode = |page: &[u8]| {
+            let mut out = [0.0f64; 3];
+            let done = decode_f64_into(page, super::super::ts2diff::decode_i64_into, &mut out).unwrap();
+            assert_eq!(
+                done,
+                Done {
+                    values: 2,
+                    consumed: page.len()
+                }
+            );
+            out
+        };
+        assert_eq!(decode(&page), [1.5, f64::INFINITY, 0.0]);
+        // Neither bitmap marks a value: both are rounded.
+        page[6] = 0;
+        page[7] = 0;
+        assert_eq!(decode(&page), [15.0, inf as f64, 0.0]);
+    }
+
     /// No values: an empty page, or one of only `mpn`.
     #[test]
     fn pages_without_values() {
