@@ -47,8 +47,10 @@ const EXACT_POW10: [f64; 23] = [
 fn scale_of(mpn: u32) -> f64 {
     match mpn as i32 {
         n if n <= 0 => 1.0,
-        n if n < EXACT_POW10.len() as i32 => EXACT_POW10[n as usize],
-        n => format!("1e{n}").parse().unwrap_or(f64::INFINITY),
+        n => EXACT_POW10
+            .get(n as usize)
+            .copied()
+            .unwrap_or_else(|| format!("1e{n}").parse().unwrap_or(f64::INFINITY)),
     }
 }
 
