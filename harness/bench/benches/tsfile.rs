@@ -163,13 +163,7 @@ fn plain(c: &mut Criterion) {
 /// (every value scaled), and the same with every 100th value infinite (a
 /// marked page: the form bitmaps are read per value).
 fn float_scaled(c: &mut Criterion) {
-    let Values::Double(walk) = values(DataType::Double, Shape::RandomWalk) else {
-        unreachable!()
-    };
-    let readings: Vec<f64> = walk
-        .iter()
-        .map(|&b| (f64::from_bits(b) * 100.0).round() / 100.0)
-        .collect();
+    let (readings, _) = readings();
     let marked: Vec<f64> = readings
         .iter()
         .enumerate()
@@ -216,19 +210,20 @@ fn float_scaled(c: &mut Criterion) {
     g.finish();
 }
 
-/// Sensor readings with two decimals (DOUBLE) and a random walk (INT64):
-/// the series SPRINTZ, RLBE and CAMEL were made for.
+/// Sensor readings: a temperature-like walk of steps up to ±0.5 kept to two
+/// decimals (DOUBLE), and the same in hundredths (INT64): the series
+/// SPRINTZ, RLBE and CAMEL were made for.
 fn readings() -> (Vec<f64>, Vec<i64>) {
-    let Values::Double(walk) = values(DataType::Double, Shape::RandomWalk) else {
-        unreachable!()
-    };
-    let Values::Int64(ints) = values(DataType::Int64, Shape::RandomWalk) else {
-        unreachable!()
-    };
-    let doubles = walk
-        .iter()
-        .map(|&b| (f64::from_bits(b) * 100.0).round() / 100.0)
+    use rand::Rng;
+    let mut rng = case_rng(42, "bench", "tsfile", 99);
+    let mut hundredths = 2000i64;
+    let ints: Vec<i64> = (0..N)
+        .map(|_| {
+            hundredths += rng.gen_range(-50..=50);
+            hundredths
+        })
         .collect();
+    let doubles = ints.iter().map(|&h| h as f64 / 100.0).collect();
     (doubles, ints)
 }
 
