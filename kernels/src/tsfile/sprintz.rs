@@ -516,6 +516,24 @@ mod tests {
         v.iter().map(|&x| x as u32).collect()
     }
 
+    /// An infinite first value is not a NaN: the predictor starts from its
+    /// own bits, so a block of zero errors repeats it.
+    #[test]
+    fn an_infinite_first_value_is_its_own_start() {
+        for inf in [0x7F80_0000u32, 0xFF80_0000] {
+            let mut page = vec![1u8];
+            page.extend(inf.to_be_bytes());
+            page.push(0);
+            assert_eq!(run32(&page, true, 9), Ok((vec![inf; 9], 6)));
+        }
+        for inf in [0x7FF0_0000_0000_0000u64, 0xFFF0_0000_0000_0000] {
+            let mut page = vec![1u8];
+            page.extend(inf.to_be_bytes());
+            page.push(0);
+            assert_eq!(run64(&page, true, Writer::Java, 9), Ok((vec![inf; 9], 10)));
+        }
+    }
+
     #[test]
     fn unmap_is_the_java_division() {
         for x in [
