@@ -516,6 +516,14 @@ mod tests {
         v.iter().map(|&x| x as u32).collect()
     }
 
+    /// The longest INT tail, eight values of one RLE run.
+    #[test]
+    fn a_tail_of_eight() {
+        let page = [0x88, 0x03, 0x08, 0x10, 0x07];
+        assert_eq!(run32(&page, false, 8), Ok((vec![7; 8], 5)));
+        assert_eq!(run64(&page, false, Writer::Java, 9), Ok((vec![7; 8], 5)));
+    }
+
     /// An infinite first value is not a NaN: the predictor starts from its
     /// own bits, so a block of zero errors repeats it.
     #[test]
