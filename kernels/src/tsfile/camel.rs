@@ -26,7 +26,7 @@
 //! `Math.round` done exactly in integers), so the doubles are the same on
 //! every target.
 
-use super::{uvarint32, DecodeError, Done, Field, Lane};
+use super::{compact7, uvarint32, DecodeError, Done, Field, Lane};
 
 /// 10^0 ..= 10^15, all exact doubles (10^15 < 2^53).
 const POW10: [f64; 16] = [
@@ -117,21 +117,6 @@ fn decimal_value(negative: bool, int_part: i64, count: usize, dec: f64) -> u64 {
 #[inline(always)]
 fn unzigzag(u: u64) -> i64 {
     ((u >> 1) ^ (u & 1).wrapping_neg()) as i64
-}
-
-/// The 7-bit groups in the low `bytes` bytes of `x` (one group per byte,
-/// low group first, bit 7 of each byte clear), packed together.
-#[inline(always)]
-fn compact7(x: u64, bytes: u32) -> u64 {
-    let x = x & (u64::MAX >> (64 - 8 * bytes));
-    // The groups land on disjoint bits: adding them is or-ing them.
-    (x & 0x7F)
-        + ((x >> 1) & (0x7F << 7))
-        + ((x >> 2) & (0x7F << 14))
-        + ((x >> 3) & (0x7F << 21))
-        + ((x >> 4) & (0x7F << 28))
-        + ((x >> 5) & (0x7F << 35))
-        + ((x >> 6) & (0x7F << 42))
 }
 
 /// Continuation bits of the first seven 8-bit groups of a window (the

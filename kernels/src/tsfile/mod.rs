@@ -266,6 +266,23 @@ pub(crate) fn uvarint32(data: &[u8], at: usize, field: Field) -> Result<(u32, us
     Err(DecodeError::BadVarint { offset: at })
 }
 
+/// The 7-bit groups of the first `bytes` bytes of `word` (little-endian, up
+/// to 8; bit 7 of each byte ignored), packed together: a LEB128 varint's
+/// value (ZIGZAG's and CAMEL's word readers).
+#[inline(always)]
+pub(crate) fn compact7(word: u64, bytes: u32) -> u64 {
+    let x = word & (u64::MAX >> (64 - 8 * bytes));
+    // The groups land on disjoint bits: adding them is or-ing them.
+    (x & 0x7F)
+        + ((x >> 1) & (0x7F << 7))
+        + ((x >> 2) & (0x7F << 14))
+        + ((x >> 3) & (0x7F << 21))
+        + ((x >> 4) & (0x7F << 28))
+        + ((x >> 5) & (0x7F << 35))
+        + ((x >> 6) & (0x7F << 42))
+        + ((x >> 7) & (0x7F << 49))
+}
+
 #[inline(always)]
 pub(crate) fn be_u32(data: &[u8], at: usize) -> Option<u32> {
     Some(u32::from_be_bytes(data.get(at..at.checked_add(4)?)?.try_into().ok()?))

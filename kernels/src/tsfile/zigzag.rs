@@ -16,7 +16,7 @@
 //! lengths included (docs/tsfile-encoding-families.md); it stays as the
 //! second opinion with the other access pattern.
 
-use super::{uvarint32, DecodeError, Done, Field, IntLane};
+use super::{compact7, uvarint32, DecodeError, Done, Field, IntLane};
 use crate::probe::{NoProbe, Probe, Step};
 
 /// Continuation bit of every byte of 16 little-endian bytes.
@@ -26,22 +26,6 @@ const CONTINUATION_16: u128 = 0x8080_8080_8080_8080_8080_8080_8080_8080;
 #[inline(always)]
 fn unzigzag(u: u64) -> u64 {
     (u >> 1) ^ (u & 1).wrapping_neg()
-}
-
-/// The 7-bit groups of the first `bytes` bytes of `word` (little-endian, up
-/// to 8), packed together: the varint's value.
-#[inline(always)]
-fn compact7(word: u64, bytes: u32) -> u64 {
-    let x = word & (u64::MAX >> (64 - 8 * bytes));
-    // The groups land on disjoint bits: adding them is or-ing them.
-    (x & 0x7F)
-        + ((x >> 1) & (0x7F << 7))
-        + ((x >> 2) & (0x7F << 14))
-        + ((x >> 3) & (0x7F << 21))
-        + ((x >> 4) & (0x7F << 28))
-        + ((x >> 5) & (0x7F << 35))
-        + ((x >> 6) & (0x7F << 42))
-        + ((x >> 7) & (0x7F << 49))
 }
 
 /// One varint of a `W`-bit value starting at `at`, read a byte at a time,
