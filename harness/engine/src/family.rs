@@ -96,15 +96,17 @@ impl<S: Spec> Campaign<S> {
             .iter()
             .filter(|i| i.available && (peers || i.role == Role::Kernel || i.subject.is_some()))
             .filter_map(|imp| {
-                judge(case, &expected, imp, &self.allowed).mismatch.map(|m| {
-                    format!(
-                        "{}: step {}: expected {} got {}",
-                        imp.name,
-                        m.step,
-                        m.expected,
-                        m.got_with_faults()
-                    )
-                })
+                judge(&self.spec, case, &expected, imp, &self.allowed)
+                    .mismatch
+                    .map(|m| {
+                        format!(
+                            "{}: step {}: expected {} got {}",
+                            imp.name,
+                            m.step,
+                            m.expected,
+                            m.got_with_faults()
+                        )
+                    })
             })
             .collect()
     }

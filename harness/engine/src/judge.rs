@@ -4,7 +4,9 @@
 //! "Equal" means the same decoded values, the same bytes consumed, or the
 //! same error kind at the same position; and no caller buffer changed outside
 //! the range the call wrote. A panic is a failure. A peer's difference is
-//! tolerated only when one of the allowed-difference rules explains it.
+//! tolerated only when one of the allowed-difference rules explains it; any
+//! implementation's, kernels' included, when the spec's own documented
+//! promise does ([`Spec::promised_difference`]).
 
 use std::fmt::Debug;
 
@@ -70,17 +72,19 @@ fn describe<T: Debug>(r: &Result<T, String>) -> String {
 /// Run `imp` over the case (kernels: once per canary) and judge every step.
 /// An external subject is asked for the case's steps in one batch.
 pub(crate) fn judge<S: Spec>(
+    spec: &S,
     case: &Case<S::Input>,
     expected: &[Result<Outcome<S>, String>],
     imp: &Implementation<S>,
     allowed: &[AllowedDifference<S>],
 ) -> Verdict {
-    judge_with(case, expected, imp, allowed, None)
+    judge_with(spec, case, expected, imp, allowed, None)
 }
 
 /// [`judge`], with an external subject's answers for the case's steps
 /// already fetched (a campaign asks for many cases' steps at once).
 pub(crate) fn judge_with<S: Spec>(
+    spec: &S,
     case: &Case<S::Input>,
     expected: &[Result<Outcome<S>, String>],
     imp: &Implementation<S>,
@@ -114,6 +118,7 @@ pub(crate) fn judge_with<S: Spec>(
             };
             verdict.compared += 1;
             if let Err(m) = compare(
+                spec,
                 step,
                 input,
                 &expected[step],
@@ -141,7 +146,17 @@ pub(crate) fn judge_with<S: Spec>(
             verdict.compared += 1;
             let got = guarded(|| decoder.decode(input, &mut buffers));
             let faults = buffers.end_call();
-            if let Err(m) = compare(step, input, &expected[step], got, faults, imp, allowed, &mut verdict) {
+            if let Err(m) = compare(
+                spec,
+                step,
+                input,
+                &expected[step],
+                got,
+                faults,
+                imp,
+                allowed,
+                &mut verdict,
+            ) {
                 verdict.mismatch = Some(m);
                 return verdict;
             }
@@ -154,6 +169,7 @@ pub(crate) fn judge_with<S: Spec>(
 /// tolerated difference is noted in `verdict`, a mismatch returned.
 #[allow(clippy::too_many_arguments)]
 fn compare<S: Spec>(
+    spec: &S,
     step: usize,
     input: &S::Input,
     exp: &Result<Outcome<S>, String>,
@@ -174,7 +190,10 @@ fn compare<S: Spec>(
         (_, Err(panic)) => Err(mismatch(panic, faults)),
         (Ok(_), Ok(g)) if !faults.is_empty() => Err(mismatch(format!("{g:?}"), faults)),
         (Ok(e), Ok(g)) if *e == g => Ok(()),
-        (Ok(e), Ok(g)) => match tolerating_rule(input, e, &g, imp, allowed) {
+        (Ok(e), Ok(g)) => match spec
+            .promised_difference(input, e, &g)
+            .or_else(|| tolerating_rule(input, e, &g, imp, allowed))
+        {
             Some(id) => {
                 verdict.tolerated.push(id);
                 Ok(())
@@ -210,5 +229,5 @@ pub(crate) fn first_mismatch<S: Spec>(
     allowed: &[AllowedDifference<S>],
 ) -> Option<Mismatch> {
     let expected = expected_outcomes(spec, case);
-    judge(case, &expected, imp, allowed).mismatch
+    judge(spec, case, &expected, imp, allowed).mismatch
 }

@@ -121,6 +121,7 @@ fn evaluate<S: Spec>(
     };
     for (k, imp) in impls.iter().enumerate() {
         let verdict = judge_with(
+            &campaign.spec,
             case,
             &expected,
             imp,

@@ -148,6 +148,24 @@ pub trait Spec: Send + Sync + 'static {
     fn parse(&self, bytes: &[u8]) -> Option<Self::Input> {
         Self::Input::parse(bytes)
     }
+    /// A difference from the reference's outcome that the format's own
+    /// documented promise allows *every* implementation, kernels included:
+    /// the id of that promise, or `None` (the default: none). Unlike a
+    /// peer's [`AllowedDifference`](crate::AllowedDifference), this is part
+    /// of what "equal" means for the format, so it must be decidable from
+    /// the input and the two outcomes alone, and narrow: each use is counted
+    /// with the implementation's tolerated differences in reports and
+    /// manifests. Example: a scanner that trusts page statistics to skip
+    /// pages need not report damage in a page it did not read, when its
+    /// outcome names the pages it did not read.
+    fn promised_difference(
+        &self,
+        _input: &Self::Input,
+        _expected: &Outcome<Self>,
+        _got: &Outcome<Self>,
+    ) -> Option<&'static str> {
+        None
+    }
     /// Smaller variants of a failing input, tried in order when minimizing a
     /// reproducer ([`crate::bytes::shrink`] for byte payloads).
     fn shrink(&self, _input: &Self::Input) -> Vec<Self::Input> {

@@ -876,3 +876,60 @@ fn structured_fuzzing_never_draws_a_large_category_and_caps_every_step() {
     }
     assert_eq!(Campaign::new(AllLarge).check_structured(&[0; 24], false), None);
 }
+
+/// [`Pairs`] whose format promises that an odd input may also read as no
+/// sums at all (a promise of the format, so it holds for kernels too).
+struct PromisingPairs;
+
+impl Spec for PromisingPairs {
+    type Input = Payload;
+    type Output = Vec<u16>;
+    type Error = Odd;
+    fn name(&self) -> &'static str {
+        "promising-pairs"
+    }
+    fn categories(&self) -> Vec<Category<Payload>> {
+        Pairs.categories()
+    }
+    fn reference(&self, input: &Payload) -> Outcome<Self> {
+        pairs(input)
+    }
+    fn promised_difference(
+        &self,
+        input: &Payload,
+        expected: &Outcome<Self>,
+        got: &Outcome<Self>,
+    ) -> Option<&'static str> {
+        (input.0.len() % 2 == 1 && expected.is_err() && got == &Ok(vec![])).then_some("odd-may-read-empty")
+    }
+}
+
+#[test]
+fn a_spec_promise_applies_to_kernels_and_is_counted_and_nothing_else_is_tolerated() {
+    let empty_on_odd = |input: &Payload| {
+        if input.0.len() % 2 == 1 {
+            Ok(vec![])
+        } else {
+            pairs(input)
+        }
+    };
+    let one_on_odd = |input: &Payload| {
+        if input.0.len() % 2 == 1 {
+            Ok(vec![1])
+        } else {
+            pairs(input)
+        }
+    };
+    let run = |campaign: Campaign<PromisingPairs>| campaign.run(&options(8));
+    let kept = run(Campaign::new(PromisingPairs).kernel_fn("empty", empty_on_odd));
+    let k = &kept.implementations[0];
+    assert_eq!((k.role, k.failures, kept.failure_count), (Role::Kernel, 0, 0));
+    // Both canary passes of the 4 odd calls.
+    assert_eq!(k.tolerated.get("odd-may-read-empty"), Some(&8));
+    let broken = run(Campaign::new(PromisingPairs).kernel_fn("one", one_on_odd));
+    assert_eq!(broken.failure_count, 4);
+    assert!(broken.implementations[0].tolerated.is_empty());
+    // Without the promise the same kernel fails.
+    let plain = Campaign::new(Pairs).kernel_fn("empty", empty_on_odd).run(&options(8));
+    assert_eq!(plain.failure_count, 4);
+}
