@@ -9,6 +9,7 @@ pub mod bytea;
 pub mod cube;
 pub mod qwp;
 pub mod tsfile;
+pub mod tsfile_aligned;
 
 /// A family and the files it is made of, so `crossdec run --changed-since`
 /// knows which families a change touches. Sources are paths from the
@@ -35,9 +36,6 @@ pub const SHARED_SOURCES: &[&str] = &[
     "harness/engine/",
     "kernels/src/lib.rs",
     "kernels/src/probe.rs",
-    // The aligned chunk scanner has no family of its own yet (issue 19):
-    // until it has, a change to it gets every family's full run.
-    "kernels/src/tsfile/aligned/",
     "kernels/Cargo.toml",
     "reference/src/lib.rs",
     "reference/Cargo.toml",
@@ -56,6 +54,7 @@ pub fn registry() -> Vec<Registration> {
         Registration::new(bytea::campaign(), bytea::SOURCES),
     ];
     all.extend(tsfile::Encoding::ALL.map(|e| Registration::new(tsfile::campaign(e), e.sources())));
+    all.push(Registration::new(tsfile_aligned::campaign(), tsfile_aligned::SOURCES));
     all.push(Registration::new(cube::campaign(), cube::SOURCES));
     all
 }

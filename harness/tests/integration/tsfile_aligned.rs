@@ -8,186 +8,15 @@
 //! reference's outcome (the one allowed difference is in [`agree`]), and its
 //! scan statistics must follow the plan rules ([`plan_rules`]).
 
+use crossdec_harness::families::tsfile_aligned::generate::{scenario, Column, Knobs, Scenario};
+use crossdec_harness::families::tsfile_aligned::{kernel_group, kernel_request, reference_group, reference_request};
+use crossdec_harness::families::tsfile_aligned::{FieldFilter, FieldOp, Request, TimeFilter};
 use crossdec_kernels::tsfile::aligned as k;
 use crossdec_reference::tsfile::aligned as r;
 use proptest::prelude::*;
-use r::write::{time_body, time_page, value_page_for, Stats};
+use r::write::Stats;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-
-/// One value column of a case: type, encoding, cells, and whether an
-/// all-null page is written as the empty page.
-#[derive(Debug, Clone)]
-struct Col {
-    t: r::ColumnType,
-    e: r::Encoding,
-    cells: Vec<Option<r::Value>>,
-    empty_pages: bool,
-}
-
-#[derive(Debug, Clone)]
-struct Case {
-    times: Vec<i64>,
-    page_sizes: Vec<usize>,
-    time_encoding: r::Encoding,
-    cols: Vec<Option<Col>>,
-    request: r::Request,
-}
-
-/// The chunks' bytes: time chunk, then one per column (empty when missing).
-fn build(case: &Case) -> (Vec<u8>, Vec<Vec<u8>>) {
-    let mut t = Vec::new();
-    let mut values = vec![Vec::new(); case.cols.len()];
-    let mut at = 0;
-    for &n in &case.page_sizes {
-        let times = &case.times[at..at + n];
-        t.extend(time_page(&time_body(times, case.time_encoding), Stats::of(times)));
-        for (col, out) in case.cols.iter().zip(&mut values) {
-            if let Some(c) = col {
-                out.extend(value_page_for(c.t, c.e, times, &c.cells[at..at + n], c.empty_pages));
-            }
-        }
-        at += n;
-    }
-    (t, values)
-}
-
-fn r_group<'a>(case: &Case, t: &'a [u8], values: &'a [Vec<u8>]) -> r::Group<'a> {
-    r::Group {
-        time: r::Chunk {
-            data_type: r::ColumnType::Int64,
-            encoding: case.time_encoding,
-            data: t,
-        },
-        values: case
-            .cols
-            .iter()
-            .zip(values)
-            .map(|(c, d)| {
-                c.as_ref().map(|c| r::Chunk {
-                    data_type: c.t,
-                    encoding: c.e,
-                    data: d,
-                })
-            })
-            .collect(),
-    }
-}
-
-// --- reference types to kernel types (same shapes) ---
-
-fn k_type(t: r::ColumnType) -> k::ColumnType {
-    use r::ColumnType::*;
-    match t {
-        Boolean => k::ColumnType::Boolean,
-        Int32 => k::ColumnType::Int32,
-        Int64 => k::ColumnType::Int64,
-        Float => k::ColumnType::Float,
-        Double => k::ColumnType::Double,
-        Timestamp => k::ColumnType::Timestamp,
-        Date => k::ColumnType::Date,
-        Text => k::ColumnType::Text,
-        String => k::ColumnType::String,
-        Blob => k::ColumnType::Blob,
-    }
-}
-
-fn k_encoding(e: r::Encoding) -> k::Encoding {
-    match e {
-        r::Encoding::Plain => k::Encoding::Plain,
-        r::Encoding::Ts2Diff => k::Encoding::Ts2Diff,
-        r::Encoding::Gorilla => k::Encoding::Gorilla,
-        r::Encoding::Rle => k::Encoding::Rle,
-    }
-}
-
-fn k_chunk(c: r::Chunk<'_>) -> k::Chunk<'_> {
-    k::Chunk {
-        data_type: k_type(c.data_type),
-        encoding: k_encoding(c.encoding),
-        data: c.data,
-    }
-}
-
-fn k_group<'a>(g: &r::Group<'a>) -> k::Group<'a> {
-    k::Group {
-        time: k_chunk(g.time),
-        values: g.values.iter().map(|c| c.map(k_chunk)).collect(),
-    }
-}
-
-fn k_value(v: &r::Value) -> k::Value {
-    match v {
-        r::Value::Bool(x) => k::Value::Bool(*x),
-        r::Value::I32(x) => k::Value::I32(*x),
-        r::Value::I64(x) => k::Value::I64(*x),
-        r::Value::F32(x) => k::Value::F32(*x),
-        r::Value::F64(x) => k::Value::F64(*x),
-        r::Value::Bytes(x) => k::Value::Bytes(x.clone()),
-    }
-}
-
-fn r_value(v: &k::Value) -> r::Value {
-    match v {
-        k::Value::Bool(x) => r::Value::Bool(*x),
-        k::Value::I32(x) => r::Value::I32(*x),
-        k::Value::I64(x) => r::Value::I64(*x),
-        k::Value::F32(x) => r::Value::F32(*x),
-        k::Value::F64(x) => r::Value::F64(*x),
-        k::Value::Bytes(x) => r::Value::Bytes(x.clone()),
-    }
-}
-
-fn k_time_filter(f: &r::TimeFilter) -> k::TimeFilter {
-    use r::TimeFilter::*;
-    let b = |f: &r::TimeFilter| Box::new(k_time_filter(f));
-    match f {
-        Gt(v) => k::TimeFilter::Gt(*v),
-        GtEq(v) => k::TimeFilter::GtEq(*v),
-        Lt(v) => k::TimeFilter::Lt(*v),
-        LtEq(v) => k::TimeFilter::LtEq(*v),
-        Eq(v) => k::TimeFilter::Eq(*v),
-        NotEq(v) => k::TimeFilter::NotEq(*v),
-        Between(a, c) => k::TimeFilter::Between(*a, *c),
-        NotBetween(a, c) => k::TimeFilter::NotBetween(*a, *c),
-        In(v) => k::TimeFilter::In(v.clone()),
-        NotIn(v) => k::TimeFilter::NotIn(v.clone()),
-        And(a, c) => k::TimeFilter::And(b(a), b(c)),
-        Or(a, c) => k::TimeFilter::Or(b(a), b(c)),
-        Not(a) => k::TimeFilter::Not(b(a)),
-    }
-}
-
-fn k_request(q: &r::Request) -> k::Request {
-    let field = q.filter.field.as_ref().map(|f| k::FieldFilter {
-        column: f.column,
-        op: match &f.op {
-            r::FieldOp::IsNull => k::FieldOp::IsNull,
-            r::FieldOp::IsNotNull => k::FieldOp::IsNotNull,
-            r::FieldOp::Cmp(op, v) => k::FieldOp::Cmp(
-                match op {
-                    r::CmpOp::Lt => k::CmpOp::Lt,
-                    r::CmpOp::LtEq => k::CmpOp::LtEq,
-                    r::CmpOp::Gt => k::CmpOp::Gt,
-                    r::CmpOp::GtEq => k::CmpOp::GtEq,
-                    r::CmpOp::Eq => k::CmpOp::Eq,
-                    r::CmpOp::NotEq => k::CmpOp::NotEq,
-                },
-                k_value(v),
-            ),
-        },
-    });
-    k::Request {
-        filter: k::Filter {
-            time: q.filter.time.as_ref().map(k_time_filter),
-            field,
-        },
-        offset: q.offset,
-        limit: q.limit,
-        columns: q.columns.clone(),
-        block_rows: q.block_rows,
-    }
-}
 
 /// The kernel's outcome in the reference's terms.
 fn canonical(result: &Result<Vec<k::Block>, k::ScanError>) -> Result<Vec<r::Block>, r::ScanError> {
@@ -227,6 +56,17 @@ fn canonical(result: &Result<Vec<k::Block>, k::ScanError>) -> Result<Vec<r::Bloc
             page: e.page,
             offset: e.offset,
         }),
+    }
+}
+
+fn r_value(v: &k::Value) -> r::Value {
+    match v {
+        k::Value::Bool(x) => r::Value::Bool(*x),
+        k::Value::I32(x) => r::Value::I32(*x),
+        k::Value::I64(x) => r::Value::I64(*x),
+        k::Value::F32(x) => r::Value::F32(*x),
+        k::Value::F64(x) => r::Value::F64(*x),
+        k::Value::Bytes(x) => r::Value::Bytes(x.clone()),
     }
 }
 
@@ -285,8 +125,8 @@ fn has_or(f: &r::TimeFilter) -> bool {
 /// without FIELD filter (and always there); in-place decode only for whole
 /// pages of fixed-width columns without FIELD filter that fit one block;
 /// neither with the optimizations off; the counts match the plan.
-fn plan_rules(case: &Case, options: k::ScanOptions, out: &k::ScanOutput) -> Result<(), String> {
-    let q = &case.request;
+fn plan_rules(case: &Scenario, options: k::ScanOptions, out: &k::ScanOutput) -> Result<(), String> {
+    let q = &reference_request(&case.request).expect("a request of this host's sizes");
     let s = &out.stats;
     let matches = |t: i64| q.filter.time.as_ref().is_none_or(|f| f.matches(t));
     let field = q.filter.field.is_some();
@@ -371,234 +211,19 @@ fn plan_rules(case: &Case, options: k::ScanOptions, out: &k::ScanOutput) -> Resu
     Ok(())
 }
 
-// --- generators ---
-
-fn gen_times(rng: &mut ChaCha8Rng, n: usize) -> Vec<i64> {
-    let step = |rng: &mut ChaCha8Rng| rng.gen_range(1..=3i64);
-    let mut times = Vec::with_capacity(n);
-    match rng.gen_range(0..4) {
-        // From i64::MIN up.
-        0 => {
-            let mut t = i64::MIN;
-            for _ in 0..n {
-                times.push(t);
-                t += step(rng);
-            }
-        }
-        // Down to i64::MAX.
-        1 => {
-            let mut t = i64::MAX;
-            for _ in 0..n {
-                times.push(t);
-                t -= step(rng);
-            }
-            times.reverse();
-        }
-        _ => {
-            let mut t = rng.gen_range(-50..50i64);
-            for _ in 0..n {
-                times.push(t);
-                t += step(rng);
-            }
-        }
-    }
-    times
+fn gen_case(seed: u64) -> Scenario {
+    scenario(&mut ChaCha8Rng::seed_from_u64(seed), Knobs::default())
 }
 
-fn gen_value(rng: &mut ChaCha8Rng, t: r::ColumnType) -> r::Value {
-    use r::ColumnType::*;
-    match t {
-        Boolean => r::Value::Bool(rng.gen()),
-        Int32 | Date => r::Value::I32(match rng.gen_range(0..4) {
-            0 => i32::MIN,
-            1 => i32::MAX,
-            _ => rng.gen_range(-20..20),
-        }),
-        Int64 | Timestamp => r::Value::I64(match rng.gen_range(0..4) {
-            0 => i64::MIN,
-            1 => i64::MAX,
-            _ => rng.gen_range(-20..20),
-        }),
-        Float => r::Value::F32(match rng.gen_range(0..4) {
-            0 => rng.gen(),
-            1 => f32::NAN.to_bits(),
-            _ => (rng.gen_range(-20..20) as f32).to_bits(),
-        }),
-        Double => r::Value::F64(match rng.gen_range(0..4) {
-            0 => rng.gen(),
-            1 => f64::NAN.to_bits(),
-            _ => (rng.gen_range(-20..20) as f64).to_bits(),
-        }),
-        Text | String | Blob => r::Value::Bytes((0..rng.gen_range(0..4)).map(|_| rng.gen_range(b'a'..b'd')).collect()),
-    }
-}
-
-fn gen_col(rng: &mut ChaCha8Rng, n: usize) -> Col {
-    use r::ColumnType::*;
-    use r::Encoding::*;
-    let types = [
-        Boolean, Int32, Int64, Float, Double, Timestamp, Date, Text, String, Blob,
-    ];
-    let t = types[rng.gen_range(0..types.len())];
-    let encodings: &[r::Encoding] = match t {
-        Boolean => &[Plain, Rle],
-        Int32 | Date | Int64 | Timestamp => &[Plain, Rle, Ts2Diff, Gorilla],
-        Float | Double => &[Plain, Gorilla],
-        Text | String | Blob => &[Plain],
-    };
-    let e = encodings[rng.gen_range(0..encodings.len())];
-    let null_rate = [0.0, 0.3, 1.0, 0.9][rng.gen_range(0..4)];
-    let cells = (0..n)
-        .map(|_| (!rng.gen_bool(null_rate)).then(|| gen_value(rng, t)))
-        .collect();
-    Col {
-        t,
-        e,
-        cells,
-        empty_pages: rng.gen(),
-    }
-}
-
-/// A time constant near the data: a time, one off it, a page edge, an extreme.
-fn gen_const(rng: &mut ChaCha8Rng, times: &[i64]) -> i64 {
-    if times.is_empty() || rng.gen_range(0..8) == 0 {
-        return [i64::MIN, i64::MAX, 0][rng.gen_range(0..3)];
-    }
-    let t = times[rng.gen_range(0..times.len())];
-    match rng.gen_range(0..3) {
-        0 => t.saturating_sub(1),
-        1 => t.saturating_add(1),
-        _ => t,
-    }
-}
-
-fn gen_filter(rng: &mut ChaCha8Rng, times: &[i64], depth: u32) -> r::TimeFilter {
-    use r::TimeFilter::*;
-    let leaf = rng.gen_range(0..if depth == 0 { 10 } else { 13 });
-    let mut c = || gen_const(rng, times);
-    match leaf {
-        0 => Gt(c()),
-        1 => GtEq(c()),
-        2 => Lt(c()),
-        3 => LtEq(c()),
-        4 => Eq(c()),
-        5 => NotEq(c()),
-        6 | 7 => {
-            let (a, b) = (c(), c());
-            Between(a.min(b), a.max(b))
-        }
-        8 => {
-            let (a, b) = (c(), c());
-            NotBetween(a.min(b), a.max(b))
-        }
-        9 => {
-            let v: Vec<i64> = (0..rng.gen_range(0..5)).map(|_| gen_const(rng, times)).collect();
-            if rng.gen() {
-                In(v)
-            } else {
-                NotIn(v)
-            }
-        }
-        10 => And(
-            Box::new(gen_filter(rng, times, depth - 1)),
-            Box::new(gen_filter(rng, times, depth - 1)),
-        ),
-        11 => Or(
-            Box::new(gen_filter(rng, times, depth - 1)),
-            Box::new(gen_filter(rng, times, depth - 1)),
-        ),
-        _ => Not(Box::new(gen_filter(rng, times, depth - 1))),
-    }
-}
-
-fn gen_case(seed: u64) -> Case {
-    let rng = &mut ChaCha8Rng::seed_from_u64(seed);
-    let n = [0, 1, rng.gen_range(1..20), rng.gen_range(1..80)][rng.gen_range(0..4)];
-    let times = gen_times(rng, n);
-    let mut page_sizes = Vec::new();
-    let mut left = n;
-    let typical = rng.gen_range(1..=12);
-    while left > 0 {
-        let size = if rng.gen_range(0..4) == 0 {
-            rng.gen_range(1..=12)
-        } else {
-            typical
-        }
-        .min(left);
-        page_sizes.push(size);
-        left -= size;
-    }
-    let cols: Vec<Option<Col>> = (0..rng.gen_range(1..=4))
-        .map(|_| (rng.gen_range(0..6) != 0).then(|| gen_col(rng, n)))
-        .collect();
-    let depth = rng.gen_range(0..3);
-    let filter_time = (rng.gen_range(0..5) != 0).then(|| gen_filter(rng, &times, depth));
-    let field = (rng.gen_range(0..3) == 0).then(|| {
-        let column = rng.gen_range(0..cols.len());
-        let op = match rng.gen_range(0..4) {
-            0 => r::FieldOp::IsNull,
-            1 => r::FieldOp::IsNotNull,
-            _ => {
-                let t = cols[column].as_ref().map_or(r::ColumnType::Int64, |c| c.t);
-                let ops = [
-                    r::CmpOp::Lt,
-                    r::CmpOp::LtEq,
-                    r::CmpOp::Gt,
-                    r::CmpOp::GtEq,
-                    r::CmpOp::Eq,
-                    r::CmpOp::NotEq,
-                ];
-                r::FieldOp::Cmp(ops[rng.gen_range(0..6)], gen_value(rng, t))
-            }
-        };
-        r::FieldFilter { column, op }
-    });
-    let columns = (0..rng.gen_range(0..=cols.len() + 1))
-        .map(|_| rng.gen_range(0..cols.len()))
-        .collect();
-    let page = typical;
-    let block_rows = [
-        1,
-        page.saturating_sub(1).max(1),
-        page,
-        page + 1,
-        n + 5,
-        rng.gen_range(1..20),
-    ][rng.gen_range(0..6)];
-    let offset = if rng.gen() { 0 } else { rng.gen_range(0..=n as u64 + 2) };
-    let limit = if rng.gen() {
-        None
-    } else {
-        Some(rng.gen_range(0..=n as u64 + 2))
-    };
-    Case {
-        times,
-        page_sizes,
-        time_encoding: if rng.gen() {
-            r::Encoding::Ts2Diff
-        } else {
-            r::Encoding::Plain
-        },
-        cols,
-        request: r::Request {
-            filter: r::Filter {
-                time: filter_time,
-                field,
-            },
-            offset,
-            limit,
-            columns,
-            block_rows,
-        },
-    }
-}
-
-/// Reference, kernel and kernel baseline on one group.
-fn check(case: &Case, t: &[u8], values: &[Vec<u8>], rules: bool) -> Result<(), TestCaseError> {
-    let rg = r_group(case, t, values);
-    let kg = k_group(&rg);
-    let kq = k_request(&case.request);
-    let expected = r::scan(&rg, &case.request);
+/// Reference, kernel and kernel baseline on one group (the scenario's
+/// request, `time` and `values` as the chunks' bytes).
+fn check(case: &Scenario, time: Vec<u8>, values: Vec<Vec<u8>>, rules: bool) -> Result<(), TestCaseError> {
+    let input = case.input_with(time, values);
+    let rg = reference_group(&input).expect("known ids");
+    let kg = kernel_group(&input).expect("known ids");
+    let rq = reference_request(&input.request).expect("sizes of this host");
+    let kq = kernel_request(&input.request).expect("sizes of this host");
+    let expected = r::scan(&rg, &rq);
     for options in [k::ScanOptions::default(), k::ScanOptions::baseline()] {
         let out = k::scan(&kg, &kq, options);
         if let Err(why) = agree(&expected, &out) {
@@ -613,6 +238,13 @@ fn check(case: &Case, t: &[u8], values: &[Vec<u8>], rules: bool) -> Result<(), T
     Ok(())
 }
 
+fn chunks(case: &Scenario) -> (Vec<u8>, Vec<Vec<u8>>) {
+    (
+        case.time_chunk(None),
+        (0..case.cols.len()).map(|c| case.value_chunk(c)).collect(),
+    )
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(600))]
 
@@ -620,8 +252,8 @@ proptest! {
     #[test]
     fn kernel_agrees_with_reference(seed in any::<u64>()) {
         let case = gen_case(seed);
-        let (t, values) = build(&case);
-        check(&case, &t, &values, true)?;
+        let (t, values) = chunks(&case);
+        check(&case, t, values, true)?;
     }
 
     /// Damaged groups: a truncated chunk, a flipped byte, a page header's
@@ -630,7 +262,7 @@ proptest! {
     #[test]
     fn kernel_agrees_on_damaged_groups(seed in any::<u64>(), damage in any::<u64>()) {
         let case = gen_case(seed);
-        let (mut t, mut values) = build(&case);
+        let (mut t, mut values) = chunks(&case);
         let rng = &mut ChaCha8Rng::seed_from_u64(damage);
         let which = rng.gen_range(0..=values.len());
         let chunk = if which == values.len() { &mut t } else { &mut values[which] };
@@ -646,32 +278,17 @@ proptest! {
                 }
                 _ => {
                     // Lie about a time page's start or end by a small amount.
-                    let mut at = 0;
-                    let pages: Vec<usize> = case.page_sizes.iter().map(|&n| {
-                        let here = at;
-                        at += n;
-                        here
-                    }).collect();
-                    if !pages.is_empty() {
-                        let p = rng.gen_range(0..pages.len());
-                        let times = &case.times[pages[p]..pages[p] + case.page_sizes[p]];
-                        let mut stats = Stats::of(times);
+                    if !case.page_sizes.is_empty() {
+                        let p = rng.gen_range(0..case.page_sizes.len());
+                        let mut stats = Stats::of(case.page(p).1);
                         let by = rng.gen_range(-2..=2i64);
                         if rng.gen() { stats.start = stats.start.wrapping_add(by) } else { stats.end = stats.end.wrapping_add(by) }
-                        let mut rebuilt = Vec::new();
-                        let mut at = 0;
-                        for (i, &n) in case.page_sizes.iter().enumerate() {
-                            let ts = &case.times[at..at + n];
-                            let s = if i == p { stats } else { Stats::of(ts) };
-                            rebuilt.extend(time_page(&time_body(ts, case.time_encoding), s));
-                            at += n;
-                        }
-                        t = rebuilt;
+                        t = case.time_chunk(Some((p, stats)));
                     }
                 }
             }
         }
-        check(&case, &t, &values, false)?;
+        check(&case, t, values, false)?;
     }
 }
 
@@ -686,69 +303,55 @@ fn plans_of_known_scans() {
         .map(|&t| (t % 3 != 0).then_some(r::Value::I64(t)))
         .collect();
     let texts: Vec<Option<r::Value>> = times.iter().map(|&t| Some(r::Value::Bytes(vec![t as u8]))).collect();
-    let mk = |filter: r::Filter, columns: Vec<usize>| Case {
+    let mk = |time: Option<TimeFilter>, field: bool, columns: Vec<u32>| Scenario {
         times: times.clone(),
         page_sizes: vec![8; 5],
         time_encoding: r::Encoding::Ts2Diff,
         cols: vec![
-            Some(Col {
+            Some(Column {
                 t: r::ColumnType::Int64,
                 e: r::Encoding::Ts2Diff,
                 cells: cells.clone(),
                 empty_pages: false,
             }),
-            Some(Col {
+            Some(Column {
                 t: r::ColumnType::Text,
                 e: r::Encoding::Plain,
                 cells: texts.clone(),
                 empty_pages: false,
             }),
         ],
-        request: r::Request {
-            filter,
+        request: Request {
+            time,
+            field: field.then_some(FieldFilter {
+                column: 0,
+                op: FieldOp::IsNotNull,
+            }),
             offset: 0,
             limit: None,
             columns,
             block_rows: 1000,
         },
     };
-    let time = |f: r::TimeFilter| r::Filter {
-        time: Some(f),
-        field: None,
+    let stats = |case: &Scenario| {
+        let (t, values) = chunks(case);
+        check(case, t, values, true).unwrap();
+        let input = case.input();
+        let (g, q) = (kernel_group(&input).unwrap(), kernel_request(&input.request).unwrap());
+        k::scan(&g, &q, k::ScanOptions::default()).stats
     };
-    let stats = |case: &Case| {
-        let (t, values) = build(case);
-        check(case, &t, &values, true).unwrap();
-        let rg = r_group(case, &t, &values);
-        k::scan(&k_group(&rg), &k_request(&case.request), k::ScanOptions::default()).stats
-    };
-    let s = stats(&mk(time(r::TimeFilter::Between(3, 36)), vec![0]));
+    let s = stats(&mk(Some(TimeFilter::Between(3, 36)), false, vec![0]));
     assert_eq!((s.boundary_bulk, s.boundary_row_by_row, s.pages_full_pass), (2, 0, 3));
-    let s = stats(&mk(time(r::TimeFilter::In(vec![3, 4, 20, 36])), vec![0]));
+    let s = stats(&mk(Some(TimeFilter::In(vec![3, 4, 20, 36])), false, vec![0]));
     assert_eq!((s.boundary_bulk, s.boundary_row_by_row, s.pages_skipped), (0, 3, 2));
-    let s = stats(&mk(time(r::TimeFilter::Not(Box::new(r::TimeFilter::Lt(3)))), vec![0]));
+    let s = stats(&mk(Some(TimeFilter::Not(Box::new(TimeFilter::Lt(3)))), false, vec![0]));
     assert_eq!((s.boundary_bulk, s.boundary_row_by_row), (0, 1));
-    let mut f = time(r::TimeFilter::Between(3, 36));
-    f.filter_field(0);
-    let s = stats(&mk(f, vec![0]));
+    let s = stats(&mk(Some(TimeFilter::Between(3, 36)), true, vec![0]));
     assert_eq!((s.boundary_bulk, s.pages_in_place), (0, 0));
-    let s = stats(&mk(r::Filter::default(), vec![0]));
+    let s = stats(&mk(None, false, vec![0]));
     assert_eq!(s.pages_in_place, 5);
-    let s = stats(&mk(r::Filter::default(), vec![0, 1]));
+    let s = stats(&mk(None, false, vec![0, 1]));
     assert_eq!(s.pages_in_place, 0);
-}
-
-trait WithField {
-    fn filter_field(&mut self, column: usize);
-}
-
-impl WithField for r::Filter {
-    fn filter_field(&mut self, column: usize) {
-        self.field = Some(r::FieldFilter {
-            column,
-            op: r::FieldOp::IsNotNull,
-        });
-    }
 }
 
 /// The generator reaches every plan class, in-place decode, non-empty and
@@ -758,10 +361,9 @@ impl WithField for r::Filter {
 fn generator_reaches_every_plan_class() {
     let mut seen = [0usize; 8];
     for seed in 0..400 {
-        let case = gen_case(seed);
-        let (t, values) = build(&case);
-        let rg = r_group(&case, &t, &values);
-        let out = k::scan(&k_group(&rg), &k_request(&case.request), k::ScanOptions::default());
+        let input = gen_case(seed).input();
+        let (g, q) = (kernel_group(&input).unwrap(), kernel_request(&input.request).unwrap());
+        let out = k::scan(&g, &q, k::ScanOptions::default());
         let s = &out.stats;
         let blocks = out.result.as_ref().map_or(0, Vec::len);
         for (i, hit) in [

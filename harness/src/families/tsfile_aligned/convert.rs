@@ -1,0 +1,397 @@
+//! The family's canonical types to and from each scanner's own types. The
+//! two scanners have the same shapes but no shared code (the reference is
+//! written from the format notes, the kernel never calls it), so each gets
+//! its own conversion here.
+
+use crossdec_kernels::tsfile::aligned as k;
+use crossdec_reference::tsfile::aligned as r;
+
+use super::types::{AlignedInput, Block, Cell, Fault, FieldOp, Request, Scanned, TimeFilter, Unread};
+use super::AlignedFamily;
+use crate::engine::Outcome;
+
+/// TsFile's data type ids, in the order of `ColumnType`'s variants.
+pub const TYPE_IDS: [u8; 10] = [0, 1, 2, 3, 4, 8, 9, 5, 11, 10];
+/// TsFile's encoding ids: PLAIN, TS_2DIFF, GORILLA, RLE.
+pub const ENCODING_IDS: [u8; 4] = [0, 4, 8, 2];
+
+const R_TYPES: [r::ColumnType; 10] = [
+    r::ColumnType::Boolean,
+    r::ColumnType::Int32,
+    r::ColumnType::Int64,
+    r::ColumnType::Float,
+    r::ColumnType::Double,
+    r::ColumnType::Timestamp,
+    r::ColumnType::Date,
+    r::ColumnType::Text,
+    r::ColumnType::String,
+    r::ColumnType::Blob,
+];
+const K_TYPES: [k::ColumnType; 10] = [
+    k::ColumnType::Boolean,
+    k::ColumnType::Int32,
+    k::ColumnType::Int64,
+    k::ColumnType::Float,
+    k::ColumnType::Double,
+    k::ColumnType::Timestamp,
+    k::ColumnType::Date,
+    k::ColumnType::Text,
+    k::ColumnType::String,
+    k::ColumnType::Blob,
+];
+const R_ENCODINGS: [r::Encoding; 4] = [
+    r::Encoding::Plain,
+    r::Encoding::Ts2Diff,
+    r::Encoding::Gorilla,
+    r::Encoding::Rle,
+];
+const K_ENCODINGS: [k::Encoding; 4] = [
+    k::Encoding::Plain,
+    k::Encoding::Ts2Diff,
+    k::Encoding::Gorilla,
+    k::Encoding::Rle,
+];
+
+fn position(ids: &[u8], id: u8) -> Option<usize> {
+    ids.iter().position(|&x| x == id)
+}
+
+/// The TsFile id of a reference data type.
+pub fn type_id(t: r::ColumnType) -> u8 {
+    TYPE_IDS[R_TYPES.iter().position(|&x| x == t).expect("every type has an id")]
+}
+
+/// The TsFile id of a reference encoding.
+pub fn encoding_id(e: r::Encoding) -> u8 {
+    ENCODING_IDS[R_ENCODINGS
+        .iter()
+        .position(|&x| x == e)
+        .expect("every encoding has an id")]
+}
+
+/// The reference's group (`None`: a type or encoding id it does not know).
+pub fn reference_group(input: &AlignedInput) -> Option<r::Group<'_>> {
+    let chunk = |t: u8, e: u8, data| {
+        Some(r::Chunk {
+            data_type: R_TYPES[position(&TYPE_IDS, t)?],
+            encoding: R_ENCODINGS[position(&ENCODING_IDS, e)?],
+            data,
+        })
+    };
+    Some(r::Group {
+        time: chunk(2, input.time_encoding, &input.time)?,
+        values: input
+            .values
+            .iter()
+            .map(|c| match c {
+                None => Some(None),
+                Some(c) => chunk(c.data_type, c.encoding, &c.data).map(Some),
+            })
+            .collect::<Option<_>>()?,
+    })
+}
+
+/// The kernel's group (`None`: a type or encoding id it does not know).
+pub fn kernel_group(input: &AlignedInput) -> Option<k::Group<'_>> {
+    let chunk = |t: u8, e: u8, data| {
+        Some(k::Chunk {
+            data_type: K_TYPES[position(&TYPE_IDS, t)?],
+            encoding: K_ENCODINGS[position(&ENCODING_IDS, e)?],
+            data,
+        })
+    };
+    Some(k::Group {
+        time: chunk(2, input.time_encoding, &input.time)?,
+        values: input
+            .values
+            .iter()
+            .map(|c| match c {
+                None => Some(None),
+                Some(c) => chunk(c.data_type, c.encoding, &c.data).map(Some),
+            })
+            .collect::<Option<_>>()?,
+    })
+}
+
+fn r_time(f: &TimeFilter) -> r::TimeFilter {
+    use TimeFilter::*;
+    let b = |f: &TimeFilter| Box::new(r_time(f));
+    match f {
+        Gt(v) => r::TimeFilter::Gt(*v),
+        GtEq(v) => r::TimeFilter::GtEq(*v),
+        Lt(v) => r::TimeFilter::Lt(*v),
+        LtEq(v) => r::TimeFilter::LtEq(*v),
+        Eq(v) => r::TimeFilter::Eq(*v),
+        NotEq(v) => r::TimeFilter::NotEq(*v),
+        Between(a, c) => r::TimeFilter::Between(*a, *c),
+        NotBetween(a, c) => r::TimeFilter::NotBetween(*a, *c),
+        In(v) => r::TimeFilter::In(v.clone()),
+        NotIn(v) => r::TimeFilter::NotIn(v.clone()),
+        And(a, c) => r::TimeFilter::And(b(a), b(c)),
+        Or(a, c) => r::TimeFilter::Or(b(a), b(c)),
+        Not(a) => r::TimeFilter::Not(b(a)),
+    }
+}
+
+fn k_time(f: &TimeFilter) -> k::TimeFilter {
+    use TimeFilter::*;
+    let b = |f: &TimeFilter| Box::new(k_time(f));
+    match f {
+        Gt(v) => k::TimeFilter::Gt(*v),
+        GtEq(v) => k::TimeFilter::GtEq(*v),
+        Lt(v) => k::TimeFilter::Lt(*v),
+        LtEq(v) => k::TimeFilter::LtEq(*v),
+        Eq(v) => k::TimeFilter::Eq(*v),
+        NotEq(v) => k::TimeFilter::NotEq(*v),
+        Between(a, c) => k::TimeFilter::Between(*a, *c),
+        NotBetween(a, c) => k::TimeFilter::NotBetween(*a, *c),
+        In(v) => k::TimeFilter::In(v.clone()),
+        NotIn(v) => k::TimeFilter::NotIn(v.clone()),
+        And(a, c) => k::TimeFilter::And(b(a), b(c)),
+        Or(a, c) => k::TimeFilter::Or(b(a), b(c)),
+        Not(a) => k::TimeFilter::Not(b(a)),
+    }
+}
+
+fn r_value(c: &Cell) -> r::Value {
+    match c {
+        Cell::Bool(x) => r::Value::Bool(*x),
+        Cell::I32(x) => r::Value::I32(*x),
+        Cell::I64(x) => r::Value::I64(*x),
+        Cell::F32(x) => r::Value::F32(*x),
+        Cell::F64(x) => r::Value::F64(*x),
+        Cell::Bytes(x) => r::Value::Bytes(x.clone()),
+    }
+}
+
+fn k_value(c: &Cell) -> k::Value {
+    match c {
+        Cell::Bool(x) => k::Value::Bool(*x),
+        Cell::I32(x) => k::Value::I32(*x),
+        Cell::I64(x) => k::Value::I64(*x),
+        Cell::F32(x) => k::Value::F32(*x),
+        Cell::F64(x) => k::Value::F64(*x),
+        Cell::Bytes(x) => k::Value::Bytes(x.clone()),
+    }
+}
+
+/// The family's cell of a reference value.
+pub fn cell_of_reference(v: &r::Value) -> Cell {
+    match v {
+        r::Value::Bool(x) => Cell::Bool(*x),
+        r::Value::I32(x) => Cell::I32(*x),
+        r::Value::I64(x) => Cell::I64(*x),
+        r::Value::F32(x) => Cell::F32(*x),
+        r::Value::F64(x) => Cell::F64(*x),
+        r::Value::Bytes(x) => Cell::Bytes(x.clone()),
+    }
+}
+
+fn cell_of_kernel(v: &k::Value) -> Cell {
+    match v {
+        k::Value::Bool(x) => Cell::Bool(*x),
+        k::Value::I32(x) => Cell::I32(*x),
+        k::Value::I64(x) => Cell::I64(*x),
+        k::Value::F32(x) => Cell::F32(*x),
+        k::Value::F64(x) => Cell::F64(*x),
+        k::Value::Bytes(x) => Cell::Bytes(x.clone()),
+    }
+}
+
+/// Sizes as the host's `usize` (`None` past it: a 32-bit host).
+fn sizes(q: &Request) -> Option<(Vec<usize>, usize, Option<usize>)> {
+    let columns = q
+        .columns
+        .iter()
+        .map(|&c| usize::try_from(c).ok())
+        .collect::<Option<_>>()?;
+    let block_rows = usize::try_from(q.block_rows).ok()?;
+    let field_column = match &q.field {
+        Some(f) => Some(usize::try_from(f.column).ok()?),
+        None => None,
+    };
+    Some((columns, block_rows, field_column))
+}
+
+const R_OPS: [r::CmpOp; 6] = [
+    r::CmpOp::Lt,
+    r::CmpOp::LtEq,
+    r::CmpOp::Gt,
+    r::CmpOp::GtEq,
+    r::CmpOp::Eq,
+    r::CmpOp::NotEq,
+];
+const K_OPS: [k::CmpOp; 6] = [
+    k::CmpOp::Lt,
+    k::CmpOp::LtEq,
+    k::CmpOp::Gt,
+    k::CmpOp::GtEq,
+    k::CmpOp::Eq,
+    k::CmpOp::NotEq,
+];
+
+/// The reference's request (`None`: a size past `usize` or an unknown
+/// comparison operator).
+pub fn reference_request(q: &Request) -> Option<r::Request> {
+    let (columns, block_rows, field_column) = sizes(q)?;
+    let field = match (&q.field, field_column) {
+        (Some(f), Some(column)) => Some(r::FieldFilter {
+            column,
+            op: match &f.op {
+                FieldOp::IsNull => r::FieldOp::IsNull,
+                FieldOp::IsNotNull => r::FieldOp::IsNotNull,
+                FieldOp::Cmp(op, v) => r::FieldOp::Cmp(*R_OPS.get(usize::from(*op))?, r_value(v)),
+            },
+        }),
+        _ => None,
+    };
+    Some(r::Request {
+        filter: r::Filter {
+            time: q.time.as_ref().map(r_time),
+            field,
+        },
+        offset: q.offset,
+        limit: q.limit,
+        columns,
+        block_rows,
+    })
+}
+
+/// The kernel's request (`None` as for [`reference_request`]).
+pub fn kernel_request(q: &Request) -> Option<k::Request> {
+    let (columns, block_rows, field_column) = sizes(q)?;
+    let field = match (&q.field, field_column) {
+        (Some(f), Some(column)) => Some(k::FieldFilter {
+            column,
+            op: match &f.op {
+                FieldOp::IsNull => k::FieldOp::IsNull,
+                FieldOp::IsNotNull => k::FieldOp::IsNotNull,
+                FieldOp::Cmp(op, v) => k::FieldOp::Cmp(*K_OPS.get(usize::from(*op))?, k_value(v)),
+            },
+        }),
+        _ => None,
+    };
+    Some(k::Request {
+        filter: k::Filter {
+            time: q.time.as_ref().map(k_time),
+            field,
+        },
+        offset: q.offset,
+        limit: q.limit,
+        columns,
+        block_rows,
+    })
+}
+
+impl Block {
+    pub fn from_reference(b: &r::Block) -> Block {
+        Block {
+            times: b.times.clone(),
+            columns: b
+                .columns
+                .iter()
+                .map(|c| c.iter().map(|v| v.as_ref().map(cell_of_reference)).collect())
+                .collect(),
+        }
+    }
+
+    fn from_kernel(b: &k::Block) -> Block {
+        let (times, columns) = b.canonical();
+        Block {
+            times,
+            columns: columns
+                .iter()
+                .map(|c| c.iter().map(|v| v.as_ref().map(cell_of_kernel)).collect())
+                .collect(),
+        }
+    }
+}
+
+impl Fault {
+    pub fn from_reference(e: &r::ScanError) -> Fault {
+        use r::ErrorKind::*;
+        let (kind, detail) = match &e.kind {
+            BadRequest => (1, ""),
+            Unsupported => (2, ""),
+            TruncatedHeader => (3, ""),
+            BadPageSize => (4, ""),
+            TruncatedPage => (5, ""),
+            PageCountMismatch => (6, ""),
+            RowCountMismatch => (7, ""),
+            BitmapTruncated => (8, ""),
+            ValueCountMismatch => (9, ""),
+            StatisticsLie => (10, ""),
+            TimesNotIncreasing => (11, ""),
+            Decode(d) => (12, d.as_str()),
+        };
+        Fault {
+            kind,
+            detail: detail.to_string(),
+            chunk: match e.chunk {
+                r::ChunkId::Time => -1,
+                r::ChunkId::Value(i) => i as i64,
+            },
+            page: e.page as u64,
+            offset: e.offset as u64,
+            unread: Unread::default(),
+        }
+    }
+
+    fn from_kernel(e: &k::ScanError, unread: Unread) -> Fault {
+        use k::ErrorKind::*;
+        let (kind, detail) = match &e.kind {
+            BadRequest => (1, ""),
+            Unsupported => (2, ""),
+            TruncatedHeader => (3, ""),
+            BadPageSize => (4, ""),
+            TruncatedPage => (5, ""),
+            PageCountMismatch => (6, ""),
+            RowCountMismatch => (7, ""),
+            BitmapTruncated => (8, ""),
+            ValueCountMismatch => (9, ""),
+            StatisticsLie => (10, ""),
+            TimesNotIncreasing => (11, ""),
+            Decode(d) => (12, d.as_str()),
+        };
+        Fault {
+            kind,
+            detail: detail.to_string(),
+            chunk: match e.chunk {
+                k::ChunkId::Time => -1,
+                k::ChunkId::Value(i) => i as i64,
+            },
+            page: e.page as u64,
+            offset: e.offset as u64,
+            unread,
+        }
+    }
+}
+
+/// The pages the kernel's plan says it did not read.
+fn unread_of(stats: &k::ScanStats) -> Unread {
+    Unread(
+        stats
+            .plan
+            .iter()
+            .enumerate()
+            .filter_map(|(p, a)| match a {
+                k::PageAction::Skip | k::PageAction::NotReached => Some((p as u64, 0)),
+                k::PageAction::NoMatch => Some((p as u64, 1)),
+                k::PageAction::FullPass { .. } | k::PageAction::Boundary { .. } => None,
+            })
+            .collect(),
+    )
+}
+
+/// The kernel's outcome in the family's terms, with the pages it did not
+/// read.
+pub fn scanned_from_kernel(out: &k::ScanOutput) -> Outcome<AlignedFamily> {
+    let unread = unread_of(&out.stats);
+    match &out.result {
+        Ok(blocks) => Ok(Scanned {
+            blocks: blocks.iter().map(Block::from_kernel).collect(),
+            unread,
+        }),
+        Err(e) => Err(Fault::from_kernel(e, unread)),
+    }
+}

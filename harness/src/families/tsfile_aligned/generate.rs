@@ -1,0 +1,700 @@
+//! Aligned chunk groups and requests: 1-16 value columns of every type and
+//! encoding the scanners read, page sizes from 1 row up (mixed within a
+//! chunk; up to 10,000 rows in the large category), no / some / all nulls,
+//! empty pages, a missing measurement, times at i64::MIN / MAX, windows on,
+//! next to and between page edges, every filter form in random nested
+//! trees, a FIELD filter, offsets and limits past the end, block sizes 1, a
+//! page size +-1 and more than the chunk; and damaged groups.
+//!
+//! Every draw is of a fixed-width integer (never `usize`), so a seed makes
+//! the same cases on 32- and 64-bit hosts.
+
+use crossdec_reference::tsfile::aligned as r;
+use r::write::{empty_value_page, time_body, time_page, value_body, value_page, value_page_for, Stats};
+use rand::Rng;
+
+use super::convert::{cell_of_reference, encoding_id, type_id};
+use super::types::{AlignedInput, FieldFilter, FieldOp, Request, TimeFilter, ValueChunk};
+use crate::engine::{Case, CaseRng};
+
+/// (category, scale): generator calls per `--cases`.
+pub const CATEGORIES: &[(&str, f64)] = &[
+    ("groups", 1.0),
+    ("page-edges", 0.5),
+    ("discrete-windows", 0.5),
+    ("time-extremes", 0.25),
+    ("offset-limit", 0.5),
+    ("blocks", 0.5),
+    ("wide", 0.2),
+    ("large-pages", 0.02),
+    ("malformed-truncation", 0.2),
+    ("malformed-corrupt", 0.5),
+    ("malformed-row-counts", 0.2),
+    ("malformed-bitmap", 0.2),
+    ("malformed-page-count", 0.2),
+    ("malformed-lying-statistics", 0.5),
+];
+
+/// Campaign-only categories (structured fuzzing never draws them).
+pub const LARGE: &[&str] = &["large-pages"];
+
+/// A value column of a scenario.
+#[derive(Debug, Clone)]
+pub struct Column {
+    pub t: r::ColumnType,
+    pub e: r::Encoding,
+    pub cells: Vec<Option<r::Value>>,
+    /// Write an all-null page as the empty page (size 0).
+    pub empty_pages: bool,
+}
+
+/// A group before it is written: times, page sizes, columns, request.
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    pub times: Vec<i64>,
+    pub page_sizes: Vec<usize>,
+    pub time_encoding: r::Encoding,
+    /// `None`: the measurement is missing from the group.
+    pub cols: Vec<Option<Column>>,
+    pub request: Request,
+}
+
+/// What a category asks of [`scenario`].
+#[derive(Debug, Clone, Copy)]
+pub struct Knobs {
+    pub max_cols: u32,
+    pub max_rows: u32,
+    /// Fewest rows (categories that need pages with holes).
+    pub min_rows: u32,
+    /// Largest page (rows).
+    pub max_page: u32,
+    /// 0 / 1: times from i64::MIN up / down to i64::MAX; None: random.
+    pub time_mode: Option<u32>,
+}
+
+impl Default for Knobs {
+    fn default() -> Self {
+        Knobs {
+            max_cols: 4,
+            max_rows: 80,
+            min_rows: 0,
+            max_page: 12,
+            time_mode: None,
+        }
+    }
+}
+
+/// `0..n` drawn as a `u64`.
+fn below(rng: &mut CaseRng, n: usize) -> usize {
+    rng.gen_range(0..n.max(1) as u64) as usize
+}
+
+fn pick<T: Copy>(rng: &mut CaseRng, items: &[T]) -> T {
+    items[below(rng, items.len())]
+}
+
+fn gen_times(rng: &mut CaseRng, n: usize, mode: Option<u32>) -> Vec<i64> {
+    let step = |rng: &mut CaseRng| rng.gen_range(1..=3i64);
+    let mut times = Vec::with_capacity(n);
+    match mode.unwrap_or_else(|| rng.gen_range(0..4u32)) {
+        0 => {
+            let mut t = i64::MIN;
+            for _ in 0..n {
+                times.push(t);
+                t = t.saturating_add(step(rng));
+            }
+        }
+        1 => {
+            let mut t = i64::MAX;
+            for _ in 0..n {
+                times.push(t);
+                t = t.saturating_sub(step(rng));
+            }
+            times.reverse();
+        }
+        _ => {
+            let mut t = rng.gen_range(-50..50i64);
+            for _ in 0..n {
+                times.push(t);
+                t += step(rng);
+            }
+        }
+    }
+    times
+}
+
+/// A value of type `t`: extremes, NaN, small numbers, short strings.
+pub fn gen_value(rng: &mut CaseRng, t: r::ColumnType) -> r::Value {
+    use r::ColumnType::*;
+    match t {
+        Boolean => r::Value::Bool(rng.gen()),
+        Int32 | Date => r::Value::I32(match rng.gen_range(0..4u32) {
+            0 => i32::MIN,
+            1 => i32::MAX,
+            _ => rng.gen_range(-20..20),
+        }),
+        Int64 | Timestamp => r::Value::I64(match rng.gen_range(0..4u32) {
+            0 => i64::MIN,
+            1 => i64::MAX,
+            _ => rng.gen_range(-20..20),
+        }),
+        Float => r::Value::F32(match rng.gen_range(0..4u32) {
+            0 => rng.gen(),
+            1 => f32::NAN.to_bits(),
+            _ => (rng.gen_range(-20..20i32) as f32).to_bits(),
+        }),
+        Double => r::Value::F64(match rng.gen_range(0..4u32) {
+            0 => rng.gen(),
+            1 => f64::NAN.to_bits(),
+            _ => (rng.gen_range(-20..20i32) as f64).to_bits(),
+        }),
+        Text | String | Blob => {
+            r::Value::Bytes((0..rng.gen_range(0..4u32)).map(|_| rng.gen_range(b'a'..b'd')).collect())
+        }
+    }
+}
+
+fn gen_col(rng: &mut CaseRng, n: usize) -> Column {
+    use r::ColumnType::*;
+    use r::Encoding::*;
+    let t = pick(
+        rng,
+        &[
+            Boolean, Int32, Int64, Float, Double, Timestamp, Date, Text, String, Blob,
+        ],
+    );
+    let encodings: &[r::Encoding] = match t {
+        Boolean => &[Plain, Rle],
+        Int32 | Date | Int64 | Timestamp => &[Plain, Rle, Ts2Diff, Gorilla],
+        Float | Double => &[Plain, Gorilla],
+        Text | String | Blob => &[Plain],
+    };
+    let e = pick(rng, encodings);
+    let null_rate = pick(rng, &[0.0, 0.3, 1.0, 0.9]);
+    let cells = (0..n)
+        .map(|_| (!rng.gen_bool(null_rate)).then(|| gen_value(rng, t)))
+        .collect();
+    Column {
+        t,
+        e,
+        cells,
+        empty_pages: rng.gen(),
+    }
+}
+
+/// A time constant near the data: a time, one off it, an extreme.
+fn gen_const(rng: &mut CaseRng, times: &[i64]) -> i64 {
+    if times.is_empty() || rng.gen_range(0..8u32) == 0 {
+        return pick(rng, &[i64::MIN, i64::MAX, 0]);
+    }
+    let t = times[below(rng, times.len())];
+    match rng.gen_range(0..3u32) {
+        0 => t.saturating_sub(1),
+        1 => t.saturating_add(1),
+        _ => t,
+    }
+}
+
+/// A random time filter tree of at most `depth` levels of And / Or / Not.
+pub fn gen_filter(rng: &mut CaseRng, times: &[i64], depth: u32) -> TimeFilter {
+    use TimeFilter::*;
+    let leaf = rng.gen_range(0..if depth == 0 { 10u32 } else { 13 });
+    let mut c = || gen_const(rng, times);
+    match leaf {
+        0 => Gt(c()),
+        1 => GtEq(c()),
+        2 => Lt(c()),
+        3 => LtEq(c()),
+        4 => Eq(c()),
+        5 => NotEq(c()),
+        6 | 7 => {
+            let (a, b) = (c(), c());
+            Between(a.min(b), a.max(b))
+        }
+        8 => {
+            let (a, b) = (c(), c());
+            NotBetween(a.min(b), a.max(b))
+        }
+        9 => {
+            let v: Vec<i64> = (0..rng.gen_range(0..5u32)).map(|_| gen_const(rng, times)).collect();
+            if rng.gen() {
+                In(v)
+            } else {
+                NotIn(v)
+            }
+        }
+        10 => And(
+            Box::new(gen_filter(rng, times, depth - 1)),
+            Box::new(gen_filter(rng, times, depth - 1)),
+        ),
+        11 => Or(
+            Box::new(gen_filter(rng, times, depth - 1)),
+            Box::new(gen_filter(rng, times, depth - 1)),
+        ),
+        _ => Not(Box::new(gen_filter(rng, times, depth - 1))),
+    }
+}
+
+fn gen_page_sizes(rng: &mut CaseRng, n: usize, max_page: u32) -> (Vec<usize>, usize) {
+    let typical = rng.gen_range(1..=max_page) as usize;
+    let mut page_sizes = Vec::new();
+    let mut left = n;
+    while left > 0 {
+        let size = if rng.gen_range(0..4u32) == 0 {
+            rng.gen_range(1..=max_page) as usize
+        } else {
+            typical
+        }
+        .min(left);
+        page_sizes.push(size);
+        left -= size;
+    }
+    (page_sizes, typical)
+}
+
+fn gen_field(rng: &mut CaseRng, cols: &[Option<Column>]) -> FieldFilter {
+    let column = below(rng, cols.len());
+    let op = match rng.gen_range(0..4u32) {
+        0 => FieldOp::IsNull,
+        1 => FieldOp::IsNotNull,
+        _ => {
+            let t = cols[column].as_ref().map_or(r::ColumnType::Int64, |c| c.t);
+            FieldOp::Cmp(rng.gen_range(0..6u8), cell_of_reference(&gen_value(rng, t)))
+        }
+    };
+    FieldFilter {
+        column: column as u32,
+        op,
+    }
+}
+
+/// A random scenario within `knobs`.
+pub fn scenario(rng: &mut CaseRng, knobs: Knobs) -> Scenario {
+    let max_rows = knobs.max_rows.max(1);
+    let sizes = [0, 1, rng.gen_range(1..20u32).min(max_rows), rng.gen_range(1..=max_rows)];
+    let n = pick(rng, &sizes).max(knobs.min_rows) as usize;
+    let times = gen_times(rng, n, knobs.time_mode);
+    let (page_sizes, typical) = gen_page_sizes(rng, n, knobs.max_page.max(1));
+    let cols: Vec<Option<Column>> = (0..rng.gen_range(1..=knobs.max_cols.max(1)))
+        .map(|_| (rng.gen_range(0..6u32) != 0).then(|| gen_col(rng, n)))
+        .collect();
+    let depth = rng.gen_range(0..3u32);
+    let time = (rng.gen_range(0..5u32) != 0).then(|| gen_filter(rng, &times, depth));
+    let field = (rng.gen_range(0..3u32) == 0).then(|| gen_field(rng, &cols));
+    let columns = (0..rng.gen_range(0..=cols.len() as u32 + 1))
+        .map(|_| below(rng, cols.len()) as u32)
+        .collect();
+    let sizes = [
+        1,
+        typical.saturating_sub(1).max(1),
+        typical,
+        typical + 1,
+        n + 5,
+        rng.gen_range(1..20u64) as usize,
+    ];
+    let block_rows = pick(rng, &sizes) as u64;
+    let offset = if rng.gen() { 0 } else { rng.gen_range(0..=n as u64 + 2) };
+    let limit = if rng.gen() {
+        None
+    } else {
+        Some(rng.gen_range(0..=n as u64 + 2))
+    };
+    Scenario {
+        times,
+        page_sizes,
+        time_encoding: if rng.gen() {
+            r::Encoding::Ts2Diff
+        } else {
+            r::Encoding::Plain
+        },
+        cols,
+        request: Request {
+            time,
+            field,
+            offset,
+            limit,
+            columns,
+            block_rows,
+        },
+    }
+}
+
+impl Scenario {
+    /// The times of page `p` and where they start.
+    pub fn page(&self, p: usize) -> (usize, &[i64]) {
+        let at: usize = self.page_sizes[..p].iter().sum();
+        (at, &self.times[at..at + self.page_sizes[p]])
+    }
+
+    /// The time chunk with page `lie`'s statistics replaced.
+    pub fn time_chunk(&self, lie: Option<(usize, Stats)>) -> Vec<u8> {
+        let mut out = Vec::new();
+        for p in 0..self.page_sizes.len() {
+            let (_, times) = self.page(p);
+            let stats = match lie {
+                Some((q, s)) if q == p => s,
+                _ => Stats::of(times),
+            };
+            out.extend(time_page(&time_body(times, self.time_encoding), stats));
+        }
+        out
+    }
+
+    /// Column `c`'s chunk (empty when the measurement is missing).
+    pub fn value_chunk(&self, c: usize) -> Vec<u8> {
+        let mut out = Vec::new();
+        if let Some(col) = &self.cols[c] {
+            for p in 0..self.page_sizes.len() {
+                let (at, times) = self.page(p);
+                out.extend(value_page_for(
+                    col.t,
+                    col.e,
+                    times,
+                    &col.cells[at..at + times.len()],
+                    col.empty_pages,
+                ));
+            }
+        }
+        out
+    }
+
+    /// The family input: chunks written with truthful statistics.
+    pub fn input(&self) -> AlignedInput {
+        let values = (0..self.cols.len()).map(|c| self.value_chunk(c)).collect();
+        self.input_with(self.time_chunk(None), values)
+    }
+
+    /// The family input with the given chunks' bytes.
+    pub fn input_with(&self, time: Vec<u8>, values: Vec<Vec<u8>>) -> AlignedInput {
+        AlignedInput {
+            time_encoding: encoding_id(self.time_encoding),
+            time,
+            values: self
+                .cols
+                .iter()
+                .zip(values)
+                .map(|(c, data)| {
+                    c.as_ref().map(|c| ValueChunk {
+                        data_type: type_id(c.t),
+                        encoding: encoding_id(c.e),
+                        data,
+                    })
+                })
+                .collect(),
+            request: self.request.clone(),
+        }
+    }
+}
+
+/// Windows whose bounds fall on a page's first or last time, one before,
+/// one after, between two pages, outside every page, inside one page.
+fn page_edge_filter(rng: &mut CaseRng, s: &Scenario) -> Option<TimeFilter> {
+    if s.page_sizes.is_empty() {
+        return None;
+    }
+    let p = below(rng, s.page_sizes.len());
+    let (_, times) = s.page(p);
+    let (first, last) = (times[0], times[times.len() - 1]);
+    let nudge = |rng: &mut CaseRng, t: i64| match rng.gen_range(0..3u32) {
+        0 => t.saturating_sub(1),
+        1 => t.saturating_add(1),
+        _ => t,
+    };
+    let lo = nudge(rng, first);
+    let hi = if rng.gen() {
+        nudge(rng, last)
+    } else {
+        // Up to the edge of a later page.
+        let q = p + below(rng, s.page_sizes.len() - p);
+        let (_, later) = s.page(q);
+        nudge(rng, later[later.len() - 1])
+    };
+    let all = &s.times;
+    Some(match rng.gen_range(0..7u32) {
+        0 => TimeFilter::Between(lo, hi),
+        1 => TimeFilter::GtEq(lo),
+        2 => TimeFilter::Gt(lo),
+        3 => TimeFilter::LtEq(hi),
+        4 => TimeFilter::Lt(hi),
+        // Outside every page: before the first or after the last.
+        5 => {
+            if rng.gen() {
+                TimeFilter::Lt(all[0])
+            } else {
+                TimeFilter::Gt(all[all.len() - 1])
+            }
+        }
+        // Inside one page, between two of its times.
+        _ => {
+            let a = times[below(rng, times.len())];
+            let b = times[below(rng, times.len())];
+            TimeFilter::Between(a.min(b), a.max(b))
+        }
+    })
+}
+
+/// Filters whose matching rows inside one page have holes: `In` of a few
+/// of its times apart, `NotIn` / `NotEq` of some, `NotBetween` of its
+/// middle, alone or And-ed with a window around the page. A scanner that
+/// bulk-copied the first-to-last range of such a page would return the
+/// holes.
+fn discrete_filter(rng: &mut CaseRng, s: &Scenario) -> Option<TimeFilter> {
+    if s.page_sizes.is_empty() {
+        return None;
+    }
+    // The largest page half the time: holes need rows.
+    let p = if rng.gen() {
+        below(rng, s.page_sizes.len())
+    } else {
+        (0..s.page_sizes.len()).max_by_key(|&p| s.page_sizes[p]).unwrap_or(0)
+    };
+    let (_, times) = s.page(p);
+    let some: Vec<i64> = (0..rng.gen_range(1..=5u32))
+        .map(|_| times[below(rng, times.len())])
+        .collect();
+    let mid = times[times.len() / 2];
+    let filter = match rng.gen_range(0..6u32) {
+        0..=2 => TimeFilter::In(some),
+        3 => TimeFilter::NotIn(some),
+        4 => TimeFilter::NotEq(mid),
+        _ => TimeFilter::NotBetween(mid, mid.saturating_add(rng.gen_range(0..3i64))),
+    };
+    Some(if rng.gen() {
+        filter
+    } else {
+        TimeFilter::And(
+            Box::new(TimeFilter::Between(times[0], times[times.len() - 1])),
+            Box::new(filter),
+        )
+    })
+}
+
+fn knobs_for(category: &str) -> Knobs {
+    let d = Knobs::default();
+    match category {
+        "wide" => Knobs {
+            max_cols: 16,
+            max_rows: 60,
+            ..d
+        },
+        "large-pages" => Knobs {
+            max_cols: 3,
+            max_rows: 30_000,
+            max_page: 10_000,
+            ..d
+        },
+        "discrete-windows" => Knobs { min_rows: 6, ..d },
+        _ => d,
+    }
+}
+
+/// One generator call of `category`.
+pub fn generate(category: &str, _index: u64, rng: &mut CaseRng) -> Vec<Case<AlignedInput>> {
+    let mut knobs = knobs_for(category);
+    if category == "time-extremes" {
+        knobs.time_mode = Some(rng.gen_range(0..2u32));
+    }
+    let mut s = scenario(rng, knobs);
+    match category {
+        "page-edges" => {
+            s.request.time = page_edge_filter(rng, &s);
+            if rng.gen() {
+                s.request.field = None;
+            }
+        }
+        "discrete-windows" => {
+            s.request.time = discrete_filter(rng, &s);
+            s.request.field = None;
+            if rng.gen() {
+                (s.request.offset, s.request.limit) = (0, None);
+            }
+        }
+        "offset-limit" => {
+            let n = s.times.len() as u64;
+            s.request.offset = pick(rng, &[0, 1, n.saturating_sub(1), n, n + 1, u64::MAX]);
+            s.request.limit = pick(rng, &[Some(0), Some(1), Some(n), Some(n + 1), Some(u64::MAX), None]);
+        }
+        "blocks" => {
+            let n = s.times.len() as u64;
+            let page = s.page_sizes.first().copied().unwrap_or(1) as u64;
+            s.request.block_rows = pick(
+                rng,
+                &[1, page.saturating_sub(1).max(1), page, page + 1, n, n + 1, 2 * n + 3],
+            );
+        }
+        _ => {}
+    }
+    if let Some(rest) = category.strip_prefix("malformed-") {
+        return damaged(rest, rng, &s);
+    }
+    vec![Case::one(s.input())]
+}
+
+/// Which chunk a damage lands in: `None` the time chunk, else a present
+/// value column (time chunk when none is present).
+fn pick_chunk(rng: &mut CaseRng, s: &Scenario) -> Option<usize> {
+    let present: Vec<usize> = (0..s.cols.len()).filter(|&c| s.cols[c].is_some()).collect();
+    if present.is_empty() || rng.gen_range(0..3u32) == 0 {
+        None
+    } else {
+        Some(present[below(rng, present.len())])
+    }
+}
+
+fn damaged(kind: &str, rng: &mut CaseRng, s: &Scenario) -> Vec<Case<AlignedInput>> {
+    let time = s.time_chunk(None);
+    let values: Vec<Vec<u8>> = (0..s.cols.len()).map(|c| s.value_chunk(c)).collect();
+    let with = |chunk: Option<usize>, bytes: Vec<u8>| {
+        let (mut t, mut v) = (time.clone(), values.clone());
+        match chunk {
+            None => t = bytes,
+            Some(c) => v[c] = bytes,
+        }
+        Case::one(s.input_with(t, v))
+    };
+    let chunk = pick_chunk(rng, s);
+    let bytes = match chunk {
+        None => &time,
+        Some(c) => &values[c],
+    };
+    match kind {
+        // A few cuts: every one for a short chunk, else 8 at random.
+        "truncation" => {
+            if bytes.len() <= 24 {
+                (0..bytes.len())
+                    .map(|keep| with(chunk, bytes[..keep].to_vec()))
+                    .collect()
+            } else {
+                (0..8)
+                    .map(|_| with(chunk, bytes[..below(rng, bytes.len())].to_vec()))
+                    .collect()
+            }
+        }
+        "corrupt" => {
+            if bytes.is_empty() {
+                return vec![Case::one(s.input())];
+            }
+            let mut b = bytes.clone();
+            for _ in 0..rng.gen_range(1..=3u32) {
+                let at = below(rng, b.len());
+                b[at] ^= 1 << rng.gen_range(0..8u32);
+            }
+            vec![with(chunk, b)]
+        }
+        // A value page of one row more or fewer than its time page.
+        "row-counts" => match (chunk, s.page_sizes.len()) {
+            (Some(c), pages) if pages > 0 => {
+                let col = s.cols[c].as_ref().expect("a present column");
+                let victim = below(rng, pages);
+                let mut out = Vec::new();
+                for p in 0..pages {
+                    let (at, times) = s.page(p);
+                    let mut cells = col.cells[at..at + times.len()].to_vec();
+                    if p == victim {
+                        if rng.gen() || cells.len() == 1 {
+                            cells.push(Some(gen_value(rng, col.t)));
+                        } else {
+                            cells.pop();
+                        }
+                    }
+                    out.extend(value_page(col.t, &value_body(col.t, col.e, &cells), Stats::of(times)));
+                }
+                vec![with(chunk, out)]
+            }
+            _ => vec![Case::one(s.input())],
+        },
+        // A value page whose bitmap stops short: the body is cut inside it.
+        "bitmap" => match (chunk, s.page_sizes.len()) {
+            (Some(c), pages) if pages > 0 => {
+                let col = s.cols[c].as_ref().expect("a present column");
+                let victim = below(rng, pages);
+                let mut out = Vec::new();
+                for p in 0..pages {
+                    let (at, times) = s.page(p);
+                    let cells = &col.cells[at..at + times.len()];
+                    let mut body = value_body(col.t, col.e, cells);
+                    if p == victim {
+                        let bitmap = cells.len().div_ceil(8);
+                        body.truncate(4 + below(rng, bitmap));
+                    }
+                    out.extend(value_page(col.t, &body, Stats::of(times)));
+                }
+                vec![with(chunk, out)]
+            }
+            _ => vec![Case::one(s.input())],
+        },
+        // A value chunk with a page fewer, or an extra empty page.
+        "page-count" => match chunk {
+            Some(c) if !s.page_sizes.is_empty() => {
+                let mut out = Vec::new();
+                let pages = s.page_sizes.len();
+                let drop = rng.gen_bool(0.5).then(|| below(rng, pages));
+                let col = s.cols[c].as_ref().expect("a present column");
+                for p in 0..pages {
+                    if Some(p) == drop {
+                        continue;
+                    }
+                    let (at, times) = s.page(p);
+                    out.extend(value_page_for(
+                        col.t,
+                        col.e,
+                        times,
+                        &col.cells[at..at + times.len()],
+                        col.empty_pages,
+                    ));
+                }
+                if drop.is_none() {
+                    out.extend(empty_value_page());
+                }
+                vec![with(chunk, out)]
+            }
+            _ => vec![Case::one(s.input())],
+        },
+        // A time page header that lies about its count, start or end.
+        _ => {
+            if s.page_sizes.is_empty() {
+                return vec![Case::one(s.input())];
+            }
+            let p = below(rng, s.page_sizes.len());
+            let (_, times) = s.page(p);
+            let mut stats = Stats::of(times);
+            let by = pick(rng, &[-3i64, -2, -1, 1, 2, 3, i64::MIN, i64::MAX]);
+            match rng.gen_range(0..3u32) {
+                0 => stats.start = stats.start.wrapping_add(by),
+                1 => stats.end = stats.end.wrapping_add(by),
+                _ => stats.count = (stats.count as i64).wrapping_add(by).clamp(0, u32::MAX as i64) as u32,
+            }
+            vec![Case::one(s.input_with(s.time_chunk(Some((p, stats))), values.clone()))]
+        }
+    }
+}
+
+/// Smaller variants of a failing input: without the filters, the offset,
+/// the limit; with fewer requested columns; with a chunk halved.
+pub fn shrink(input: &AlignedInput) -> Vec<AlignedInput> {
+    let mut out = Vec::new();
+    let mut variant = |f: &dyn Fn(&mut AlignedInput)| {
+        let mut v = input.clone();
+        f(&mut v);
+        if v != *input {
+            out.push(v);
+        }
+    };
+    variant(&|v| v.request.time = None);
+    variant(&|v| v.request.field = None);
+    variant(&|v| v.request.offset = 0);
+    variant(&|v| v.request.limit = None);
+    variant(&|v| {
+        v.request.columns.pop();
+    });
+    variant(&|v| v.request.block_rows = v.request.block_rows.saturating_mul(2).min(1 << 20));
+    variant(&|v| v.time.truncate(v.time.len() / 2));
+    for c in 0..input.values.len() {
+        variant(&|v| {
+            if let Some(chunk) = &mut v.values[c] {
+                chunk.data.truncate(chunk.data.len() / 2);
+            }
+        });
+    }
+    out
+}
