@@ -395,3 +395,72 @@ pub fn scanned_from_kernel(out: &k::ScanOutput) -> Outcome<AlignedFamily> {
         Err(e) => Err(Fault::from_kernel(e, unread)),
     }
 }
+
+/// The kernel's blocks through Arrow: each block made a record batch (TEXT
+/// and STRING as Binary, so damaged text the reference returns as bytes
+/// stays comparable; UTF-8 checking has its own unit tests) and read back
+/// cell by cell. Holds the Arrow output's types, values and validity to the
+/// reference on every case.
+pub fn scanned_through_arrow(input: &AlignedInput, out: &k::ScanOutput) -> Outcome<AlignedFamily> {
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::{Float32Type, Float64Type, Int32Type, Int64Type, TimestampMillisecondType};
+    use arrow_array::Array;
+    use arrow_schema::{DataType, TimeUnit};
+    use k::arrow::{schema, OutputColumn};
+
+    let mut scanned = scanned_from_kernel(out)?;
+    let Ok(blocks) = &out.result else {
+        unreachable!("an error returned above")
+    };
+    let columns: Vec<OutputColumn> = input
+        .request
+        .columns
+        .iter()
+        .map(|&c| OutputColumn {
+            name: format!("c{c}"),
+            data_type: input.values[c as usize]
+                .as_ref()
+                .map(|v| K_TYPES[position(&TYPE_IDS, v.data_type).expect("the scan accepted the type")]),
+        })
+        .map(|mut c| {
+            if matches!(c.data_type, Some(k::ColumnType::Text | k::ColumnType::String)) {
+                c.data_type = Some(k::ColumnType::Blob);
+            }
+            c
+        })
+        .collect();
+    let schema = schema(TimeUnit::Millisecond, &columns);
+    scanned.blocks = Vec::with_capacity(blocks.len());
+    for block in blocks {
+        let batch = block.to_record_batch(&schema).map_err(|e| Fault {
+            kind: 200,
+            detail: e.to_string(),
+            ..Fault::default()
+        })?;
+        let times = batch
+            .column(0)
+            .as_primitive::<TimestampMillisecondType>()
+            .values()
+            .to_vec();
+        let cells = batch.columns()[1..]
+            .iter()
+            .map(|a| {
+                (0..a.len())
+                    .map(|r| {
+                        a.is_valid(r).then(|| match a.data_type() {
+                            DataType::Boolean => Cell::Bool(a.as_boolean().value(r)),
+                            DataType::Int32 => Cell::I32(a.as_primitive::<Int32Type>().value(r)),
+                            DataType::Int64 => Cell::I64(a.as_primitive::<Int64Type>().value(r)),
+                            DataType::Timestamp(..) => Cell::I64(a.as_primitive::<TimestampMillisecondType>().value(r)),
+                            DataType::Float32 => Cell::F32(a.as_primitive::<Float32Type>().value(r).to_bits()),
+                            DataType::Float64 => Cell::F64(a.as_primitive::<Float64Type>().value(r).to_bits()),
+                            _ => Cell::Bytes(a.as_binary::<i32>().value(r).to_vec()),
+                        })
+                    })
+                    .collect()
+            })
+            .collect();
+        scanned.blocks.push(Block { times, columns: cells });
+    }
+    Ok(scanned)
+}

@@ -49,12 +49,19 @@ pub const UNREAD_PAGE_PROMISE: &str = "damage-in-an-unread-page";
 /// The aligned scan spec.
 pub struct AlignedFamily;
 
-/// The family: both kernel variants against the reference.
+/// The family: both kernel variants, and the default one's Arrow record
+/// batches read back, against the reference.
 pub fn campaign() -> Campaign<AlignedFamily> {
     KERNELS
         .into_iter()
         .fold(Campaign::new(AlignedFamily), |campaign, (name, options)| {
             campaign.kernel_fn(name, move |input: &AlignedInput| kernel_scan(input, options()))
+        })
+        .kernel_fn("aligned/arrow", |input: &AlignedInput| {
+            let (Some(group), Some(request)) = (kernel_group(input), kernel_request(&input.request)) else {
+                return kernel_scan(input, k::ScanOptions::default());
+            };
+            convert::scanned_through_arrow(input, &k::scan(&group, &request, k::ScanOptions::default()))
         })
 }
 

@@ -45,6 +45,17 @@ impl Data {
     pub fn len(&self) -> usize {
         each!(self, v => v.len())
     }
+    /// The variant's name, for messages.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Data::Bool(_) => "Bool",
+            Data::I32(_) => "I32",
+            Data::I64(_) => "I64",
+            Data::F32(_) => "F32",
+            Data::F64(_) => "F64",
+            Data::Bytes(_) => "Bytes",
+        }
+    }
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

@@ -27,6 +27,8 @@
 //! (`crossdec_reference::tsfile::aligned`). A page the plan SKIPs is not
 //! read: if its statistics lie, its rows are silently missing. Never a panic.
 
+#[cfg(feature = "tsfile-arrow")]
+pub mod arrow;
 mod column;
 pub mod filter;
 mod page;

@@ -1,0 +1,166 @@
+//! The seed's benchmark (`002_8cb3312a337eb4c4`): an aligned chunk group of
+//! 200,000 rows x 8 INT64 columns (TS_2DIFF), pages of 512 and 8,192
+//! points, scanned under a window covering the middle half, with blocks of
+//! 32,768 and 65,536 rows. Contenders in one run: the kernel scanner, the
+//! kernel with bulk copy and in-place decode switched off
+//! (`ScanOptions::baseline`), and the reference scanner; then the slow paths
+//! (a TimeIn filter and a FIELD filter) with the kernel. Throughput is the
+//! values retained (100,000 rows x 8 columns).
+//! `cargo bench -p crossdec-bench --bench tsfile_aligned`.
+
+use std::time::Duration;
+
+use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use crossdec_kernels::tsfile::aligned as k;
+use crossdec_reference::tsfile::aligned as r;
+use r::write::{time_body, time_page, value_page_for, Stats};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+const ROWS: usize = 200_000;
+const COLUMNS: usize = 8;
+
+fn config() -> Criterion {
+    Criterion::default()
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_secs(2))
+}
+
+/// Times 1 ms apart from a 2026 epoch, and 8 random-walk sensor columns.
+fn data() -> (Vec<i64>, Vec<Vec<Option<r::Value>>>) {
+    let rng = &mut ChaCha8Rng::seed_from_u64(2);
+    let times: Vec<i64> = (0..ROWS as i64).map(|i| 1_767_225_600_000 + i).collect();
+    let columns = (0..COLUMNS)
+        .map(|_| {
+            let mut v = rng.gen_range(0..1_000_000i64);
+            (0..ROWS)
+                .map(|_| {
+                    v += rng.gen_range(-50..=50);
+                    Some(r::Value::I64(v))
+                })
+                .collect()
+        })
+        .collect();
+    (times, columns)
+}
+
+/// The time chunk and the value chunks, `page` rows per page.
+fn chunks(times: &[i64], columns: &[Vec<Option<r::Value>>], page: usize) -> (Vec<u8>, Vec<Vec<u8>>) {
+    let mut t = Vec::new();
+    let mut values = vec![Vec::new(); columns.len()];
+    for start in (0..times.len()).step_by(page) {
+        let end = (start + page).min(times.len());
+        let ts = &times[start..end];
+        t.extend(time_page(&time_body(ts, r::Encoding::Ts2Diff), Stats::of(ts)));
+        for (column, out) in columns.iter().zip(&mut values) {
+            out.extend(value_page_for(
+                r::ColumnType::Int64,
+                r::Encoding::Ts2Diff,
+                ts,
+                &column[start..end],
+                false,
+            ));
+        }
+    }
+    (t, values)
+}
+
+fn bench(c: &mut Criterion) {
+    let (times, columns) = data();
+    let (lo, hi) = (times[ROWS / 4], times[3 * ROWS / 4 - 1]);
+    let retained = (ROWS / 2 * COLUMNS) as u64;
+    let mut g = c.benchmark_group("tsfile-aligned/middle-half");
+    g.throughput(Throughput::Elements(retained));
+    for page in [512usize, 8192] {
+        let (t, values) = chunks(&times, &columns, page);
+        let rg = r::Group {
+            time: r::Chunk {
+                data_type: r::ColumnType::Int64,
+                encoding: r::Encoding::Ts2Diff,
+                data: &t,
+            },
+            values: values
+                .iter()
+                .map(|d| {
+                    Some(r::Chunk {
+                        data_type: r::ColumnType::Int64,
+                        encoding: r::Encoding::Ts2Diff,
+                        data: d,
+                    })
+                })
+                .collect(),
+        };
+        let kg = k::Group {
+            time: k::Chunk {
+                data_type: k::ColumnType::Int64,
+                encoding: k::Encoding::Ts2Diff,
+                data: &t,
+            },
+            values: values
+                .iter()
+                .map(|d| {
+                    Some(k::Chunk {
+                        data_type: k::ColumnType::Int64,
+                        encoding: k::Encoding::Ts2Diff,
+                        data: d,
+                    })
+                })
+                .collect(),
+        };
+        for block in [32_768usize, 65_536] {
+            let kq = |time: k::TimeFilter, field: Option<k::FieldFilter>| k::Request {
+                filter: k::Filter {
+                    time: Some(time),
+                    field,
+                },
+                offset: 0,
+                limit: None,
+                columns: (0..COLUMNS).collect(),
+                block_rows: block,
+            };
+            let window = kq(k::TimeFilter::Between(lo, hi), None);
+            let id = |who: &str| BenchmarkId::new(who, format!("pages {page}, blocks {block}"));
+            // The three contenders interleaved in one group and run.
+            g.bench_function(id("kernel"), |b| {
+                b.iter(|| black_box(k::scan(&kg, &window, k::ScanOptions::default())))
+            });
+            g.bench_function(id("kernel-baseline"), |b| {
+                b.iter(|| black_box(k::scan(&kg, &window, k::ScanOptions::baseline())))
+            });
+            let rq = r::Request {
+                filter: r::Filter {
+                    time: Some(r::TimeFilter::Between(lo, hi)),
+                    field: None,
+                },
+                offset: 0,
+                limit: None,
+                columns: (0..COLUMNS).collect(),
+                block_rows: block,
+            };
+            g.bench_function(id("reference"), |b| b.iter(|| black_box(r::scan(&rg, &rq))));
+            // The slow paths, so their cost is visible: a TimeIn of every
+            // time in the window (row by row) and a FIELD filter.
+            if block == 32_768 {
+                let all_in = kq(k::TimeFilter::In(times[ROWS / 4..3 * ROWS / 4].to_vec()), None);
+                g.bench_function(id("kernel-time-in"), |b| {
+                    b.iter(|| black_box(k::scan(&kg, &all_in, k::ScanOptions::default())))
+                });
+                let field = kq(
+                    k::TimeFilter::Between(lo, hi),
+                    Some(k::FieldFilter {
+                        column: 0,
+                        op: k::FieldOp::IsNotNull,
+                    }),
+                );
+                g.bench_function(id("kernel-field-filter"), |b| {
+                    b.iter(|| black_box(k::scan(&kg, &field, k::ScanOptions::default())))
+                });
+            }
+        }
+    }
+    g.finish();
+}
+
+criterion_group! { name = benches; config = config(); targets = bench }
+criterion_main!(benches);
