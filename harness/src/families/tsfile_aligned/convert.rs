@@ -12,8 +12,9 @@ use crate::engine::Outcome;
 
 /// TsFile's data type ids, in the order of `ColumnType`'s variants.
 pub const TYPE_IDS: [u8; 10] = [0, 1, 2, 3, 4, 8, 9, 5, 11, 10];
-/// TsFile's encoding ids: PLAIN, TS_2DIFF, GORILLA, RLE.
-pub const ENCODING_IDS: [u8; 4] = [0, 4, 8, 2];
+/// TsFile's encoding ids: PLAIN, TS_2DIFF, GORILLA, RLE, ZIGZAG, CHIMP,
+/// DICTIONARY.
+pub const ENCODING_IDS: [u8; 7] = [0, 4, 8, 2, 9, 11, 1];
 
 const R_TYPES: [r::ColumnType; 10] = [
     r::ColumnType::Boolean,
@@ -39,17 +40,23 @@ const K_TYPES: [k::ColumnType; 10] = [
     k::ColumnType::String,
     k::ColumnType::Blob,
 ];
-const R_ENCODINGS: [r::Encoding; 4] = [
+const R_ENCODINGS: [r::Encoding; 7] = [
     r::Encoding::Plain,
     r::Encoding::Ts2Diff,
     r::Encoding::Gorilla,
     r::Encoding::Rle,
+    r::Encoding::Zigzag,
+    r::Encoding::Chimp,
+    r::Encoding::Dictionary,
 ];
-const K_ENCODINGS: [k::Encoding; 4] = [
+const K_ENCODINGS: [k::Encoding; 7] = [
     k::Encoding::Plain,
     k::Encoding::Ts2Diff,
     k::Encoding::Gorilla,
     k::Encoding::Rle,
+    k::Encoding::Zigzag,
+    k::Encoding::Chimp,
+    k::Encoding::Dictionary,
 ];
 
 fn position(ids: &[u8], id: u8) -> Option<usize> {

@@ -165,9 +165,10 @@ fn gen_col(rng: &mut CaseRng, n: usize) -> Column {
     );
     let encodings: &[r::Encoding] = match t {
         Boolean => &[Plain, Rle],
-        Int32 | Date | Int64 | Timestamp => &[Plain, Rle, Ts2Diff, Gorilla],
-        Float | Double => &[Plain, Gorilla],
-        Text | String | Blob => &[Plain],
+        Int32 | Date | Int64 | Timestamp => &[Plain, Rle, Ts2Diff, Gorilla, Zigzag, Chimp],
+        Float | Double => &[Plain, Gorilla, Chimp],
+        Text | String => &[Plain, Dictionary],
+        Blob => &[Plain],
     };
     let e = pick(rng, encodings);
     let null_rate = pick(rng, &[0.0, 0.3, 1.0, 0.9]);

@@ -2,7 +2,7 @@
 //! and the decode of a page's non-null values into a range of one.
 
 use super::{ColumnType, Encoding, Value};
-use crate::tsfile::{gorilla, plain, rle, ts2diff, DecodeError, Done};
+use crate::tsfile::{chimp, dictionary, gorilla, plain, rle, ts2diff, zigzag, DecodeError, Done};
 
 /// A column's values, one slot per row (a null row holds the type's default).
 #[derive(Debug, Clone, PartialEq)]
@@ -196,6 +196,27 @@ pub(crate) fn decode_into(
                 values: count,
                 consumed,
             }
+        }
+        (Int32 | Date, Encoding::Zigzag, Data::I32(v)) => zigzag::decode_i32_into(body, &mut v[r])?,
+        (Int64 | Timestamp, Encoding::Zigzag, Data::I64(v)) => zigzag::decode_i64_into(body, &mut v[r])?,
+        (Int32 | Date, Encoding::Chimp, Data::I32(v)) => {
+            chimp::decode_i32_into(body, chimp::Stop::Count(n), &mut v[r])?
+        }
+        (Int64 | Timestamp, Encoding::Chimp, Data::I64(v)) => {
+            chimp::decode_i64_into(body, chimp::Stop::Count(n), &mut v[r])?
+        }
+        (Float, Encoding::Chimp, Data::F32(v)) => chimp::decode_f32_into(body, chimp::Stop::Count(n), &mut v[r])?,
+        (Double, Encoding::Chimp, Data::F64(v)) => chimp::decode_f64_into(body, chimp::Stop::Count(n), &mut v[r])?,
+        (Text | String, Encoding::Dictionary, Data::Bytes(v)) => {
+            scratch.clear();
+            scratch.resize(n, 0);
+            let mut entries = Vec::new();
+            let done = dictionary::decode_into(body, &mut entries, scratch)?;
+            for (slot, &key) in v[r].iter_mut().zip(&scratch[..done.values]) {
+                slot.clear();
+                slot.extend_from_slice(entries[key as usize]);
+            }
+            done
         }
         _ => unreachable!("pairs checked by page::supported, buffers built from the type"),
     };

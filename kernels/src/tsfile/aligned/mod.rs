@@ -71,6 +71,9 @@ pub enum Encoding {
     Ts2Diff,
     Gorilla,
     Rle,
+    Zigzag,
+    Chimp,
+    Dictionary,
 }
 
 /// One chunk's page area, uncompressed, as in a multi-page chunk (every

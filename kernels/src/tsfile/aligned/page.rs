@@ -127,7 +127,9 @@ pub(crate) fn supported(t: ColumnType, e: Encoding) -> bool {
         Encoding::Plain => true,
         Encoding::Rle => matches!(t, Boolean | Int32 | Date | Int64 | Timestamp),
         Encoding::Ts2Diff => matches!(t, Int32 | Date | Int64 | Timestamp),
-        Encoding::Gorilla => matches!(t, Int32 | Date | Int64 | Timestamp | Float | Double),
+        Encoding::Gorilla | Encoding::Chimp => matches!(t, Int32 | Date | Int64 | Timestamp | Float | Double),
+        Encoding::Zigzag => matches!(t, Int32 | Date | Int64 | Timestamp),
+        Encoding::Dictionary => matches!(t, Text | String),
     }
 }
 

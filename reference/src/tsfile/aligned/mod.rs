@@ -39,14 +39,17 @@ pub enum ColumnType {
     Blob,
 }
 
-/// Page encodings the aligned scanner reads. Others (ZIGZAG, CHIMP,
-/// DICTIONARY, SPRINTZ, RLBE, TS_2DIFF on floats...) are not wired in yet.
+/// Page encodings the aligned scanner reads. Others (SPRINTZ, RLBE, CAMEL,
+/// TS_2DIFF and RLE on floats) are not wired in yet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Encoding {
     Plain,
     Ts2Diff,
     Gorilla,
     Rle,
+    Zigzag,
+    Chimp,
+    Dictionary,
 }
 
 /// One chunk's page area, uncompressed: page header, page body, page header,

@@ -6,7 +6,7 @@
 //! i64 BE, end i64 BE, then the per-type part of a value page), the body.
 
 use super::{ChunkId, ColumnType, Encoding, ErrorKind, ScanError, Value};
-use crate::tsfile::{gorilla, plain, rle, ts2diff};
+use crate::tsfile::{chimp, dictionary, gorilla, plain, rle, ts2diff, zigzag};
 
 /// One page as its header describes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -178,7 +178,9 @@ pub fn supported(t: ColumnType, e: Encoding) -> bool {
         Encoding::Plain => true,
         Encoding::Rle => matches!(t, Boolean | Int32 | Date | Int64 | Timestamp),
         Encoding::Ts2Diff => matches!(t, Int32 | Date | Int64 | Timestamp),
-        Encoding::Gorilla => matches!(t, Int32 | Date | Int64 | Timestamp | Float | Double),
+        Encoding::Gorilla | Encoding::Chimp => matches!(t, Int32 | Date | Int64 | Timestamp | Float | Double),
+        Encoding::Zigzag => matches!(t, Int32 | Date | Int64 | Timestamp),
+        Encoding::Dictionary => matches!(t, Text | String),
     }
 }
 
@@ -286,6 +288,48 @@ pub fn decode_values(body: &[u8], t: ColumnType, e: Encoding, n: usize) -> Resul
             .map(Value::F64)
             .collect(),
         (Text | String | Blob, Encoding::Plain) => plain::decode_binary(body, n)
+            .map_err(err)?
+            .values
+            .into_iter()
+            .map(Value::Bytes)
+            .collect(),
+        (Int32 | Date, Encoding::Zigzag) => zigzag::decode_i32(body, n)
+            .map_err(err)?
+            .values
+            .into_iter()
+            .map(Value::I32)
+            .collect(),
+        (Int64 | Timestamp, Encoding::Zigzag) => zigzag::decode_i64(body, n)
+            .map_err(err)?
+            .values
+            .into_iter()
+            .map(Value::I64)
+            .collect(),
+        (Int32 | Date, Encoding::Chimp) => chimp::decode32(body, chimp::TERMINATOR_I32, chimp::Stop::Count(n), n)
+            .map_err(err)?
+            .values
+            .into_iter()
+            .map(|v| Value::I32(v as i32))
+            .collect(),
+        (Int64 | Timestamp, Encoding::Chimp) => chimp::decode64(body, chimp::TERMINATOR_I64, chimp::Stop::Count(n), n)
+            .map_err(err)?
+            .values
+            .into_iter()
+            .map(|v| Value::I64(v as i64))
+            .collect(),
+        (Float, Encoding::Chimp) => chimp::decode32(body, chimp::TERMINATOR_F32, chimp::Stop::Count(n), n)
+            .map_err(err)?
+            .values
+            .into_iter()
+            .map(Value::F32)
+            .collect(),
+        (Double, Encoding::Chimp) => chimp::decode64(body, chimp::TERMINATOR_F64, chimp::Stop::Count(n), n)
+            .map_err(err)?
+            .values
+            .into_iter()
+            .map(Value::F64)
+            .collect(),
+        (Text | String, Encoding::Dictionary) => dictionary::decode(body, n)
             .map_err(err)?
             .values
             .into_iter()

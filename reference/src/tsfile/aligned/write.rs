@@ -3,7 +3,7 @@
 //! them lie). For tests and generators.
 
 use super::{ColumnType, Encoding, Value};
-use crate::tsfile::{gorilla, plain, rle, ts2diff, write_uvarint};
+use crate::tsfile::{chimp, dictionary, gorilla, plain, rle, ts2diff, write_uvarint, zigzag};
 
 /// Statistics of a page header: count, start time, end time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -82,6 +82,25 @@ pub fn values_body(t: ColumnType, e: Encoding, values: &[Value]) -> Vec<u8> {
             .collect::<Vec<u64>>()
     };
     match (t, e) {
+        (Int32 | Date, Encoding::Zigzag) => zigzag::encode_i32(&i32s()),
+        (Int64 | Timestamp, Encoding::Zigzag) => zigzag::encode_i64(&i64s()),
+        (Int32 | Date, Encoding::Chimp) => {
+            let v: Vec<u32> = i32s().into_iter().map(|x| x as u32).collect();
+            chimp::encode32(&v, Some(chimp::TERMINATOR_I32))
+        }
+        (Int64 | Timestamp, Encoding::Chimp) => {
+            let v: Vec<u64> = i64s().into_iter().map(|x| x as u64).collect();
+            chimp::encode64(&v, Some(chimp::TERMINATOR_I64))
+        }
+        (Float, Encoding::Chimp) => chimp::encode32(&f32s(), Some(chimp::TERMINATOR_F32)),
+        (Double, Encoding::Chimp) => chimp::encode64(&f64s(), Some(chimp::TERMINATOR_F64)),
+        (Text | String | Blob, Encoding::Dictionary) => {
+            let v: Vec<Vec<u8>> = values
+                .iter()
+                .map(|v| if let Value::Bytes(b) = v { b.clone() } else { Vec::new() })
+                .collect();
+            dictionary::encode(&v, true)
+        }
         (Boolean, Encoding::Rle) => rle::encode_bool(&bools(), true),
         (Boolean, _) => plain::encode_bool(&bools()),
         (Int32 | Date, Encoding::Rle) => rle::encode_i32(&i32s(), true),

@@ -19,7 +19,15 @@ const TYPES: [ColumnType; 10] = [
     ColumnType::String,
     ColumnType::Blob,
 ];
-const ENCODINGS: [Encoding; 4] = [Encoding::Plain, Encoding::Ts2Diff, Encoding::Gorilla, Encoding::Rle];
+const ENCODINGS: [Encoding; 7] = [
+    Encoding::Plain,
+    Encoding::Ts2Diff,
+    Encoding::Gorilla,
+    Encoding::Rle,
+    Encoding::Zigzag,
+    Encoding::Chimp,
+    Encoding::Dictionary,
+];
 
 /// Count, start and end as a page header writes them.
 fn common(count: u8, start: i64, end: i64) -> Vec<u8> {
@@ -253,7 +261,9 @@ fn the_supported_pairs() {
                 Encoding::Plain => true,
                 Encoding::Rle => matches!(t, Boolean | Int32 | Date | Int64 | Timestamp),
                 Encoding::Ts2Diff => matches!(t, Int32 | Date | Int64 | Timestamp),
-                Encoding::Gorilla => !matches!(t, Boolean | Text | String | Blob),
+                Encoding::Gorilla | Encoding::Chimp => !matches!(t, Boolean | Text | String | Blob),
+                Encoding::Zigzag => matches!(t, Int32 | Date | Int64 | Timestamp),
+                Encoding::Dictionary => matches!(t, Text | String),
             };
             assert_eq!(supported(t, e), expected, "{t:?} {e:?}");
         }
