@@ -116,9 +116,14 @@ pub struct Column {
 
 impl Column {
     pub(crate) fn new(t: Option<ColumnType>) -> Column {
+        Column::with_capacity(t, 0)
+    }
+    pub(crate) fn with_capacity(t: Option<ColumnType>, rows: usize) -> Column {
+        let mut data = Data::for_type(t);
+        each!(&mut data, v => v.reserve(rows));
         Column {
-            data: Data::for_type(t),
-            valid: Vec::new(),
+            data,
+            valid: Vec::with_capacity(rows),
         }
     }
     /// The canonical cells: `None` for null.

@@ -244,6 +244,9 @@ fn decode_times(time: Chunk<'_>, page: &PageRef, p: usize, times: &mut Vec<i64>)
 /// column already that long) and its validity. The values land at the front
 /// of the range, exactly the page's non-null count of them, then spread to
 /// their rows in place.
+/// The most rows a fresh output block reserves room for.
+const RESERVE_ROWS: usize = 1 << 16;
+
 fn decode_column(
     v: &Involved<'_>,
     column: &mut Column,
@@ -274,8 +277,13 @@ fn decode_column(
     if got != vp.non_null {
         return Err(fail(ErrorKind::ValueCountMismatch, id, p, vp.values_at));
     }
-    column.data.expand(base, reserved, (0..rows).map(|r| vp.present(r)));
-    column.valid.extend((0..rows).map(|r| vp.present(r)));
+    if reserved == rows {
+        // No null among the rows: the values are already in place.
+        column.valid.resize(column.valid.len() + rows, true);
+    } else {
+        column.data.expand(base, reserved, (0..rows).map(|r| vp.present(r)));
+        column.valid.extend((0..rows).map(|r| vp.present(r)));
+    }
     Ok(())
 }
 
@@ -311,7 +319,7 @@ struct Sink {
 
 impl Sink {
     fn new(request: &Request, types: Vec<Option<ColumnType>>) -> Sink {
-        let current = Self::fresh(&types);
+        let current = Self::fresh(&types, request.block_rows);
         Sink {
             to_skip: request.offset,
             room: request.limit,
@@ -322,10 +330,14 @@ impl Sink {
             in_place_run: true,
         }
     }
-    fn fresh(types: &[Option<ColumnType>]) -> Block {
+    /// An empty block with room for `block_rows` rows reserved up to
+    /// [`RESERVE_ROWS`] (so a block's buffers grow without copying in the
+    /// common case, and a huge requested block size reserves nothing huge).
+    fn fresh(types: &[Option<ColumnType>], block_rows: usize) -> Block {
+        let capacity = block_rows.min(RESERVE_ROWS);
         Block {
-            times: Vec::new(),
-            columns: types.iter().map(|&t| Column::new(t)).collect(),
+            times: Vec::with_capacity(capacity),
+            columns: types.iter().map(|&t| Column::with_capacity(t, capacity)).collect(),
         }
     }
     /// The limit is reached: nothing more will be returned.
@@ -334,7 +346,7 @@ impl Sink {
     }
     fn close_if_full(&mut self) {
         if self.current.rows() == self.block_rows {
-            let full = std::mem::replace(&mut self.current, Self::fresh(&self.types));
+            let full = std::mem::replace(&mut self.current, Self::fresh(&self.types, self.block_rows));
             self.blocks.push(full);
             self.in_place_run = true;
         }
