@@ -33,9 +33,12 @@ use crate::engine::{Campaign, Canonical, Category, Outcome, Parse, Spec};
 /// million rows takes a millisecond; fuzz inputs stay small.
 pub const FUZZ_MAX_BLOCK_ROWS: u64 = 1 << 12;
 
+/// A kernel variant's scan options.
+pub type Options = fn() -> k::ScanOptions;
+
 /// The kernel scanner's variants: the default (plan, bulk copy, in-place
 /// decode) and the baseline (plan only), both held to the reference.
-pub const KERNELS: [(&str, fn() -> k::ScanOptions); 2] = [
+pub const KERNELS: [(&str, Options); 2] = [
     ("aligned/planned", k::ScanOptions::default),
     ("aligned/baseline", k::ScanOptions::baseline),
 ];
