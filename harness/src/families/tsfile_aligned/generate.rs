@@ -343,20 +343,14 @@ impl Scenario {
 
     /// Column `c`'s chunk (empty when the measurement is missing).
     pub fn value_chunk(&self, c: usize) -> Vec<u8> {
-        let mut out = Vec::new();
-        if let Some(col) = &self.cols[c] {
-            for p in 0..self.page_sizes.len() {
-                let (at, times) = self.page(p);
-                out.extend(value_page_for(
-                    col.t,
-                    col.e,
-                    times,
-                    &col.cells[at..at + times.len()],
-                    col.empty_pages,
-                ));
-            }
-        }
-        out
+        (0..self.page_sizes.len()).flat_map(|p| self.value_page(c, p)).collect()
+    }
+
+    /// Page `p` of column `c` (nothing when the measurement is missing).
+    pub fn value_page(&self, c: usize, p: usize) -> Vec<u8> {
+        let Some(col) = &self.cols[c] else { return Vec::new() };
+        let (at, times) = self.page(p);
+        value_page_for(col.t, col.e, times, &col.cells[at..at + times.len()], col.empty_pages)
     }
 
     /// The family input: chunks written with truthful statistics.
@@ -627,23 +621,12 @@ fn damaged(kind: &str, rng: &mut CaseRng, s: &Scenario) -> Vec<Case<AlignedInput
         // A value chunk with a page fewer, or an extra empty page.
         "page-count" => match chunk {
             Some(c) if !s.page_sizes.is_empty() => {
-                let mut out = Vec::new();
                 let pages = s.page_sizes.len();
                 let drop = rng.gen_bool(0.5).then(|| below(rng, pages));
-                let col = s.cols[c].as_ref().expect("a present column");
-                for p in 0..pages {
-                    if Some(p) == drop {
-                        continue;
-                    }
-                    let (at, times) = s.page(p);
-                    out.extend(value_page_for(
-                        col.t,
-                        col.e,
-                        times,
-                        &col.cells[at..at + times.len()],
-                        col.empty_pages,
-                    ));
-                }
+                let mut out: Vec<u8> = (0..pages)
+                    .filter(|&p| Some(p) != drop)
+                    .flat_map(|p| s.value_page(c, p))
+                    .collect();
                 if drop.is_none() {
                     out.extend(empty_value_page());
                 }
