@@ -126,7 +126,8 @@ impl PartialEq for Scanned {
 }
 
 /// A scan error: kind (the reference's `ErrorKind`, numbered in its
-/// declaration order from 1; 100 for an input tag neither scanner knows),
+/// declaration order from 1; 100 for an input tag neither scanner knows;
+/// 200 for a block the `aligned/arrow` kernel could not make a record batch),
 /// the page decoder's own words for `Decode` (compared, but not part of the
 /// canonical bytes: it is `Debug` text), chunk (-1: time), page, byte
 /// offset in the chunk's data.
