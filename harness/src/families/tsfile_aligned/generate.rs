@@ -579,42 +579,34 @@ fn damaged(kind: &str, rng: &mut CaseRng, s: &Scenario) -> Vec<Case<AlignedInput
         // A value page of one row more or fewer than its time page.
         "row-counts" => match (chunk, s.page_sizes.len()) {
             (Some(c), pages) if pages > 0 => {
-                let col = s.cols[c].as_ref().expect("a present column");
                 let victim = below(rng, pages);
-                let mut out = Vec::new();
-                for p in 0..pages {
-                    let (at, times) = s.page(p);
-                    let mut cells = col.cells[at..at + times.len()].to_vec();
-                    if p == victim {
+                vec![with(
+                    chunk,
+                    damaged_page(s, c, victim, |col, cells| {
+                        let mut cells = cells.to_vec();
                         if rng.gen() || cells.len() == 1 {
                             cells.push(Some(gen_value(rng, col.t)));
                         } else {
                             cells.pop();
                         }
-                    }
-                    out.extend(value_page(col.t, &value_body(col.t, col.e, &cells), Stats::of(times)));
-                }
-                vec![with(chunk, out)]
+                        value_body(col.t, col.e, &cells)
+                    }),
+                )]
             }
             _ => vec![Case::one(s.input())],
         },
         // A value page whose bitmap stops short: the body is cut inside it.
         "bitmap" => match (chunk, s.page_sizes.len()) {
             (Some(c), pages) if pages > 0 => {
-                let col = s.cols[c].as_ref().expect("a present column");
                 let victim = below(rng, pages);
-                let mut out = Vec::new();
-                for p in 0..pages {
-                    let (at, times) = s.page(p);
-                    let cells = &col.cells[at..at + times.len()];
-                    let mut body = value_body(col.t, col.e, cells);
-                    if p == victim {
-                        let bitmap = cells.len().div_ceil(8);
-                        body.truncate(4 + below(rng, bitmap));
-                    }
-                    out.extend(value_page(col.t, &body, Stats::of(times)));
-                }
-                vec![with(chunk, out)]
+                vec![with(
+                    chunk,
+                    damaged_page(s, c, victim, |col, cells| {
+                        let mut body = value_body(col.t, col.e, cells);
+                        body.truncate(4 + below(rng, cells.len().div_ceil(8)));
+                        body
+                    }),
+                )]
             }
             _ => vec![Case::one(s.input())],
         },
@@ -651,6 +643,30 @@ fn damaged(kind: &str, rng: &mut CaseRng, s: &Scenario) -> Vec<Case<AlignedInput
             vec![Case::one(s.input_with(s.time_chunk(Some((p, stats))), values.clone()))]
         }
     }
+}
+
+/// Column `c`'s chunk with every page written whole (statistics from its
+/// times, empty pages never used) except page `victim`, whose body is
+/// `damage(column, its cells)`.
+fn damaged_page(
+    s: &Scenario,
+    c: usize,
+    victim: usize,
+    damage: impl FnOnce(&Column, &[Option<r::Value>]) -> Vec<u8>,
+) -> Vec<u8> {
+    let col = s.cols[c].as_ref().expect("a present column");
+    let mut damage = Some(damage);
+    let mut out = Vec::new();
+    for p in 0..s.page_sizes.len() {
+        let (at, times) = s.page(p);
+        let cells = &col.cells[at..at + times.len()];
+        let body = match damage.take_if(|_| p == victim) {
+            Some(damage) => damage(col, cells),
+            None => value_body(col.t, col.e, cells),
+        };
+        out.extend(value_page(col.t, &body, Stats::of(times)));
+    }
+    out
 }
 
 /// Smaller variants of a failing input: without the filters, the offset,

@@ -28,9 +28,9 @@ use crossdec_reference::tsfile::aligned as r;
 
 use crate::engine::{Campaign, Canonical, Category, Outcome, Parse, Spec};
 
-/// The most rows a fuzz execution's blocks may hold: a block size is a
-/// request field, and the scanners reserve nothing by it, but a page of a
-/// million rows takes a millisecond; fuzz inputs stay small.
+/// The most rows a fuzz execution's blocks may hold: the kernel reserves a
+/// fresh block's rows (up to 65,536) by the request's block size, so a
+/// fuzzed size would make every execution allocate that much.
 pub const FUZZ_MAX_BLOCK_ROWS: u64 = 1 << 12;
 
 /// A kernel variant's scan options.
