@@ -133,7 +133,8 @@ macro_rules! dispatch {
     };
 }
 
-/// Unpack `n` values of `width` bits (0..=64) from `packed` (at least
+/// Unpack `n` values of `width` bits (0..=64, and at most 32 for a lane of
+/// 32 bits or fewer) from `packed` (at least
 /// `ceil(n * width / 8)` bytes; any bytes after those are never decoded, but
 /// letting the loads reach them keeps the last group off the padded path)
 /// into `out[..n]`.
@@ -159,10 +160,21 @@ fn unpack_map_probed<P: Probe, T: Lane, F: FnMut(u64) -> T>(
     emit: F,
 ) {
     debug_assert!(packed.len() * 8 >= n * width as usize);
-    dispatch!(width, packed, n, out, emit, [
-        1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32
-        33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63 64
-    ])
+    debug_assert!(width <= T::BITS.max(32), "callers validate a width against the lane");
+    // Lanes of 32 bits or fewer only ever take widths up to 32 (every
+    // decoder rejects a wider one first), so the 32 wider unpackers are not
+    // compiled for them: a constant block, so the branch not taken is not
+    // compiled at all.
+    if const { T::BITS <= 32 } {
+        dispatch!(width, packed, n, out, emit, [
+            1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32
+        ])
+    } else {
+        dispatch!(width, packed, n, out, emit, [
+            1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32
+            33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63 64
+        ])
+    }
 }
 
 #[cfg(test)]

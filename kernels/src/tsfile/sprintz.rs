@@ -154,12 +154,13 @@ fn block<T: Lane, const FLOAT: bool, const WIDE: bool, const FUSED: bool>(
     if FUSED {
         // The predictor rides along the unpacker: `emit` is called once per
         // lane, in order (a full group has no lanes past `n`).
-        if T::BITS == 32 {
-            let mut fire = Fire32::new(start);
-            bitpack::unpack_map(packed, width, 8, &mut dst[1..BLOCK], |e| T::from_bits(fire.next(e)));
+        // The width is a constant block (not a plain `if`), so that only the
+        // lane's own predictor is compiled into the width-specialised
+        // unpackers.
+        if const { T::BITS == 32 } {
+            fused32(start, packed, width, &mut dst[1..BLOCK]);
         } else {
-            let mut fire = Fire64::<WIDE>::new(start);
-            bitpack::unpack_map(packed, width, 8, &mut dst[1..BLOCK], |e| T::from_bits(fire.next(e)));
+            fused64::<T, WIDE>(start, packed, width, &mut dst[1..BLOCK]);
         }
     } else {
         let mut errs = [0u64; 8];
@@ -176,6 +177,22 @@ fn block<T: Lane, const FLOAT: bool, const WIDE: bool, const FUSED: bool>(
             }
         }
     }
+}
+
+/// A block's 8 errors unpacked and predicted in one pass (32-bit lanes).
+/// Generic over nothing else, so the unpacker's 64 widths are compiled once
+/// per lane type, not once per decoder variant as well.
+#[inline(always)]
+fn fused32<T: Lane>(start: u64, packed: &[u8], width: u32, dst: &mut [T]) {
+    let mut fire = Fire32::new(start);
+    bitpack::unpack_map(packed, width, 8, dst, |e| T::from_bits(fire.next(e)));
+}
+
+/// [`fused32`] for 64-bit lanes, with either writer's predictor.
+#[inline(always)]
+fn fused64<T: Lane, const WIDE: bool>(start: u64, packed: &[u8], width: u32, dst: &mut [T]) {
+    let mut fire = Fire64::<WIDE>::new(start);
+    bitpack::unpack_map(packed, width, 8, dst, |e| T::from_bits(fire.next(e)));
 }
 
 /// An INT tail's RLE package (starting at `at`, the byte after the tail's
