@@ -180,19 +180,42 @@ fn block<T: Lane, const FLOAT: bool, const WIDE: bool, const FUSED: bool>(
 }
 
 /// A block's 8 errors unpacked and predicted in one pass (32-bit lanes).
-/// Generic over nothing else, so the unpacker's 64 widths are compiled once
-/// per lane type, not once per decoder variant as well.
 #[inline(always)]
 fn fused32<T: Lane>(start: u64, packed: &[u8], width: u32, dst: &mut [T]) {
-    let mut fire = Fire32::new(start);
-    bitpack::unpack_map(packed, width, 8, dst, |e| T::from_bits(fire.next(e)));
+    let bits = predict32(start, packed, width);
+    for (slot, &b) in dst.iter_mut().zip(&bits) {
+        *slot = T::from_bits(u64::from(b));
+    }
 }
 
 /// [`fused32`] for 64-bit lanes, with either writer's predictor.
 #[inline(always)]
 fn fused64<T: Lane, const WIDE: bool>(start: u64, packed: &[u8], width: u32, dst: &mut [T]) {
+    let bits = predict64::<WIDE>(start, packed, width);
+    for (slot, &b) in dst.iter_mut().zip(&bits) {
+        *slot = T::from_bits(b);
+    }
+}
+
+/// The fused block's values as bit patterns, in a function generic over
+/// nothing but the predictor: the width-specialised unpackers, with the
+/// predictor inlined into each, are then compiled once per predictor, not
+/// once per lane type as well (the copy into the lanes is 8 moves).
+#[inline(always)]
+fn predict32(start: u64, packed: &[u8], width: u32) -> [u32; 8] {
+    let mut bits = [0u32; 8];
+    let mut fire = Fire32::new(start);
+    bitpack::unpack_map(packed, width, 8, &mut bits, |e| fire.next(e) as u32);
+    bits
+}
+
+/// [`predict32`] for 64-bit lanes.
+#[inline(always)]
+fn predict64<const WIDE: bool>(start: u64, packed: &[u8], width: u32) -> [u64; 8] {
+    let mut bits = [0u64; 8];
     let mut fire = Fire64::<WIDE>::new(start);
-    bitpack::unpack_map(packed, width, 8, dst, |e| T::from_bits(fire.next(e)));
+    bitpack::unpack_map(packed, width, 8, &mut bits, |e| fire.next(e));
+    bits
 }
 
 /// An INT tail's RLE package (starting at `at`, the byte after the tail's
