@@ -154,9 +154,9 @@ fn block<T: Lane, const FLOAT: bool, const WIDE: bool, const FUSED: bool>(
     if FUSED {
         // The predictor rides along the unpacker: `emit` is called once per
         // lane, in order (a full group has no lanes past `n`).
-        // The width is a constant block (not a plain `if`), so that only the
-        // lane's own predictor is compiled into the width-specialised
-        // unpackers.
+        // The lane's width is tested in a `const` block (a plain `if` is not
+        // pruned before monomorphisation), so that only the lane's own
+        // predictor is compiled into the width-specialised unpackers.
         if const { T::BITS == 32 } {
             fused32(start, packed, width, &mut dst[1..BLOCK]);
         } else {
