@@ -316,7 +316,7 @@ fn tsfile_command(
 }
 
 fn corpus_command(family: &str, out: &std::path::Path, cases: u64, seed: u64, mode: &str) -> ExitCode {
-    use rand::{Rng, SeedableRng};
+    use crossdec_engine::CaseRng;
     let Some(f) = families::by_name(family) else {
         eprintln!("no family {family}");
         return ExitCode::from(2);
@@ -324,7 +324,7 @@ fn corpus_command(family: &str, out: &std::path::Path, cases: u64, seed: u64, mo
     let entries: Vec<(String, Vec<u8>)> = match mode {
         "raw" => f.corpus(cases, seed),
         "structured" => {
-            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+            let mut rng = CaseRng::seed_from_u64(seed);
             (0..cases * 10)
                 .map(|i| {
                     let len = rng.gen_range(8..600);

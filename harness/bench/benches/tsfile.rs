@@ -214,7 +214,6 @@ fn float_scaled(c: &mut Criterion) {
 /// decimals (DOUBLE), and the same in hundredths (INT64): the series
 /// SPRINTZ, RLBE and CAMEL were made for.
 fn readings() -> (Vec<f64>, Vec<i64>) {
-    use rand::Rng;
     let mut rng = case_rng(42, "bench", "tsfile", 99);
     let mut hundredths = 2000i64;
     let ints: Vec<i64> = (0..N)

@@ -2,7 +2,7 @@
 //! `cargo run -p crossdec-engine --example plug_in_decoder -- [broken] [--out M.json] [--against OTHER.json@big]`
 use crossdec_engine::bytes::{self, Payload};
 use crossdec_engine::{
-    canonical_enum, gate, rand::Rng, report, Buffers, Campaign, Case, CaseRng, Category, Outcome, RunOptions, Spec,
+    canonical_enum, gate, report, Buffers, Campaign, Case, CaseRng, Category, Outcome, RunOptions, Spec,
 };
 
 #[derive(Debug, Clone, PartialEq)]

@@ -5,8 +5,6 @@
 //! Random draws go through fixed-width integers (`u64`), never `usize`, so
 //! the same seed gives the same cases on 32- and 64-bit hosts.
 
-use rand::Rng;
-
 use crate::canonical::Canonical;
 use crate::spec::{Case, CaseRng, Parse};
 

@@ -217,7 +217,6 @@ impl<S: Spec + ?Sized> Clone for AllowedDifference<S> {
 ///     fn name(&self) -> &'static str { "hex" }
 ///     fn categories(&self) -> Vec<Category<Hex>> {
 ///         vec![Category::new("random", 1.0, |_, rng| {
-///             use crossdec_engine::rand::Rng;
 ///             let n = rng.gen_range(0..8u32);
 ///             vec![Case::one(Hex((0..n).map(|_| b"0123456789abcdefg"[rng.gen_range(0..17u32) as usize]).collect()))]
 ///         })]

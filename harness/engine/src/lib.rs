@@ -29,8 +29,7 @@
 //!     fn name(&self) -> &'static str { "popcounts" }
 //!     fn categories(&self) -> Vec<Category<Payload>> {
 //!         vec![Category::new("random", 1.0, |_, rng| {
-//!             use crossdec_engine::rand::Rng;
-//!             vec![Case::one(Payload((0..rng.gen_range(0..64u32)).map(|_| rng.gen()).collect()))]
+//!             vec![Case::one(Payload((0..rng.gen_range(0..64)).map(|_| rng.gen()).collect()))]
 //!         })]
 //!     }
 //!     fn reference(&self, input: &Payload) -> Outcome<Self> {
@@ -58,6 +57,7 @@ pub mod buffers;
 pub mod bytes;
 mod campaign;
 mod canonical;
+pub mod case_rng;
 pub mod changes;
 pub mod digest;
 mod family;
@@ -77,6 +77,7 @@ pub mod subject;
 pub use buffers::{BufferFault, Buffers, Element, Out};
 pub use campaign::{AllowedDifference, Campaign, Decoder, Implementation, Role};
 pub use canonical::{Canonical, FromCanonical};
+pub use case_rng::SliceDraw;
 pub use family::{Family, ImplementationInfo, Workload};
 pub use judge::{Mismatch, CANARIES};
 pub use panic::install_quiet_panic_hook;
@@ -84,11 +85,6 @@ pub use report::{FamilyReport, Manifest};
 pub use run::{Progress, RunOptions};
 pub use spec::{case_rng, Case, CaseRng, Category, Outcome, Parse, Spec};
 pub use subject::{Subject, SubjectCommand};
-
-/// The random number crates generators use ([`CaseRng`] is ChaCha8 from
-/// `rand_chacha`), re-exported so a spec needs no version of its own.
-pub use rand;
-pub use rand_chacha;
 
 #[cfg(feature = "fuzz")]
 pub use arbitrary;

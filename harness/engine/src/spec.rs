@@ -4,17 +4,15 @@
 use std::fmt::{self, Debug};
 use std::sync::Arc;
 
-use rand::SeedableRng;
 use sha2::{Digest, Sha256};
 
 use crate::{Canonical, FromCanonical};
 
-/// The random source handed to generators: ChaCha8, seeded per generator
-/// call from (seed, family, category, index), so a case is the same on every
-/// architecture, word size and thread count.
-pub type CaseRng = rand_chacha::ChaCha8Rng;
+pub use crate::case_rng::CaseRng;
 
-/// The random source of generator call `index` of `category` in `family`.
+/// The random source of generator call `index` of `category` in `family`:
+/// seeded from (seed, family, category, index), so a case is the same on
+/// every architecture, word size and thread count.
 pub fn case_rng(seed: u64, family: &str, category: &str, index: u64) -> CaseRng {
     let mut h = Sha256::new();
     h.update(seed.to_le_bytes());

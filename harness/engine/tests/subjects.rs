@@ -9,7 +9,6 @@
 use std::time::{Duration, Instant};
 
 use crossdec_engine::bytes::Payload;
-use crossdec_engine::rand::Rng;
 use crossdec_engine::report::FamilyReport;
 use crossdec_engine::{
     canonical_enum, case_rng, AllowedDifference, Campaign, Case, Category, Family, Outcome, Role, RunOptions, Spec,

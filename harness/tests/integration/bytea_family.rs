@@ -143,8 +143,7 @@ proptest! {
 
     #[test]
     fn whitespace_never_changes_the_value(bytes in proptest::collection::vec(any::<u8>(), 0..400), seed in any::<u64>()) {
-        use rand::SeedableRng;
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let mut rng = crossdec_engine::CaseRng::seed_from_u64(seed);
         let text = crossdec_harness::families::bytea::with_whitespace(&mut rng, &reference::encode_hex(&bytes), 0.2);
         for (name, got) in all_kernels(&text) {
             prop_assert_eq!(got.as_ref(), Ok(&bytes), "{}", name);

@@ -8,6 +8,7 @@
 //! reference's outcome (the one allowed difference is in [`agree`]), and its
 //! scan statistics must follow the plan rules ([`plan_rules`]).
 
+use crossdec_engine::CaseRng;
 use crossdec_harness::families::tsfile_aligned::generate::{scenario, Column, Knobs, Scenario};
 use crossdec_harness::families::tsfile_aligned::{kernel_group, kernel_request, reference_group, reference_request};
 use crossdec_harness::families::tsfile_aligned::{FieldFilter, FieldOp, Request, TimeFilter};
@@ -15,8 +16,6 @@ use crossdec_kernels::tsfile::aligned as k;
 use crossdec_reference::tsfile::aligned as r;
 use proptest::prelude::*;
 use r::write::Stats;
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 
 /// The kernel's outcome in the reference's terms.
 fn canonical(result: &Result<Vec<k::Block>, k::ScanError>) -> Result<Vec<r::Block>, r::ScanError> {
@@ -212,7 +211,7 @@ fn plan_rules(case: &Scenario, options: k::ScanOptions, out: &k::ScanOutput) -> 
 }
 
 fn gen_case(seed: u64) -> Scenario {
-    scenario(&mut ChaCha8Rng::seed_from_u64(seed), Knobs::default())
+    scenario(&mut CaseRng::seed_from_u64(seed), Knobs::default())
 }
 
 /// Reference, kernel and kernel baseline on one group (the scenario's
@@ -263,7 +262,7 @@ proptest! {
     fn kernel_agrees_on_damaged_groups(seed in any::<u64>(), damage in any::<u64>()) {
         let case = gen_case(seed);
         let (mut t, mut values) = chunks(&case);
-        let rng = &mut ChaCha8Rng::seed_from_u64(damage);
+        let rng = &mut CaseRng::seed_from_u64(damage);
         let which = rng.gen_range(0..=values.len());
         let chunk = if which == values.len() { &mut t } else { &mut values[which] };
         if !chunk.is_empty() {

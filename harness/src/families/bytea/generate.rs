@@ -2,8 +2,7 @@
 //! that the default 200 calls per category run in seconds natively and in
 //! about a minute under QEMU s390x.
 
-use rand::seq::SliceRandom;
-use rand::Rng;
+use crate::engine::SliceDraw;
 
 use crossdec_reference::bytea as reference;
 

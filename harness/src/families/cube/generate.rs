@@ -2,8 +2,7 @@
 //! texts) is rendered into any of the three shapes, so the same data is seen
 //! as rows, compact and columnar; malformed cases damage rendered documents.
 
-use rand::seq::SliceRandom;
-use rand::Rng;
+use crate::engine::SliceDraw;
 
 use super::{CubeInput, FieldDesc, Shape, Ty};
 use crate::engine::{Case, CaseRng};
@@ -45,7 +44,7 @@ pub enum Mode {
     Bad,
 }
 
-pub fn random_ty(rng: &mut impl Rng) -> Ty {
+pub fn random_ty(rng: &mut CaseRng) -> Ty {
     match rng.gen_range(0..12) {
         0 | 1 => Ty::Utf8,
         2 | 3 => Ty::Int64,
@@ -59,7 +58,7 @@ pub fn random_ty(rng: &mut impl Rng) -> Ty {
     }
 }
 
-fn member_name(rng: &mut impl Rng, i: usize) -> String {
+fn member_name(rng: &mut CaseRng, i: usize) -> String {
     match rng.gen_range(0..20) {
         0 => format!("größe_{i}"),
         1 => format!("quote\"back\\slash{i}"),
@@ -71,7 +70,7 @@ fn member_name(rng: &mut impl Rng, i: usize) -> String {
 }
 
 /// JSON text of a key, sometimes with an unneeded `\u` escape.
-fn key_json(rng: &mut impl Rng, name: &str) -> String {
+fn key_json(rng: &mut CaseRng, name: &str) -> String {
     let plain = serde_json::to_string(name).expect("strings serialize");
     if rng.gen_bool(0.1) {
         if let Some(pos) = plain[1..].find(|c: char| c.is_ascii_alphanumeric()) {
@@ -124,7 +123,7 @@ fn timestamp_text(nanos: i128, digits: usize, z: bool) -> String {
     s
 }
 
-fn random_string(rng: &mut impl Rng) -> String {
+fn random_string(rng: &mut CaseRng) -> String {
     let pieces = [
         "a", "Z", "0", " ", "é", "漢", "😀", "\"", "\\", "\n", "\t", "\u{1}", "/", "\u{7f}", "ß",
     ];
@@ -132,7 +131,7 @@ fn random_string(rng: &mut impl Rng) -> String {
     (0..len).map(|_| *pieces.choose(rng).unwrap()).collect()
 }
 
-fn random_timestamp(rng: &mut impl Rng, unit: u8) -> String {
+fn random_timestamp(rng: &mut CaseRng, unit: u8) -> String {
     let precision = [3usize, 6, 9][unit as usize];
     // Years 1678..2261 fit every unit; ms/us go wider.
     let (lo, hi): (i128, i128) = if unit == 2 || rng.gen_bool(0.7) {
@@ -179,7 +178,7 @@ fn decimal_text(unscaled: i128, scale: u8) -> String {
 }
 
 /// One cell's JSON text for type `ty`.
-pub fn value(rng: &mut impl Rng, ty: Ty, mode: Mode) -> String {
+pub fn value(rng: &mut CaseRng, ty: Ty, mode: Mode) -> String {
     if mode == Mode::Bad {
         return bad_value(rng, ty);
     }
@@ -350,7 +349,7 @@ pub fn value(rng: &mut impl Rng, ty: Ty, mode: Mode) -> String {
 /// huge exponents (`1e007`, `1e400`, `1e-400`), many fraction digits,
 /// integers written with a fraction or an exponent (`12.000`, `12e3`,
 /// `1200e-2`), and mantissas at the int64 and 2^53 boundaries.
-fn number_form(rng: &mut impl Rng) -> String {
+fn number_form(rng: &mut CaseRng) -> String {
     const MANTISSAS: &[&str] = &[
         "0",
         "1",
@@ -393,11 +392,11 @@ fn number_form(rng: &mut impl Rng) -> String {
 
 /// Pick an edge value; the ones marked `!` (errors) only now and then.
 trait PickEdge {
-    fn pick_edge(&self, rng: &mut impl Rng) -> String;
+    fn pick_edge(&self, rng: &mut CaseRng) -> String;
 }
 
 impl PickEdge for [&str] {
-    fn pick_edge(&self, rng: &mut impl Rng) -> String {
+    fn pick_edge(&self, rng: &mut CaseRng) -> String {
         let failing = rng.gen_bool(0.03);
         let pool: Vec<&str> = self.iter().copied().filter(|v| v.starts_with('!') == failing).collect();
         let pool = if pool.is_empty() { self.to_vec() } else { pool };
@@ -406,13 +405,13 @@ impl PickEdge for [&str] {
 }
 
 impl<const N: usize> PickEdge for [&str; N] {
-    fn pick_edge(&self, rng: &mut impl Rng) -> String {
+    fn pick_edge(&self, rng: &mut CaseRng) -> String {
         self[..].pick_edge(rng)
     }
 }
 
 /// A value that should not map to `ty`.
-fn bad_value(rng: &mut impl Rng, ty: Ty) -> String {
+fn bad_value(rng: &mut CaseRng, ty: Ty) -> String {
     let generic = ["[1,2]", "{\"a\":1}", "[]", "{}"];
     if rng.gen_bool(0.25) {
         return generic.choose(rng).unwrap().to_string();
@@ -457,7 +456,7 @@ fn bad_value(rng: &mut impl Rng, ty: Ty) -> String {
     list.choose(rng).unwrap().to_string()
 }
 
-pub fn random_table(rng: &mut impl Rng, max_fields: usize, max_rows: usize, mode: Mode) -> Table {
+pub fn random_table(rng: &mut CaseRng, max_fields: usize, max_rows: usize, mode: Mode) -> Table {
     let n = rng.gen_range(1..=max_fields);
     let rows = if rng.gen_bool(0.1) {
         0
@@ -498,14 +497,14 @@ pub fn random_table(rng: &mut impl Rng, max_fields: usize, max_rows: usize, mode
     }
 }
 
-fn ws(rng: &mut impl Rng, pretty: bool) -> &'static str {
+fn ws(rng: &mut CaseRng, pretty: bool) -> &'static str {
     if !pretty {
         return "";
     }
     ["", "", " ", "\n", "\n  ", "\t"].choose(rng).unwrap()
 }
 
-pub fn render(rng: &mut impl Rng, table: &Table, shape: Shape) -> Vec<u8> {
+pub fn render(rng: &mut CaseRng, table: &Table, shape: Shape) -> Vec<u8> {
     let pretty = rng.gen_bool(0.2);
     let mut s = String::new();
     let cell = |m: usize, r: usize| table.cells[m][r].clone().unwrap_or_else(|| "null".into());
@@ -599,11 +598,11 @@ pub fn render(rng: &mut impl Rng, table: &Table, shape: Shape) -> Vec<u8> {
     s.into_bytes()
 }
 
-fn random_shape(rng: &mut impl Rng) -> Shape {
+fn random_shape(rng: &mut CaseRng) -> Shape {
     *[Shape::Rows, Shape::Compact, Shape::Columnar].choose(rng).unwrap()
 }
 
-fn small(rng: &mut impl Rng) -> (usize, usize) {
+fn small(rng: &mut CaseRng) -> (usize, usize) {
     if rng.gen_bool(0.1) {
         (64, 12)
     } else {
@@ -611,7 +610,7 @@ fn small(rng: &mut impl Rng) -> (usize, usize) {
     }
 }
 
-fn input_of(rng: &mut impl Rng, table: &Table, shape: Shape) -> CubeInput {
+fn input_of(rng: &mut CaseRng, table: &Table, shape: Shape) -> CubeInput {
     let limit = if rng.gen_bool(0.2) {
         Some(rng.gen_range(-5..100))
     } else {
@@ -1021,7 +1020,6 @@ fn structure(rng: &mut CaseRng) -> Vec<Case<CubeInput>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rand::SeedableRng;
 
     /// RFC 8259's number grammar: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
     fn is_json_number(s: &str) -> bool {
@@ -1061,7 +1059,7 @@ mod tests {
 
     #[test]
     fn number_forms_are_json_numbers_of_every_form() {
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        let mut rng = CaseRng::seed_from_u64(5);
         let forms: Vec<String> = (0..3000).map(|_| number_form(&mut rng)).collect();
         for f in &forms {
             assert!(is_json_number(f), "{f}");

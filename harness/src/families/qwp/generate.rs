@@ -1,9 +1,8 @@
 //! Case generators for `qwp-ts`: valid streams go values -> bytes through the
 //! reference encoder; malformed ones are valid streams damaged on purpose.
 
+use crate::engine::SliceDraw;
 use crossdec_reference::qwp::{self as reference, Encoding};
-use rand::seq::SliceRandom;
-use rand::Rng;
 
 use super::QwpInput;
 use crate::engine::{bytes, size_limit, Case, CaseRng};
@@ -45,7 +44,7 @@ pub enum Nulls {
 
 /// A series of `len` timestamps of the given shape (the same generator the
 /// benchmarks use).
-pub fn series(rng: &mut impl Rng, shape: Shape, len: usize) -> Vec<i64> {
+pub fn series(rng: &mut CaseRng, shape: Shape, len: usize) -> Vec<i64> {
     let start: i64 = match rng.gen_range(0..4) {
         0 => rng.gen(),
         // Microseconds around 2024..2027.
@@ -71,7 +70,7 @@ pub fn series(rng: &mut impl Rng, shape: Shape, len: usize) -> Vec<i64> {
     out
 }
 
-fn null_mask(rng: &mut impl Rng, nulls: Nulls, len: usize) -> Vec<bool> {
+fn null_mask(rng: &mut CaseRng, nulls: Nulls, len: usize) -> Vec<bool> {
     (0..len)
         .map(|_| match nulls {
             Nulls::None => false,
@@ -82,7 +81,7 @@ fn null_mask(rng: &mut impl Rng, nulls: Nulls, len: usize) -> Vec<bool> {
         .collect()
 }
 
-fn random_nulls(rng: &mut impl Rng) -> Nulls {
+fn random_nulls(rng: &mut CaseRng) -> Nulls {
     match rng.gen_range(0..10) {
         0..=5 => Nulls::None,
         6 | 7 => Nulls::Sparse,
@@ -92,7 +91,7 @@ fn random_nulls(rng: &mut impl Rng) -> Nulls {
 }
 
 /// Mostly short columns, sometimes long ones.
-fn random_len(rng: &mut impl Rng) -> usize {
+fn random_len(rng: &mut CaseRng) -> usize {
     size_limit::apply(match rng.gen_range(0..20) {
         0 => rng.gen_range(2_000..12_000),
         1..=4 => rng.gen_range(100..2_000),
@@ -109,7 +108,7 @@ fn with_nulls(dense: &[i64], mask: &[bool]) -> Vec<Option<i64>> {
 }
 
 /// Encode as the server would (with FLAG_GORILLA most of the time).
-fn server_input(rng: &mut impl Rng, rows: &[Option<i64>]) -> QwpInput {
+fn server_input(rng: &mut CaseRng, rows: &[Option<i64>]) -> QwpInput {
     let gorilla_flag = rng.gen_bool(0.9);
     let (column, _) = reference::encode_column(rows, gorilla_flag);
     QwpInput {
@@ -131,7 +130,7 @@ fn forced_gorilla(rows: &[Option<i64>]) -> QwpInput {
     }
 }
 
-fn shaped_rows(rng: &mut impl Rng, shape: Shape, nulls: Nulls) -> Vec<Option<i64>> {
+fn shaped_rows(rng: &mut CaseRng, shape: Shape, nulls: Nulls) -> Vec<Option<i64>> {
     let len = random_len(rng);
     let mask = null_mask(rng, nulls, len);
     let dense_len = mask.iter().filter(|n| !**n).count();
@@ -174,7 +173,7 @@ const BOUNDARY_DODS: &[i64] = &[
     -(1 << 31),
 ];
 
-fn valid_stream(rng: &mut impl Rng) -> QwpInput {
+fn valid_stream(rng: &mut CaseRng) -> QwpInput {
     let shape = *[Shape::Constant, Shape::Jittered, Shape::Irregular]
         .choose(rng)
         .unwrap();
@@ -428,10 +427,9 @@ fn malformed_header(rng: &mut CaseRng, index: u64) -> Vec<Case<QwpInput>> {
 /// (the 7- and 9-bit DoD buckets). Irregular: event times up to 2 s apart
 /// (mostly the 32-bit bucket).
 pub fn benchmark_shapes(rows: usize) -> Vec<(&'static str, Vec<i64>)> {
-    use rand::SeedableRng;
-    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(42);
+    let mut rng = CaseRng::seed_from_u64(42);
     let start = 1_750_000_000_000_000i64;
-    let mut walk = |delta: &mut dyn FnMut(&mut rand_chacha::ChaCha8Rng) -> i64| {
+    let mut walk = |delta: &mut dyn FnMut(&mut CaseRng) -> i64| {
         let mut t = start;
         (0..rows)
             .map(|_| {

@@ -3,8 +3,8 @@
 //! counts, one that moves every later field), at a block the damage can find
 //! without decoding the page.
 
-use rand::seq::SliceRandom;
-use rand::Rng;
+use crate::engine::CaseRng;
+use crate::engine::SliceDraw;
 
 use super::{DataType, Encoding, TsInput};
 
@@ -34,7 +34,7 @@ fn sprintz_blocks(page: &[u8], dtype: DataType) -> Vec<usize> {
 }
 
 /// Damage one block header of a valid page.
-pub fn corrupt(rng: &mut impl Rng, input: &mut TsInput) {
+pub fn corrupt(rng: &mut CaseRng, input: &mut TsInput) {
     let dtype = input.dtype;
     let page = &mut input.page;
     match input.encoding {

@@ -7,8 +7,8 @@
 //! and `ring-periods` writes series that repeat with periods around the
 //! ring's size through the reference encoder.
 
-use rand::seq::SliceRandom;
-use rand::Rng;
+use crate::engine::CaseRng;
+use crate::engine::SliceDraw;
 
 use crossdec_reference::tsfile::{chimp, BitWriter};
 
@@ -83,10 +83,10 @@ enum Refusal {
 /// slot, any code, any significant count that fits, `10` only after a
 /// `11` or `01`), optionally one refused control, and, with `end`, the
 /// terminator and the flush byte.
-fn written(rng: &mut impl Rng, w: u32, len: usize, refusal: Option<Refusal>, end: Option<u64>) -> Vec<u8> {
+fn written(rng: &mut CaseRng, w: u32, len: usize, refusal: Option<Refusal>, end: Option<u64>) -> Vec<u8> {
     let (slot_bits, sig_bits) = if w == 32 { (6u32, 5u32) } else { (7, 6) };
     let mask = if w == 32 { u64::from(u32::MAX) } else { u64::MAX };
-    let random_bits = |rng: &mut dyn rand::RngCore, n: u32| {
+    let random_bits = |rng: &mut CaseRng, n: u32| {
         if n == 64 {
             rng.gen::<u64>()
         } else {
@@ -198,7 +198,7 @@ fn written(rng: &mut impl Rng, w: u32, len: usize, refusal: Option<Refusal>, end
 /// The `control-forms` category: a stream of random legal controls, read
 /// by count (or, with the terminator written after it, to the terminator);
 /// in 30% of them one refused control.
-pub fn control_forms(rng: &mut impl Rng) -> TsInput {
+pub fn control_forms(rng: &mut CaseRng) -> TsInput {
     let dtype = *[DataType::Int32, DataType::Int64, DataType::Float, DataType::Double]
         .choose(rng)
         .unwrap();
@@ -227,7 +227,7 @@ pub fn control_forms(rng: &mut impl Rng) -> TsInput {
 /// period around the ring's size (1..=3, 60..=70, 125..=131, 250..=260), with
 /// a few values changed, so the writer's ring references (`00`, `01`) reach
 /// every slot and fall out of the ring.
-pub fn ring_periods(rng: &mut impl Rng) -> Values {
+pub fn ring_periods(rng: &mut CaseRng) -> Values {
     let dtype = *[DataType::Int32, DataType::Int64, DataType::Float, DataType::Double]
         .choose(rng)
         .unwrap();
@@ -281,7 +281,7 @@ pub fn ring_periods(rng: &mut impl Rng) -> Values {
 /// Targeted damage: the stream after the first value rewritten with a
 /// refused control (`10` before any window, a `01` past W), or a written
 /// stream whose flush byte is missing.
-pub fn corrupt(rng: &mut impl Rng, input: &mut TsInput) {
+pub fn corrupt(rng: &mut CaseRng, input: &mut TsInput) {
     let w = width(input.dtype);
     let len = rng.gen_range(1..40);
     match rng.gen_range(0..3) {

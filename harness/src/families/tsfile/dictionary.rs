@@ -5,10 +5,10 @@
 //! writer's RLE runs, empty and 127-130-byte entries); the targeted damage
 //! rewrites the dictionary's varints and the index stream field by field.
 
+use crate::engine::CaseRng;
 use std::collections::HashSet;
 
-use rand::seq::SliceRandom;
-use rand::Rng;
+use crate::engine::SliceDraw;
 
 use crossdec_reference::tsfile::{dictionary, rle, write_zigzag32};
 
@@ -20,7 +20,7 @@ pub const LOW_CARDINALITY: (&str, f64) = ("low-cardinality", 1.0);
 
 /// The page the writers write: Java's run plan (RLE runs for 8+ repeats)
 /// or C++'s (bit-packed runs only).
-pub fn page(rng: &mut impl Rng, values: &Values) -> Vec<u8> {
+pub fn page(rng: &mut CaseRng, values: &Values) -> Vec<u8> {
     let Values::Text(v) = values else {
         unreachable!("DICTIONARY types only")
     };
@@ -29,7 +29,7 @@ pub fn page(rng: &mut impl Rng, values: &Values) -> Vec<u8> {
 
 /// `k` distinct entries: empty, short, long (127-130 bytes, around a
 /// varint's second byte), 0xFF-filled.
-fn distinct(rng: &mut impl Rng, k: usize) -> Vec<Vec<u8>> {
+fn distinct(rng: &mut CaseRng, k: usize) -> Vec<Vec<u8>> {
     let mut out: Vec<Vec<u8>> = Vec::with_capacity(k);
     let mut seen = HashSet::with_capacity(k);
     while out.len() < k {
@@ -47,7 +47,7 @@ fn distinct(rng: &mut impl Rng, k: usize) -> Vec<Vec<u8>> {
 }
 
 /// Values from `entries`, in runs (one long run, runs of 1-20, or no runs).
-fn from_entries(rng: &mut impl Rng, entries: &[Vec<u8>], len: usize) -> Vec<Vec<u8>> {
+fn from_entries(rng: &mut CaseRng, entries: &[Vec<u8>], len: usize) -> Vec<Vec<u8>> {
     let run_max = *[1usize, 8, 20, len.max(1)].choose(rng).unwrap();
     let mut out = Vec::with_capacity(len);
     while out.len() < len {
@@ -60,7 +60,7 @@ fn from_entries(rng: &mut impl Rng, entries: &[Vec<u8>], len: usize) -> Vec<Vec<
 
 /// The `low-cardinality` category: 1 to 300 distinct entries (rarely up to
 /// 2000) named by up to 3000 values, through the reference encoder.
-pub fn low_cardinality(rng: &mut impl Rng) -> Values {
+pub fn low_cardinality(rng: &mut CaseRng) -> Values {
     let k = size_limit::apply(if rng.gen_bool(0.1) {
         rng.gen_range(300..2000)
     } else {
@@ -72,7 +72,7 @@ pub fn low_cardinality(rng: &mut impl Rng) -> Values {
 }
 
 /// `len` values naming at most 40 distinct entries (the `large` category).
-pub fn few_entries(rng: &mut impl Rng, len: usize) -> Values {
+pub fn few_entries(rng: &mut CaseRng, len: usize) -> Values {
     let k = rng.gen_range(1..40);
     let entries = distinct(rng, k);
     Values::Text(from_entries(rng, &entries, len))
@@ -103,7 +103,7 @@ fn stream(keys: &[u64]) -> Vec<u8> {
 /// more entries than bytes, a negative entry length, an entry past the
 /// page, an index naming no entry (just past the dictionary, or a negative
 /// i32), an index stream with a bit width above 32.
-pub fn corrupt(rng: &mut impl Rng, input: &mut TsInput) {
+pub fn corrupt(rng: &mut CaseRng, input: &mut TsInput) {
     let k = rng.gen_range(1..8);
     let entries = distinct(rng, k);
     let len = rng.gen_range(1..40);
@@ -142,7 +142,7 @@ pub fn corrupt(rng: &mut impl Rng, input: &mut TsInput) {
 
 /// Counts the page cannot back: an RLE run of index 0 claiming up to 2^30
 /// values after a one-entry dictionary.
-pub fn huge_run(rng: &mut impl Rng) -> TsInput {
+pub fn huge_run(rng: &mut CaseRng) -> TsInput {
     let count: u32 = rng.gen_range(1 << 16..1 << 30);
     let run = rle::encode_package(1, &[rle::Run::Repeat { count, value: 0 }], false);
     TsInput {

@@ -3,10 +3,10 @@
 //! scale's arithmetic, with values in every form (scaled, rounded, raw), and
 //! headers damaged field by field.
 
+use crate::engine::CaseRng;
+use crate::engine::SliceDraw;
 use crossdec_reference::tsfile::float_scaled::{self, Inner, MARK_RAW, MARK_ROUNDED};
 use crossdec_reference::tsfile::write_uvarint;
-use rand::seq::SliceRandom;
-use rand::Rng;
 
 use super::{DataType, Encoding, TsInput, Values};
 
@@ -14,7 +14,7 @@ use super::{DataType, Encoding, TsInput, Values};
 /// a few, the last exact power of ten (22) and the first inexact one, one
 /// past every double (an infinite scale) and one negative as an i32 (read
 /// as scale 1).
-fn max_point_number(rng: &mut impl Rng) -> u32 {
+fn max_point_number(rng: &mut CaseRng) -> u32 {
     if rng.gen_bool(0.6) {
         float_scaled::DEFAULT_MAX_POINT_NUMBER
     } else {
@@ -47,7 +47,7 @@ fn quantized(x: f64, decimals: u32) -> f64 {
 
 /// A page of `values` as the Java writer writes it. Half the series are cut
 /// to the page's decimals first, as sensor readings are.
-pub fn page(rng: &mut impl Rng, encoding: Encoding, values: &Values) -> Vec<u8> {
+pub fn page(rng: &mut CaseRng, encoding: Encoding, values: &Values) -> Vec<u8> {
     let inner = inner_of(encoding);
     let mpn = max_point_number(rng);
     let cut = rng.gen_bool(0.5) && mpn <= 22;
@@ -140,7 +140,7 @@ fn varint(v: u64) -> Vec<u8> {
 }
 
 /// Damage one field of a valid page's header, or the integer stream after it.
-pub fn corrupt(rng: &mut impl Rng, input: &mut TsInput) {
+pub fn corrupt(rng: &mut CaseRng, input: &mut TsInput) {
     let page = &mut input.page;
     let l = layout(page);
     match rng.gen_range(0..8) {
@@ -200,7 +200,7 @@ pub fn corrupt(rng: &mut impl Rng, input: &mut TsInput) {
 /// Counts that do not fit: a marked page counting more values than the
 /// caller's buffer holds or than its stream has, or a stream of more values
 /// than the count.
-pub fn bad_counts(rng: &mut impl Rng, input: &mut TsInput) {
+pub fn bad_counts(rng: &mut CaseRng, input: &mut TsInput) {
     let dtype = input.dtype;
     // Some infinity (a raw value) in every page, so every page is marked.
     let len = rng.gen_range(4..200);
@@ -232,7 +232,6 @@ pub fn bad_counts(rng: &mut impl Rng, input: &mut TsInput) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rand::SeedableRng;
 
     #[test]
     fn layout_finds_every_field() {
@@ -262,7 +261,7 @@ mod tests {
 
     #[test]
     fn bad_counts_are_refused() {
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        let mut rng = CaseRng::seed_from_u64(5);
         for encoding in [Encoding::Ts2Diff, Encoding::Rle] {
             for dtype in [DataType::Float, DataType::Double] {
                 for _ in 0..50 {

@@ -2,9 +2,8 @@
 //! the reference encoders (block boundaries hit exactly, terminators appended
 //! as the writers do); malformed pages are valid ones damaged on purpose.
 
+use crate::engine::SliceDraw;
 use crossdec_reference::tsfile::{camel, gorilla, plain, rlbe, rle, sprintz, ts2diff};
-use rand::seq::SliceRandom;
-use rand::Rng;
 
 use super::{DataType, Encoding, StopMode, TsInput, Values, Writer, FUZZ_MAX_VALUES, MAX_VALUES_CAP};
 use crate::engine::{bytes, size_limit, Case, CaseRng};
@@ -43,7 +42,7 @@ pub const BOUNDARY_LENGTHS: &[usize] = &[
     0, 1, 2, 3, 7, 8, 9, 15, 16, 17, 127, 128, 129, 130, 131, 257, 258, 259, 503, 504, 505, 512, 513,
 ];
 
-fn random_len(rng: &mut impl Rng) -> usize {
+fn random_len(rng: &mut CaseRng) -> usize {
     size_limit::apply(match rng.gen_range(0..20) {
         0 => rng.gen_range(1000..3000),
         1..=5 => rng.gen_range(100..1000),
@@ -97,8 +96,8 @@ const F64_EDGES: &[u64] = &[
 ];
 
 /// A series of `len` values of `dtype` with the given shape.
-pub fn series(rng: &mut impl Rng, dtype: DataType, shape: Shape, len: usize) -> Values {
-    let ints = |rng: &mut dyn rand::RngCore, bits: u32| -> Vec<i64> {
+pub fn series(rng: &mut CaseRng, dtype: DataType, shape: Shape, len: usize) -> Values {
+    let ints = |rng: &mut CaseRng, bits: u32| -> Vec<i64> {
         let lim = if bits == 32 { i32::MAX as i64 } else { i64::MAX };
         let start: i64 = rng.gen_range(-1000..1000) * if rng.gen_bool(0.3) { lim / 1000 } else { 1 };
         let step_max: i64 = *[1i64, 10, 1000, 1 << 20, 1 << 40].choose(rng).unwrap();
@@ -209,7 +208,7 @@ pub fn series(rng: &mut impl Rng, dtype: DataType, shape: Shape, len: usize) -> 
 
 /// Encode `values` as a page of `encoding`, with the writer-side choices
 /// (block size, padding, run style, stop mode) drawn from `rng`.
-pub fn encode(rng: &mut impl Rng, encoding: Encoding, values: &Values) -> TsInput {
+pub fn encode(rng: &mut CaseRng, encoding: Encoding, values: &Values) -> TsInput {
     let len = values.len();
     let mut stop = StopMode::AtTerminator;
     // Mostly the Java writer's variant, where the two differ.
@@ -218,7 +217,7 @@ pub fn encode(rng: &mut impl Rng, encoding: Encoding, values: &Values) -> TsInpu
     } else {
         Writer::Java
     };
-    let top = |rng: &mut dyn rand::RngCore| {
+    let top = |rng: &mut CaseRng| {
         if rng.gen_bool(0.8) {
             rlbe::TopBit::Cleared
         } else {
@@ -331,7 +330,7 @@ fn doubles(bits: &[u64]) -> Vec<f64> {
     bits.iter().map(|&b| f64::from_bits(b)).collect()
 }
 
-fn block_size(rng: &mut impl Rng) -> usize {
+fn block_size(rng: &mut CaseRng) -> usize {
     if rng.gen_bool(0.7) {
         ts2diff::DEFAULT_BLOCK
     } else {
@@ -340,7 +339,7 @@ fn block_size(rng: &mut impl Rng) -> usize {
 }
 
 /// One or more RLE packages, Java-style runs or bit-packed only.
-fn rle_page(rng: &mut impl Rng, bits: &[u64], big_endian: bool) -> Vec<u8> {
+fn rle_page(rng: &mut CaseRng, bits: &[u64], big_endian: bool) -> Vec<u8> {
     if bits.is_empty() {
         return Vec::new();
     }
@@ -366,11 +365,11 @@ fn rle_page(rng: &mut impl Rng, bits: &[u64], big_endian: bool) -> Vec<u8> {
     page
 }
 
-fn random_type(rng: &mut impl Rng, encoding: Encoding) -> DataType {
+fn random_type(rng: &mut CaseRng, encoding: Encoding) -> DataType {
     *encoding.types().choose(rng).unwrap()
 }
 
-fn random_shape(rng: &mut impl Rng) -> Shape {
+fn random_shape(rng: &mut CaseRng) -> Shape {
     *[
         Shape::Constant,
         Shape::Monotone,
@@ -383,7 +382,7 @@ fn random_shape(rng: &mut impl Rng) -> Shape {
 }
 
 /// A valid page of a random type and shape.
-pub fn valid(rng: &mut impl Rng, encoding: Encoding, len: usize) -> TsInput {
+pub fn valid(rng: &mut CaseRng, encoding: Encoding, len: usize) -> TsInput {
     let dtype = random_type(rng, encoding);
     let shape = random_shape(rng);
     let values = series(rng, dtype, shape, len);
@@ -391,7 +390,7 @@ pub fn valid(rng: &mut impl Rng, encoding: Encoding, len: usize) -> TsInput {
 }
 
 /// A damaged page: targeted field corruption or random bit flips.
-fn corrupt(rng: &mut impl Rng, encoding: Encoding) -> TsInput {
+fn corrupt(rng: &mut CaseRng, encoding: Encoding) -> TsInput {
     let len = rng.gen_range(1..60);
     let mut input = valid(rng, encoding, len);
     if input.page.is_empty() {
@@ -502,7 +501,7 @@ fn block_offsets(page: &[u8], header: usize) -> Vec<usize> {
 
 /// Counts that do not fit: fewer values allowed than the page holds, GORILLA
 /// counts beyond the page, RLE runs claiming far more than the page backs.
-fn bad_counts(rng: &mut impl Rng, encoding: Encoding) -> TsInput {
+fn bad_counts(rng: &mut CaseRng, encoding: Encoding) -> TsInput {
     let len = rng.gen_range(1..300);
     let mut input = valid(rng, encoding, len);
     if super::float_scaled::applies(encoding, input.dtype) && rng.gen_bool(0.5) {

@@ -7,8 +7,8 @@
 //! continuation bytes (overlong, still valid up to five bytes), a fifth byte
 //! with bits above the 32nd (a value past `u32::MAX`), and six bytes.
 
-use rand::seq::SliceRandom;
-use rand::Rng;
+use crate::engine::CaseRng;
+use crate::engine::SliceDraw;
 
 use super::generate::{encode, series, Shape};
 use super::{DataType, Encoding, TsInput};
@@ -30,7 +30,7 @@ fn minimal_len(v: u32) -> usize {
     (32 - v.leading_zeros()).div_ceil(7).max(1) as usize
 }
 
-fn write(v: u32, form: Form, out: &mut Vec<u8>, rng: &mut impl Rng) {
+fn write(v: u32, form: Form, out: &mut Vec<u8>, rng: &mut CaseRng) {
     let groups = |n: usize, out: &mut Vec<u8>| {
         for i in 0..n {
             let group = (u64::from(v) >> (7 * i)) as u8 & 0x7F;
@@ -58,14 +58,14 @@ fn write(v: u32, form: Form, out: &mut Vec<u8>, rng: &mut impl Rng) {
 /// Rewrites a page's varints: each gets a valid form, except that with
 /// probability `refuse` one chosen varint gets a refused form (the decoders
 /// stop at the first, so one is enough).
-struct Rewriter<'r, R: Rng> {
-    rng: &'r mut R,
+struct Rewriter<'r> {
+    rng: &'r mut CaseRng,
     refused_at: Option<usize>,
     seen: usize,
 }
 
-impl<'r, R: Rng> Rewriter<'r, R> {
-    fn new(rng: &'r mut R, varints: usize, refuse: f64) -> Self {
+impl<'r> Rewriter<'r> {
+    fn new(rng: &'r mut CaseRng, varints: usize, refuse: f64) -> Self {
         let refused_at = (varints > 0 && rng.gen_bool(refuse)).then(|| rng.gen_range(0..varints));
         Rewriter {
             rng,
@@ -140,7 +140,7 @@ fn rle_packages(page: &[u8]) -> Vec<Package<'_>> {
     packages
 }
 
-fn rewrite_rle(page: &[u8], rng: &mut impl Rng, refuse: f64) -> Vec<u8> {
+fn rewrite_rle(page: &[u8], rng: &mut CaseRng, refuse: f64) -> Vec<u8> {
     let packages = rle_packages(page);
     let varints = packages.iter().map(|p| 1 + p.runs.len()).sum();
     let mut w = Rewriter::new(rng, varints, refuse);
@@ -158,7 +158,7 @@ fn rewrite_rle(page: &[u8], rng: &mut impl Rng, refuse: f64) -> Vec<u8> {
     out
 }
 
-fn rewrite_plain(page: &[u8], dtype: DataType, rng: &mut impl Rng, refuse: f64) -> Vec<u8> {
+fn rewrite_plain(page: &[u8], dtype: DataType, rng: &mut CaseRng, refuse: f64) -> Vec<u8> {
     // (varint value, bytes after it) per value.
     let mut fields = Vec::new();
     let mut at = 0;
@@ -188,7 +188,7 @@ pub fn applies(encoding: Encoding) -> bool {
 }
 
 /// One case: a valid page of edge and random values, every varint rewritten.
-pub fn generate(encoding: Encoding, rng: &mut impl Rng) -> TsInput {
+pub fn generate(encoding: Encoding, rng: &mut CaseRng) -> TsInput {
     let dtype = match encoding {
         Encoding::Plain => *[DataType::Int32, DataType::Text].choose(rng).unwrap(),
         // FLOAT and DOUBLE pages start with the wrapper's header, not a package.
@@ -213,11 +213,10 @@ pub fn generate(encoding: Encoding, rng: &mut impl Rng) -> TsInput {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rand::SeedableRng;
 
     fn written(v: u32, form: Form) -> Vec<u8> {
         let mut out = Vec::new();
-        write(v, form, &mut out, &mut rand_chacha::ChaCha8Rng::seed_from_u64(1));
+        write(v, form, &mut out, &mut CaseRng::seed_from_u64(1));
         out
     }
 
@@ -240,7 +239,7 @@ mod tests {
     #[test]
     fn rewritten_valid_pages_decode_to_the_same_values() {
         use crossdec_reference::tsfile::{plain, rle};
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        let mut rng = CaseRng::seed_from_u64(7);
         for _ in 0..200 {
             let values: Vec<i32> = (0..rng.gen_range(1..30)).map(|_| rng.gen()).collect();
             let page = rle::encode_i32(&values, rng.gen());
@@ -255,7 +254,7 @@ mod tests {
     #[test]
     fn a_refused_form_is_refused() {
         use crossdec_reference::tsfile::{plain, DecodeError};
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        let mut rng = CaseRng::seed_from_u64(3);
         let page = plain::encode_i32(&[1, -1, i32::MIN]);
         for _ in 0..50 {
             let again = rewrite_plain(&page, DataType::Int32, &mut rng, 1.0);

@@ -5,8 +5,8 @@
 //! field by field: groups of any split, every varint in a chosen form,
 //! header fields set to the values that must be refused.
 
-use rand::seq::SliceRandom;
-use rand::Rng;
+use crate::engine::CaseRng;
+use crate::engine::SliceDraw;
 
 use crossdec_reference::tsfile::zigzag;
 
@@ -51,7 +51,7 @@ fn most_bytes(width: u32) -> usize {
 }
 
 /// A varint of `width` bits that must be refused (`BadVarint` at its start).
-fn refused(out: &mut Vec<u8>, v: u64, width: u32, rng: &mut impl Rng) {
+fn refused(out: &mut Vec<u8>, v: u64, width: u32, rng: &mut CaseRng) {
     let most = most_bytes(width);
     match rng.gen_range(0..3) {
         // One continuation byte too many.
@@ -87,10 +87,10 @@ struct Forms {
 
 /// Pages of `patterns` in groups (`splits` values each, in order), every
 /// varint in the form `forms` picks.
-fn write_groups(rng: &mut impl Rng, patterns: &[u64], width: u32, splits: &[usize], forms: Forms) -> Vec<u8> {
+fn write_groups(rng: &mut CaseRng, patterns: &[u64], width: u32, splits: &[usize], forms: Forms) -> Vec<u8> {
     let mut page = Vec::new();
     let mut at = 0;
-    let pad = |rng: &mut dyn rand::RngCore, v: u64, most: usize| {
+    let pad = |rng: &mut CaseRng, v: u64, most: usize| {
         if rng.gen_bool(forms.pad) {
             rng.gen_range(minimal_len(v)..=most)
         } else {
@@ -119,7 +119,7 @@ fn write_groups(rng: &mut impl Rng, patterns: &[u64], width: u32, splits: &[usiz
 }
 
 /// `len` split into 1 to 4 non-empty groups.
-fn random_splits(rng: &mut impl Rng, len: usize) -> Vec<usize> {
+fn random_splits(rng: &mut CaseRng, len: usize) -> Vec<usize> {
     if len == 0 {
         return Vec::new();
     }
@@ -142,7 +142,7 @@ fn random_splits(rng: &mut impl Rng, len: usize) -> Vec<usize> {
 /// A valid page: mostly what the writers write (the reference encoder),
 /// sometimes several groups with padded varints (what the Java reader also
 /// accepts).
-pub fn page(rng: &mut impl Rng, values: &Values) -> Vec<u8> {
+pub fn page(rng: &mut CaseRng, values: &Values) -> Vec<u8> {
     if rng.gen_bool(0.75) {
         return match values {
             Values::Int32(v) => zigzag::encode_i32(v),
@@ -157,7 +157,7 @@ pub fn page(rng: &mut impl Rng, values: &Values) -> Vec<u8> {
 
 /// Values whose signs alternate (`k, -k, k+1, ...` and the extremes), the
 /// zigzag map's whole point: small magnitudes of either sign take one byte.
-fn alternating(rng: &mut impl Rng, dtype: DataType, len: usize) -> Values {
+fn alternating(rng: &mut CaseRng, dtype: DataType, len: usize) -> Values {
     let start: i64 = rng.gen_range(0..100);
     let big = rng.gen_bool(0.3);
     let value = |i: usize| -> i64 {
@@ -185,7 +185,7 @@ fn alternating(rng: &mut impl Rng, dtype: DataType, len: usize) -> Values {
 /// The `varint-forms` category: alternating signs, edges or random values
 /// in 1 to 4 groups with padded varints and headers, and in 30% of pages one
 /// value in a refused form (too long, bits above the type).
-pub fn varint_forms(rng: &mut impl Rng) -> TsInput {
+pub fn varint_forms(rng: &mut CaseRng) -> TsInput {
     let dtype = *[DataType::Int32, DataType::Int64].choose(rng).unwrap();
     let len = rng.gen_range(1..300);
     let values = match rng.gen_range(0..3) {
@@ -232,7 +232,7 @@ fn header(page: &[u8]) -> Option<(u64, u64, usize, usize)> {
 /// Targeted damage to a valid page's first group: its byte length beyond
 /// the page or short of its values, a count of 0, above the byte length or
 /// one off, a header varint too long, a value varint too long.
-pub fn corrupt(rng: &mut impl Rng, input: &mut TsInput) {
+pub fn corrupt(rng: &mut CaseRng, input: &mut TsInput) {
     let Some((len, count, count_at, body)) = header(&input.page) else {
         return;
     };
@@ -277,7 +277,7 @@ pub fn corrupt(rng: &mut impl Rng, input: &mut TsInput) {
 /// Counts the page cannot back: a group claiming up to 2^31 values (and as
 /// many bytes) in a small page, or several groups of which a later one
 /// passes `max_values`.
-pub fn bad_counts(rng: &mut impl Rng, input: &mut TsInput) {
+pub fn bad_counts(rng: &mut CaseRng, input: &mut TsInput) {
     let len = rng.gen_range(2..200);
     let values = series(rng, input.dtype, Shape::RandomWalk, len);
     let (patterns, width) = zigzag_patterns(&values);

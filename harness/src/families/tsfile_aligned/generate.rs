@@ -11,7 +11,6 @@
 
 use crossdec_reference::tsfile::aligned as r;
 use r::write::{empty_value_page, time_body, time_page, value_body, value_page, value_page_for, Stats};
-use rand::Rng;
 
 use super::convert::{cell_of_reference, encoding_id, type_id};
 use super::types::{AlignedInput, FieldFilter, FieldOp, Request, TimeFilter, ValueChunk};
