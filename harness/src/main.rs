@@ -115,6 +115,11 @@ enum Command {
     },
     /// Compare manifests from different targets; fail unless they agree.
     Gate(GateArgs),
+    /// Write a release certificate (JSON, Markdown, JUnit XML, SVG) from a
+    /// certification run's manifests, fuzz report, mutation summary, bug
+    /// zoo and performance targets, with this build's golden check; exit 1
+    /// unless everything passed.
+    Certify(crossdec_harness::cli::certify::CertifyArgs),
 }
 
 fn main() -> ExitCode {
@@ -199,6 +204,35 @@ fn main() -> ExitCode {
             }
         }
         Command::Gate(args) => gate_command(&args),
+        Command::Certify(args) => match crossdec_harness::cli::certify::certify(&args) {
+            Ok(cert) => {
+                let out = args.out.display();
+                println!(
+                    "certificate: {out}/certificate.{{json,md,xml,svg}}: {}",
+                    if cert.passed { "pass" } else { "FAIL" }
+                );
+                for problem in cert.golden.differences.iter().chain(&cert.gate_problems) {
+                    println!("  {problem}");
+                }
+                for part in [&cert.fuzz, &cert.mutants, &cert.bug_zoo] {
+                    println!(
+                        "  {}: {}{}",
+                        part.file,
+                        part.summary,
+                        if part.passed { "" } else { " (not passed)" }
+                    );
+                }
+                if cert.passed {
+                    ExitCode::SUCCESS
+                } else {
+                    ExitCode::from(1)
+                }
+            }
+            Err(problem) => {
+                eprintln!("crossdec certify: {problem}");
+                ExitCode::from(2)
+            }
+        },
         Command::ServeReference { family } => {
             let Some(f) = families::by_name(&family) else {
                 eprintln!("no family {family}");

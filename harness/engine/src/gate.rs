@@ -47,7 +47,7 @@ pub fn compare(native: &Manifest, cross: &Manifest, endian: &str) -> Vec<String>
                 nf.family, nf.cases_per_category, cross.target, cf.cases_per_category
             ));
         }
-        if nf.digest != cf.digest {
+        if nf.digest != cf.digest || nf.category_digests != cf.category_digests {
             let categories: Vec<&str> = nf
                 .category_digests
                 .iter()
@@ -228,6 +228,8 @@ mod tests {
             crossdec_version: "0".into(),
             target: target.into(),
             target_endian: endian.into(),
+            pointer_width: 64,
+            cpu_features: Vec::new(),
             seed: 1,
             cases: 10,
             failures: 0,
@@ -280,6 +282,16 @@ mod tests {
             problems.iter().any(|p| p.contains("cases per category differ")),
             "{problems:?}"
         );
+    }
+
+    #[test]
+    fn a_category_digest_that_differs_fails_even_if_the_family_digest_agrees() {
+        let native = manifest("x86_64", "little", "d", 5);
+        let mut cross = manifest("s390x", "big", "d", 5);
+        cross.families[0].category_digests.insert("c".into(), "e".into());
+        let problems = compare(&native, &cross, "big");
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(problems[0].ends_with("categories that differ: c"), "{problems:?}");
     }
 
     #[test]

@@ -178,6 +178,13 @@ pub struct Manifest {
     pub target: String,
     /// `cfg!(target_endian)`: "little" or "big".
     pub target_endian: String,
+    /// `usize`'s width in bits: 32 or 64.
+    #[serde(default)]
+    pub pointer_width: u32,
+    /// The CPU features the run detected (its CPU's, or its emulator's):
+    /// the ones the kernels select on.
+    #[serde(default)]
+    pub cpu_features: Vec<String>,
     /// The seed.
     pub seed: u64,
     /// Generator calls per category before scaling, for the categories a
@@ -240,6 +247,43 @@ pub struct SubjectRecord {
     pub unsupported: u64,
 }
 
+/// The CPU features this process detects at run time, among those the
+/// kernels select on (under QEMU, the emulated CPU's).
+pub fn cpu_features() -> Vec<String> {
+    #[allow(unused_mut)]
+    let mut found: Vec<&str> = Vec::new();
+    #[cfg(any(target_arch = "x86_64", target_arch = "x86"))]
+    {
+        macro_rules! detect {
+            ($($f:tt),*) => {$( if std::arch::is_x86_feature_detected!($f) { found.push($f) } )*};
+        }
+        detect!(
+            "sse2",
+            "ssse3",
+            "sse4.1",
+            "sse4.2",
+            "popcnt",
+            "bmi1",
+            "bmi2",
+            "avx",
+            "avx2",
+            "avx512f",
+            "avx512bw",
+            "avx512vl",
+            "avx512vbmi"
+        );
+    }
+    #[cfg(target_arch = "aarch64")]
+    {
+        if std::arch::is_aarch64_feature_detected!("neon") {
+            found.push("neon");
+        }
+    }
+    #[cfg(all(target_arch = "arm", target_feature = "neon"))]
+    found.push("neon");
+    found.into_iter().map(String::from).collect()
+}
+
 /// "little" or "big": this host's byte order.
 pub fn endian() -> &'static str {
     if cfg!(target_endian = "big") {
@@ -255,6 +299,8 @@ pub fn manifest(reports: &[FamilyReport], seed: u64, cases: u64) -> Manifest {
         crossdec_version: env!("CARGO_PKG_VERSION").to_string(),
         target: TARGET.to_string(),
         target_endian: endian().to_string(),
+        pointer_width: usize::BITS,
+        cpu_features: cpu_features(),
         seed,
         cases,
         failures: reports.iter().map(|r| r.failure_count).sum(),

@@ -2,6 +2,7 @@
 //! (`Err` is bad input, which the command exits 2 on), so tests run them
 //! in-process on every target.
 
+pub mod certify;
 pub mod gate;
 pub mod junit;
 pub mod run;
