@@ -6,12 +6,33 @@ metadata:
 
     # family: qwp-ts            the crossdec family it lives in
     # seen-on: big-endian        optional: only a big-endian host can see it
+                                 (or 32-bit: only a 32-bit usize; powerpc64:
+                                 only powerpc64, not s390x)
     # what: one line saying what the bug is and where such bugs come from
 
 The patch is applied to a scratch copy of the tree; the tiers below run in
 order, cheapest first. By default the first tier that catches the bug ends
-its run; a big-endian-only bug always runs every native tier (all must miss)
-and then the s390x run (which must catch it). --all-tiers runs everything.
+its run; a bug marked seen-on runs every native tier (all must miss) and
+every cross tier, and the cross tier of its kind must catch it (s390x for
+big-endian; i686 for 32-bit; powerpc64 for powerpc64, which s390x must
+miss). --all-tiers runs everything.
+
+The tiers are the checks CI and certification run:
+  native-run     `crossdec run` of the family natively (ci/test)
+  cert-digest    `crossdec golden`: this build's digests against the
+                 committed harness/tests/golden.json (cargo test and
+                 `crossdec certify` on every target)
+  fuzz-replay    the committed fuzz corpora replayed (cargo test)
+  native-tests   the kernels', references' and harness's test suites
+  peer-oracle    the real peers: questdb-rs and pgjdbc against the
+                 reference, the PostgreSQL server, the official TsFile
+                 library's files. Peers are compared with the reference, so
+                 for a family with no file or server oracle (qwp-ts) this
+                 tier cannot see a kernel-only bug: it reports n/a there.
+  s390x-run, i686-run, powerpc64-run
+                 the campaign under QEMU, judged as the gate judges it: any
+                 failure, or a digest that differs from the native run's
+                 (ci/test runs s390x and i686; ci/certify every target)
 """
 import argparse
 import json
@@ -29,6 +50,14 @@ WORK = ROOT / "target" / "bug-zoo"
 SCRATCH = WORK / "src"
 TARGET_DIR = WORK / "target"
 S390X = "s390x-unknown-linux-gnu"
+CROSS_TIERS = {"s390x-run": S390X, "i686-run": "i686-unknown-linux-gnu",
+               "powerpc64-run": "powerpc64-unknown-linux-gnu"}
+# seen-on: the cross tier that must catch such a bug, and the tiers that must miss it.
+SEEN_ON = {
+    "big-endian": ("s390x-run", []),
+    "32-bit": ("i686-run", ["s390x-run"]),
+    "powerpc64": ("powerpc64-run", ["s390x-run", "i686-run"]),
+}
 SEED = os.environ.get("CROSSDEC_ZOO_SEED", "20261129")
 CASES = os.environ.get("CROSSDEC_ZOO_CASES", "200")
 
@@ -37,7 +66,7 @@ CASES = os.environ.get("CROSSDEC_ZOO_CASES", "200")
 # zoo has its own target directory, so no other build sees these settings).
 BUILD_ENV = {"CARGO_PROFILE_RELEASE_INCREMENTAL": "true", "CARGO_PROFILE_RELEASE_DEBUG": "0"}
 
-TIERS = ["native-run", "cert-digest", "fuzz-replay", "native-tests", "peer-oracle", "s390x-run"]
+TIERS = ["native-run", "cert-digest", "fuzz-replay", "native-tests", "peer-oracle", *CROSS_TIERS]
 NATIVE_TIERS = ["native-run", "cert-digest", "fuzz-replay", "native-tests", "peer-oracle"]
 
 # Harness test files that are not plain native tests: they belong to the
@@ -182,9 +211,8 @@ class Tiers:
             self.last_out = out if (out / "manifest.json").exists() else None
             return rc != 0
         if tier == "cert-digest":
-            if self.last_out is None:
-                return None
-            return digest(self.last_out).get(fam) != self.baseline.get(fam)
+            rc, _ = sh([crossdec(), "golden"], log=log)
+            return rc != 0
         if tier == "fuzz-replay":
             caught = False
             for t in fuzz_targets(fam):
@@ -202,6 +230,8 @@ class Tiers:
             rc2, _ = self.sh(args, log=log)
             return rc1 != 0 or rc2 != 0
         if tier == "peer-oracle":
+            if not PEER_TESTS_BY_GROUP.get(group) and touches_only(bug, "kernels/"):
+                return None  # peers meet only the reference: a kernel bug is invisible here
             ran, caught = False, False
             for t in PEER_TESTS_BY_GROUP.get(group, []):
                 rc, _ = self.sh(["cargo", "test", "--release", "-p", "crossdec-harness", "--test", t], log=log)
@@ -210,15 +240,28 @@ class Tiers:
                 rc = run_family(fam, WORK / "out" / (bug["name"] + "-" + peer), log, [peer])
                 ran, caught = True, caught or rc != 0
             return caught if ran else None
-        if tier == "s390x-run":
-            if not build(log, S390X):
+        if tier in CROSS_TIERS:
+            triple = CROSS_TIERS[tier]
+            if not build(log, triple):
                 return True  # the bug does not even compile there: caught
             # The runner is a command line ("qemu-s390x -L /usr/s390x-linux-gnu").
-            runner = shlex.split(os.environ.get("CARGO_TARGET_S390X_UNKNOWN_LINUX_GNU_RUNNER", ""))
-            impls = kernels(fam, runner, S390X)
-            rc = run_family(fam, WORK / "out" / (bug["name"] + "-s390x"), log, impls, S390X, runner)
-            return rc != 0
+            var = "CARGO_TARGET_" + triple.upper().replace("-", "_") + "_RUNNER"
+            runner = shlex.split(os.environ.get(var, ""))
+            impls = kernels(fam, runner, triple)
+            out = WORK / "out" / (bug["name"] + "-" + tier)
+            shutil.rmtree(out, ignore_errors=True)
+            rc = run_family(fam, out, log, impls, triple, runner)
+            # As the gate: a failure there, or outcomes other than native's.
+            return rc != 0 or not (out / "manifest.json").exists() or digest(out).get(fam) != self.baseline.get(fam)
         raise ValueError(tier)
+
+
+def touches_only(bug, prefix):
+    """Whether every file the bug's patch changes is under `prefix`."""
+    if "patch" not in bug:
+        return False
+    files = [l[len("+++ b/"):] for l in Path(bug["patch"]).read_text().splitlines() if l.startswith("+++ b/")]
+    return bool(files) and all(f.startswith(prefix) for f in files)
 
 
 def apply(patch, reverse=False, log=None):
@@ -244,8 +287,6 @@ def main():
         unknown = set(args.tiers.split(",")) - set(TIERS)
         if unknown:
             sys.exit(f"no such tier: {', '.join(sorted(unknown))} (tiers: {', '.join(TIERS)})")
-        if "cert-digest" in run_tiers and "native-run" not in run_tiers:
-            run_tiers = [t for t in TIERS if t in run_tiers + ["native-run"]]
 
     bugs = [parse_bug(f) for f in sorted(ZOO.glob("*.patch"))]
     if args.bug:
@@ -281,9 +322,15 @@ def main():
     tiers = Tiers(baseline)
     tiers.memo = {}
     base_bug = {"name": "baseline", "family": None}
-    needed = set(TIERS) if args.all_tiers or any(b["seen-on"] == "big-endian" for b in bugs) else set(NATIVE_TIERS)
+    needed = set(NATIVE_TIERS)
+    for b in bugs:
+        if b["seen-on"] in SEEN_ON:
+            catcher, missers = SEEN_ON[b["seen-on"]]
+            needed |= {catcher, *missers}
+    if args.all_tiers:
+        needed = set(TIERS)
     needed &= set(run_tiers)
-    for tier in [t for t in TIERS if t in needed and t not in ("native-run", "cert-digest")]:
+    for tier in [t for t in TIERS if t in needed and t != "native-run"]:
         for fam in families:
             verdict = tiers.run(tier, dict(base_bug, family=fam), base_log)
             if verdict:
@@ -317,12 +364,13 @@ def main():
             r["caught_by"] = next((t for t in TIERS if r["tiers"].get(t) == "caught"), None)
             if not r["caught_by"]:
                 problems.append(f"{r['bug']}: SURVIVED every tier run")
-            if r["seen_on"] == "big-endian":
-                seen_natively = [t for t in NATIVE_TIERS if r["tiers"].get(t) == "caught"]
-                if seen_natively:
-                    problems.append(f"{r['bug']}: marked big-endian-only but caught natively by {seen_natively}")
-                if r["tiers"].get("s390x-run") != "caught":
-                    problems.append(f"{r['bug']}: big-endian-only bug not caught by the s390x run")
+            if r["seen_on"] in SEEN_ON:
+                catcher, missers = SEEN_ON[r["seen_on"]]
+                seen_elsewhere = [t for t in NATIVE_TIERS + missers if r["tiers"].get(t) == "caught"]
+                if seen_elsewhere:
+                    problems.append(f"{r['bug']}: marked {r['seen_on']}-only but caught by {seen_elsewhere}")
+                if r["tiers"].get(catcher) != "caught":
+                    problems.append(f"{r['bug']}: {r['seen_on']}-only bug not caught by {catcher}")
         report = {"seed": SEED, "cases": CASES, "all_tiers": args.all_tiers, "tiers": TIERS, "bugs": final,
                   "caught": sum(1 for r in final if r.get("caught_by")), "total": len(final), "problems": problems}
         (WORK / "report.json").write_text(json.dumps(report, indent=2) + "\n")
@@ -332,7 +380,7 @@ def main():
     problems = []
     for bug in bugs:
         log = logs / f"{bug['name']}.log"
-        be_only = bug["seen-on"] == "big-endian"
+        platform_only = bug["seen-on"] in SEEN_ON
         row = {"bug": bug["name"], "family": bug["family"], "what": bug["what"], "seen_on": bug["seen-on"],
                "tiers": {}, "caught_by": None}
         if not apply(bug["patch"], log=log):
@@ -349,8 +397,12 @@ def main():
                 row["error"] = "does not build"
             else:
                 tiers.last_out = None
-                for tier in run_tiers:
-                    if row["caught_by"] and not (args.all_tiers or be_only):
+                bug_tiers = run_tiers
+                if platform_only and not args.all_tiers:
+                    catcher, missers = SEEN_ON[bug["seen-on"]]
+                    bug_tiers = [t for t in run_tiers if t in NATIVE_TIERS or t == catcher or t in missers]
+                for tier in bug_tiers:
+                    if row["caught_by"] and not (args.all_tiers or platform_only):
                         break
                     verdict = tiers.run(tier, bug, log)
                     row["tiers"][tier] = {True: "caught", False: "missed", None: "n/a"}[verdict]

@@ -515,11 +515,15 @@ fn bad_counts(rng: &mut CaseRng, encoding: Encoding) -> TsInput {
             input.stop = StopMode::Count(n);
             input.max_values = if rng.gen_bool(0.5) { n } else { n - 1 };
         }
-        1 if encoding == Encoding::Rle => {
+        1 if encoding == Encoding::Rle && rng.gen_bool(0.5) => {
             // A huge RLE run in a tiny package.
             let count: u32 = rng.gen_range(1 << 20..1 << 30);
             let runs = [rle::Run::Repeat { count, value: 1 }];
             input.page = rle::encode_package(8, &runs, input.dtype == DataType::Int64);
+            input.max_values = rng.gen_range(0..1000);
+        }
+        1 if encoding == Encoding::Rle => {
+            input.page = wrapping_packed_run(rng);
             input.max_values = rng.gen_range(0..1000);
         }
         1 if encoding == Encoding::Zigzag => super::zigzag::bad_counts(rng, &mut input),
@@ -540,6 +544,24 @@ fn bad_counts(rng: &mut CaseRng, encoding: Encoding) -> TsInput {
         }
     }
     input
+}
+
+/// An RLE package of one bit-packed run declaring 2^29 + k groups, whose
+/// value count (2^32 + 8(k - 1) + last) and byte length ((2^29 + k) x width)
+/// wrap to a few values and bytes in a 32-bit `usize`; the bytes that
+/// wrapped length names follow, so arithmetic that wraps decodes a short
+/// page where the format's count is far past any buffer.
+fn wrapping_packed_run(rng: &mut CaseRng) -> Vec<u8> {
+    let k: u64 = rng.gen_range(1..4);
+    let width: u64 = *[8u64, 16, 24, 32].choose(rng).expect("widths");
+    let mut body = vec![width as u8];
+    crossdec_reference::tsfile::write_uvarint(&mut body, ((1u64 << 29) + k) << 1 | 1);
+    body.push(rng.gen_range(1..=8u8));
+    body.extend((0..k * width + rng.gen_range(0..4)).map(|_| rng.gen::<u8>()));
+    let mut page = Vec::new();
+    crossdec_reference::tsfile::write_uvarint(&mut page, body.len() as u64);
+    page.extend_from_slice(&body);
+    page
 }
 
 /// Counts past what fuzz mode allows ([`FUZZ_MAX_VALUES`]), up to
