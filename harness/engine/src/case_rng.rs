@@ -1,8 +1,9 @@
 //! The random source handed to generators, the same on every word size.
 //!
 //! rand 0.8 samples a `usize` range with `next_u32` on 32-bit targets and
-//! `next_u64` on 64-bit ones, so one seed generated different cases on
-//! i686 than on x86_64 and every digest differed. [`CaseRng`] is ChaCha8
+//! `next_u64` on 64-bit ones: drawing through it, one seed would generate
+//! other cases on i686 than on x86_64, and every digest would differ.
+//! [`CaseRng`] is ChaCha8
 //! behind a small API that draws only fixed-width integers: a `usize` or
 //! `isize` range is drawn as a `u64` or `i64` range, exactly as a 64-bit
 //! target draws it, and nothing word-sized ever reaches the stream.
@@ -180,9 +181,9 @@ mod tests {
         }
     }
 
-    /// Pinned values: the first draws of seed 7, as x86_64 drew them before
-    /// this type existed. A 32-bit target fails here if a word-sized draw
-    /// ever reaches the stream again.
+    /// Pinned values: the first draws of seed 7, as rand draws them on
+    /// x86_64 (so the committed golden digests hold). A 32-bit target fails
+    /// here if a word-sized draw reaches the stream.
     #[test]
     fn first_draws_of_seed_seven_are_pinned() {
         let mut rng = CaseRng::seed_from_u64(7);
