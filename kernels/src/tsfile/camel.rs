@@ -65,11 +65,18 @@ fn signed(negative: bool, bits: u64) -> u64 {
     }
 }
 
+/// Whether `x` may have a fraction: below 2^52 in magnitude, where
+/// `x - trunc(x)` is exact; every double from there on is an integer.
+#[inline(always)]
+fn may_have_fraction(x: f64) -> bool {
+    x.abs() < 4_503_599_627_370_496.0
+}
+
 /// Java's `Math.round(double)` (nearest, ties towards +infinity, saturating,
-/// NaN to 0), exactly: below 2^52 the fraction `x - trunc(x)` is exact.
+/// NaN to 0), exactly.
 #[inline(always)]
 fn java_round(x: f64) -> i64 {
-    if x.abs() < 4_503_599_627_370_496.0 {
+    if may_have_fraction(x) {
         let t = x as i64;
         let f = x - t as f64;
         // Without branches: the direction is as random as the data.
@@ -283,10 +290,9 @@ fn var_long_in(v: u64) -> Option<(usize, i64)> {
 #[inline(always)]
 fn decimal_in_word(w: u64, left: usize) -> Option<(usize, i64, Pending)> {
     let (g1, diff) = var_long_in(w << 2)?;
+    // At most 2 + 7 * 8 = 58: the shift below is in range, and a count
+    // field past the valid bits puts `m_at` past them too.
     let at = 2 + g1;
-    if at + 5 > 57 {
-        return None;
-    }
     let c = w << at;
     let code = (c >> 60) as usize;
     if code + 1 > MAX_COUNT {
@@ -353,6 +359,8 @@ fn decode_block<T: Lane>(b: &Block<'_>, out: &mut [T], mut n: usize) -> Result<u
         let w = b.peek(pos);
         if (w >> 62) & 1 == 1 {
             if let Some((bits, diff, mut d)) = decimal_in_word(w, limit - pos) {
+                #[cfg(test)]
+                tests::ONE_WORD_DECIMALS.with(|c| c.set(c.get() + 1));
                 stored = stored.wrapping_add(diff);
                 d.int_part = stored;
                 pos += bits;
@@ -524,6 +532,18 @@ pub static IMPLEMENTATIONS: &[crate::Implementation<Decode>] =
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::cell::Cell;
+
+    thread_local! {
+        /// Decimal values the one-word path parsed: which path a value
+        /// takes shows only in speed, so the tests count it.
+        pub(super) static ONE_WORD_DECIMALS: Cell<usize> = const { Cell::new(0) };
+    }
+
+    /// Decimal values the one-word path parsed since the last call.
+    fn one_word_decimals() -> usize {
+        ONE_WORD_DECIMALS.with(|c| c.replace(0))
+    }
 
     /// MSB-first bit writer for hand-built blocks, recording each field's
     /// (field, first bit, bits) and each value's first bit.
@@ -853,6 +873,22 @@ mod tests {
                 "{groups} groups"
             );
         }
+        // A varint of 8 ..= 10 groups (read a group at a time) ending
+        // exactly at the block's end reads as it does with a value after.
+        for groups in 8..=10u32 {
+            let m: i64 = if groups == 10 {
+                i64::MIN
+            } else {
+                -(1i64 << (7 * groups - 2))
+            };
+            let mut w = Writer::default();
+            w.put(0f64.to_bits(), 64).put(0b01, 2).var_long(0).put(0, 5).var_long(m);
+            let at_the_end = decode_bits(&w.block(), 2).map(|d| d.0);
+            w.put(0, 3);
+            let followed = decode_bits(&w.block(), 3).map(|d| d.0[..2].to_vec());
+            assert!(followed.is_ok(), "{groups} groups");
+            assert_eq!(at_the_end, followed, "{groups} groups");
+        }
         // A tenth group with its continuation bit set.
         let mut w = Writer::default();
         w.put(0f64.to_bits(), 64).put(0b01, 2);
@@ -885,6 +921,8 @@ mod tests {
         assert_eq!(one(false, -2, 1, None, 5), Ok(0.5));
         // A negative m.
         assert_eq!(one(false, 2, 2, None, -25), Ok(2.75));
+        // A negative value (integer 0, m -3: -0.3) with the sign set: 0.3.
+        assert_eq!(one(true, -1, 1, None, -3), Ok(0.3));
         // A zero with the sign set is -0.0.
         assert_eq!(one(true, -1, 1, None, 0).map(f64::to_bits), Ok((-0.0f64).to_bits()));
         // A price.
@@ -895,6 +933,119 @@ mod tests {
         w.value(false, true).decimal(1, 1, None, 0);
         let got = decode_bits(&w.block(), 2).map(|d| f64::from_bits(d.0[1]));
         assert_eq!(got, Ok(-(i64::MIN as f64)));
+    }
+
+    /// The smallest varint value of `groups` groups.
+    fn of_groups(groups: u32) -> i64 {
+        1 << (7 * (groups - 1))
+    }
+
+    /// A block of `first` and one decimal value (integer delta, count,
+    /// XOR bits, m): the decimal's bits, and how many decimals the
+    /// one-word path parsed.
+    fn second_decimal(
+        first: f64,
+        negative: bool,
+        delta: i64,
+        count: u32,
+        xor: Option<u64>,
+        m: i64,
+    ) -> (Result<u64, DecodeError>, usize) {
+        let mut w = Writer::default();
+        w.put(first.to_bits(), 64);
+        w.value(negative, true).decimal(delta, count, xor, m);
+        one_word_decimals();
+        let got = decode_bits(&w.block(), 2).map(|d| d.0[1]);
+        (got, one_word_decimals())
+    }
+
+    /// A decimal whose fields fit in the 57 bits of one load is parsed
+    /// there, up to the last bit of its block (it ends the block here),
+    /// and reads as the field-by-field path reads it.
+    #[test]
+    fn decimals_read_alike_in_one_word_and_field_by_field() {
+        let int_part = 3i64;
+        // Eight groups of integer delta: never in one word.
+        let far = 1i64 << 50;
+        for g1 in 1..=7u32 {
+            for g2 in 1..=7u32 {
+                for count in 1..=15u32 {
+                    for xor in [None, Some(0xAAAA >> (16 - count))] {
+                        for negative in [false, true] {
+                            let (delta, m) = (of_groups(g1), of_groups(g2));
+                            let xor_bits = if xor.is_some() { count } else { 0 };
+                            let fits = 2 + 8 * g1 + 5 + xor_bits + 8 * g2 <= 57;
+                            let case = format!("groups {g1} + {g2}, count {count}, xor {xor:?}, negative {negative}");
+                            let first = (int_part - delta) as f64;
+                            let (near, one_word) = second_decimal(first, negative, delta, count, xor, m);
+                            assert_eq!(one_word, usize::from(fits), "{case}");
+                            let (field_by_field, one_word) =
+                                second_decimal(far as f64, negative, int_part - far, count, xor, m);
+                            assert_eq!(one_word, 0, "{case}");
+                            assert!(near.is_ok(), "{case}");
+                            assert_eq!(near, field_by_field, "{case}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Runs of decimals longer than a batch, batches filled by either path
+    /// and one cut by an XOR-form value: each value reads as it does alone.
+    #[test]
+    fn long_runs_of_decimals_read_as_each_alone() {
+        let first = 7.0f64;
+        // A seven-group m sends every third value field by field (the
+        // 32nd and the 64th fill a batch in either path).
+        let value = |k: usize| {
+            let count = (k % 15) as u32 + 1;
+            let xor = (k % 4 == 1).then_some(1u64);
+            let m = if k.is_multiple_of(3) {
+                of_groups(7) + k as i64
+            } else {
+                k as i64
+            };
+            (k.is_multiple_of(5), count, xor, m)
+        };
+        // Two repeats first, so that no batch ends where `n - BATCH` and
+        // `n / BATCH` agree.
+        let mut w = Writer::default();
+        w.put(first.to_bits(), 64);
+        w.value(false, false).put(0, 1).value(false, false).put(0, 1);
+        let mut want = vec![first.to_bits(); 3];
+        for k in 0..100 {
+            if k == 70 {
+                // A repeat: the last decimal's bits.
+                w.value(false, false).put(0, 1);
+                want.push(*want.last().unwrap());
+            }
+            let (negative, count, xor, m) = value(k);
+            w.value(negative, true).decimal(0, count, xor, m);
+            want.push(second_decimal(first, negative, 0, count, xor, m).0.unwrap());
+        }
+        one_word_decimals();
+        assert_eq!(decode_bits(&w.block(), want.len()).map(|d| d.0), Ok(want));
+        assert_eq!(one_word_decimals(), 66);
+    }
+
+    #[test]
+    fn infinities_and_signs_in_the_xor_form() {
+        // An infinity is no NaN: its bits are the next XOR's base as they
+        // are (the sign bit flipped: -inf).
+        let mut w = Writer::default();
+        w.put(f64::INFINITY.to_bits(), 64);
+        w.value(false, false).put(0b11, 2).put(0, 6).put(0, 6).put(1, 1);
+        assert_eq!(
+            decode_bits(&w.block(), 2).map(|d| d.0),
+            Ok(bits(&[f64::INFINITY, f64::NEG_INFINITY]))
+        );
+        // The sign multiplies: a negative sign on a negative value (a
+        // repeat of -1.5) gives 1.5.
+        let mut w = Writer::default();
+        w.put((-1.5f64).to_bits(), 64);
+        w.value(true, false).put(0, 1);
+        assert_eq!(decode_bits(&w.block(), 2).map(|d| d.0), Ok(bits(&[-1.5, 1.5])));
     }
 
     #[test]

@@ -1139,6 +1139,11 @@ mod tests {
         let mut b = Bits::default();
         b.put(3, 32).put(1, 6).put(0b101011, 6).put(0, 8);
         assert_eq!(run32(&b.bytes, 10).0, bad(4, 4));
+        // A sum equal to what is left does not pass it: count 4, the same
+        // digits (1 + 3 = 4, then 12).
+        let mut b = Bits::default();
+        b.put(4, 32).put(1, 6).put(0b101011, 6).put(0, 8);
+        assert_eq!(run32(&b.bytes, 10).0, bad(12, 4));
         let mut b = Bits::default();
         b.put(10, 32).put(1, 6).put(1, 1).put(0, 12).put(0b1011, 4).put(0, 8);
         assert_eq!(run32(&b.bytes, 10).0, bad(611, 4));
@@ -1165,6 +1170,17 @@ mod tests {
             .put(1, 1)
             .put(0, 20);
         assert_eq!(run32(&b.bytes, 10).0, bad(498_454_011_879_264, 4));
+        // ... after digit 0 with count 1: the sum 1 equals what is left and
+        // does not pass it; 1 + F(72) does.
+        let mut b = Bits::default();
+        b.put(1, 32)
+            .put(1, 6)
+            .put(1, 1)
+            .put(0, 69)
+            .put(1, 1)
+            .put(1, 1)
+            .put(0, 20);
+        assert_eq!(run32(&b.bytes, 10).0, bad(498_454_011_879_265, 4));
         // A digit whose Fibonacci number passes i64::MAX (F(93)) and one
         // past u64::MAX (F(200)): both i64::MAX.
         for k in [91u32, 198] {
