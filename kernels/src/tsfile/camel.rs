@@ -856,11 +856,7 @@ mod tests {
         // The integer delta as a varint of 1 ..= 10 groups (the fast path
         // takes up to 7), then count 1, m 0: the value is the integer.
         for groups in 1..=10u32 {
-            let delta: i64 = if groups == 10 {
-                i64::MIN
-            } else {
-                -(1i64 << (7 * groups - 2))
-            };
+            let delta = negative_of_groups(groups);
             let mut w = Writer::default();
             w.put(0f64.to_bits(), 64).put(0b01, 2);
             w.var_long(delta);
@@ -876,11 +872,7 @@ mod tests {
         // A varint of 8 ..= 10 groups (read a group at a time) ending
         // exactly at the block's end reads as it does with a value after.
         for groups in 8..=10u32 {
-            let m: i64 = if groups == 10 {
-                i64::MIN
-            } else {
-                -(1i64 << (7 * groups - 2))
-            };
+            let m = negative_of_groups(groups);
             let mut w = Writer::default();
             w.put(0f64.to_bits(), 64).put(0b01, 2).var_long(0).put(0, 5).var_long(m);
             let at_the_end = decode_bits(&w.block(), 2).map(|d| d.0);
@@ -906,10 +898,9 @@ mod tests {
     #[test]
     fn decimals_the_readers_accept() {
         let one = |negative: bool, delta: i64, count: u32, xor: Option<u64>, m: i64| {
-            let mut w = Writer::default();
-            w.put(1.0f64.to_bits(), 64);
-            w.value(negative, true).decimal(delta, count, xor, m);
-            decode_bits(&w.block(), 2).map(|d| f64::from_bits(d.0[1]))
+            second_decimal(1.0, negative, delta, count, xor, m)
+                .0
+                .map(f64::from_bits)
         };
         // Count 15, the largest.
         assert_eq!(one(false, 0, 15, None, 123_456_789_012_345), Ok(1.123456789012345));
@@ -938,6 +929,15 @@ mod tests {
     /// The smallest varint value of `groups` groups.
     fn of_groups(groups: u32) -> i64 {
         1 << (7 * (groups - 1))
+    }
+
+    /// A negative varint value of exactly `groups` (1..=10) groups.
+    fn negative_of_groups(groups: u32) -> i64 {
+        if groups == 10 {
+            i64::MIN
+        } else {
+            -(1i64 << (7 * groups - 2))
+        }
     }
 
     /// A block of `first` and one decimal value (integer delta, count,
@@ -1008,8 +1008,9 @@ mod tests {
             };
             (k.is_multiple_of(5), count, xor, m)
         };
-        // Two repeats first, so that no batch ends where `n - BATCH` and
-        // `n / BATCH` agree.
+        // Two repeats first: the batches end at values 35 and 67, not at
+        // the first value after a batch's worth, so a batch written to the
+        // wrong slice of the output shows.
         let mut w = Writer::default();
         w.put(first.to_bits(), 64);
         w.value(false, false).put(0, 1).value(false, false).put(0, 1);
