@@ -75,37 +75,17 @@ fn bench(c: &mut Criterion) {
     for page in [512usize, 8192] {
         let (t, values) = chunks(&times, &columns, page);
         let rg = r::Group {
-            time: r::Chunk {
-                data_type: r::ColumnType::Int64,
-                encoding: r::Encoding::Ts2Diff,
-                data: &t,
-            },
+            time: r::Chunk::plain(r::ColumnType::Int64, r::Encoding::Ts2Diff, &t),
             values: values
                 .iter()
-                .map(|d| {
-                    Some(r::Chunk {
-                        data_type: r::ColumnType::Int64,
-                        encoding: r::Encoding::Ts2Diff,
-                        data: d,
-                    })
-                })
+                .map(|d| Some(r::Chunk::plain(r::ColumnType::Int64, r::Encoding::Ts2Diff, d)))
                 .collect(),
         };
         let kg = k::Group {
-            time: k::Chunk {
-                data_type: k::ColumnType::Int64,
-                encoding: k::Encoding::Ts2Diff,
-                data: &t,
-            },
+            time: k::Chunk::plain(k::ColumnType::Int64, k::Encoding::Ts2Diff, &t),
             values: values
                 .iter()
-                .map(|d| {
-                    Some(k::Chunk {
-                        data_type: k::ColumnType::Int64,
-                        encoding: k::Encoding::Ts2Diff,
-                        data: d,
-                    })
-                })
+                .map(|d| Some(k::Chunk::plain(k::ColumnType::Int64, k::Encoding::Ts2Diff, d)))
                 .collect(),
         };
         for block in [32_768usize, 65_536] {

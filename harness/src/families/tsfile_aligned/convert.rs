@@ -59,6 +59,33 @@ const K_ENCODINGS: [k::Encoding; 7] = [
     k::Encoding::Dictionary,
 ];
 
+/// Page decompression for both scanners: the streaming reader's codecs
+/// (the codecs are not what this family verifies; both scanners get the
+/// same bytes from them).
+pub struct Codecs;
+
+impl Codecs {
+    fn decompress(compression: u8, body: &[u8], size: usize) -> Result<Vec<u8>, String> {
+        let Some(c) = crossdec_tsfile::Compression::from_id(compression) else {
+            return Err(format!("unknown compression id {compression}"));
+        };
+        crossdec_tsfile::decompress(c, body, size as u64, 0, &crossdec_tsfile::Limits::default())
+            .map_err(|e| e.to_string())
+    }
+}
+
+impl r::Decompress for Codecs {
+    fn decompress(&self, compression: u8, body: &[u8], size: usize) -> Result<Vec<u8>, String> {
+        Codecs::decompress(compression, body, size)
+    }
+}
+
+impl k::Decompress for Codecs {
+    fn decompress(&self, compression: u8, body: &[u8], size: usize) -> Result<Vec<u8>, String> {
+        Codecs::decompress(compression, body, size)
+    }
+}
+
 fn position(ids: &[u8], id: u8) -> Option<usize> {
     ids.iter().position(|&x| x == id)
 }
@@ -78,21 +105,25 @@ pub fn encoding_id(e: r::Encoding) -> u8 {
 
 /// The reference's group (`None`: a type or encoding id it does not know).
 pub fn reference_group(input: &AlignedInput) -> Option<r::Group<'_>> {
-    let chunk = |t: u8, e: u8, data| {
+    let chunk = |i: usize, t: u8, e: u8, data| {
+        let (compression, page_statistics) = input.stored_as(i);
         Some(r::Chunk {
             data_type: R_TYPES[position(&TYPE_IDS, t)?],
             encoding: R_ENCODINGS[position(&ENCODING_IDS, e)?],
+            compression,
+            page_statistics,
             data,
         })
     };
     Some(r::Group {
-        time: chunk(2, input.time_encoding, &input.time)?,
+        time: chunk(0, 2, input.time_encoding, &input.time)?,
         values: input
             .values
             .iter()
-            .map(|c| match c {
+            .enumerate()
+            .map(|(i, c)| match c {
                 None => Some(None),
-                Some(c) => chunk(c.data_type, c.encoding, &c.data).map(Some),
+                Some(c) => chunk(1 + i, c.data_type, c.encoding, &c.data).map(Some),
             })
             .collect::<Option<_>>()?,
     })
@@ -100,21 +131,25 @@ pub fn reference_group(input: &AlignedInput) -> Option<r::Group<'_>> {
 
 /// The kernel's group (`None`: a type or encoding id it does not know).
 pub fn kernel_group(input: &AlignedInput) -> Option<k::Group<'_>> {
-    let chunk = |t: u8, e: u8, data| {
+    let chunk = |i: usize, t: u8, e: u8, data| {
+        let (compression, page_statistics) = input.stored_as(i);
         Some(k::Chunk {
             data_type: K_TYPES[position(&TYPE_IDS, t)?],
             encoding: K_ENCODINGS[position(&ENCODING_IDS, e)?],
+            compression,
+            page_statistics,
             data,
         })
     };
     Some(k::Group {
-        time: chunk(2, input.time_encoding, &input.time)?,
+        time: chunk(0, 2, input.time_encoding, &input.time)?,
         values: input
             .values
             .iter()
-            .map(|c| match c {
+            .enumerate()
+            .map(|(i, c)| match c {
                 None => Some(None),
-                Some(c) => chunk(c.data_type, c.encoding, &c.data).map(Some),
+                Some(c) => chunk(1 + i, c.data_type, c.encoding, &c.data).map(Some),
             })
             .collect::<Option<_>>()?,
     })
@@ -330,6 +365,7 @@ impl Fault {
             StatisticsLie => (10, ""),
             TimesNotIncreasing => (11, ""),
             Decode(d) => (12, d.as_str()),
+            Decompress(d) => (13, d.as_str()),
         };
         Fault {
             kind,
@@ -359,6 +395,7 @@ impl Fault {
             StatisticsLie => (10, ""),
             TimesNotIncreasing => (11, ""),
             Decode(d) => (12, d.as_str()),
+            Decompress(d) => (13, d.as_str()),
         };
         Fault {
             kind,

@@ -4,13 +4,15 @@
 //! empty pages, a missing measurement, times at i64::MIN / MAX, windows on,
 //! next to and between page edges, every filter form in random nested
 //! trees, a FIELD filter, offsets and limits past the end, block sizes 1, a
-//! page size +-1 and more than the chunk; and damaged groups.
+//! page size +-1 and more than the chunk; chunks stored compressed (SNAPPY,
+//! LZ4) and / or as chunks of one page (headers without statistics); and
+//! damaged groups.
 //!
 //! Every draw is of a fixed-width integer (never `usize`), so a seed makes
 //! the same cases on 32- and 64-bit hosts.
 
 use crossdec_reference::tsfile::aligned as r;
-use r::write::{empty_value_page, time_body, time_page, value_body, value_page, value_page_for, Stats};
+use r::write::{empty_value_page, restore_chunk, time_body, time_page, value_body, value_page, value_page_for, Stats};
 
 use super::convert::{cell_of_reference, encoding_id, type_id};
 use super::types::{AlignedInput, FieldFilter, FieldOp, Request, TimeFilter, ValueChunk};
@@ -32,6 +34,8 @@ pub const CATEGORIES: &[(&str, f64)] = &[
     ("malformed-bitmap", 0.2),
     ("malformed-page-count", 0.2),
     ("malformed-lying-statistics", 0.5),
+    ("stored", 0.5),
+    ("malformed-stored", 0.2),
 ];
 
 /// Campaign-only categories (structured fuzzing never draws them).
@@ -376,6 +380,7 @@ impl Scenario {
                 })
                 .collect(),
             request: self.request.clone(),
+            storage: None,
         }
     }
 }
@@ -518,6 +523,9 @@ pub fn generate(category: &str, _index: u64, rng: &mut CaseRng) -> Vec<Case<Alig
         }
         _ => {}
     }
+    if category == "stored" {
+        return vec![Case::one(stored(rng, &s))];
+    }
     if let Some(rest) = category.strip_prefix("malformed-") {
         return damaged(rest, rng, &s);
     }
@@ -535,7 +543,55 @@ fn pick_chunk(rng: &mut CaseRng, s: &Scenario) -> Option<usize> {
     }
 }
 
+/// TsFile's ids of the compressions the stored category writes.
+const SNAPPY: u8 = 1;
+const LZ4: u8 = 7;
+
+/// The scenario's group stored as a real file may store it: every chunk
+/// uncompressed, SNAPPY or LZ4 (one compression per group, as the writers
+/// do per table), and as chunks of one page (headers without statistics)
+/// always when there is at most one page, else now and then.
+fn stored(rng: &mut CaseRng, s: &Scenario) -> AlignedInput {
+    let compression = pick(rng, &[0, SNAPPY, LZ4]);
+    let statistics = s.page_sizes.len() > 1 && rng.gen_range(0..4u32) != 0;
+    let compress = |body: &[u8]| match compression {
+        SNAPPY => snap::raw::Encoder::new()
+            .compress_vec(body)
+            .expect("a page body Snappy can hold"),
+        LZ4 => lz4_flex::block::compress(body),
+        _ => body.to_vec(),
+    };
+    let restore = |data: &[u8], t| restore_chunk(data, t, &compress, statistics).expect("the builders' own chunk");
+    let time = restore(&s.time_chunk(None), None);
+    let values = (0..s.cols.len())
+        .map(|c| match &s.cols[c] {
+            Some(col) => restore(&s.value_chunk(c), Some(col.t)),
+            None => Vec::new(),
+        })
+        .collect();
+    let mut input = s.input_with(time, values);
+    input.storage = Some(vec![(compression, statistics); 1 + s.cols.len()]);
+    input
+}
+
 fn damaged(kind: &str, rng: &mut CaseRng, s: &Scenario) -> Vec<Case<AlignedInput>> {
+    if kind == "stored" {
+        // A few bits flipped in one stored chunk: its headers, or bytes
+        // the codec must refuse (or decode to a wrong-sized body).
+        let mut input = stored(rng, s);
+        let chunk = pick_chunk(rng, s);
+        let bytes = match chunk {
+            None => &mut input.time,
+            Some(c) => &mut input.values[c].as_mut().expect("a present column").data,
+        };
+        for _ in 0..rng.gen_range(1..=3u32) {
+            if !bytes.is_empty() {
+                let at = below(rng, bytes.len());
+                bytes[at] ^= 1 << rng.gen_range(0..8u32);
+            }
+        }
+        return vec![Case::one(input)];
+    }
     let time = s.time_chunk(None);
     let values: Vec<Vec<u8>> = (0..s.cols.len()).map(|c| s.value_chunk(c)).collect();
     let with = |chunk: Option<usize>, bytes: Vec<u8>| {

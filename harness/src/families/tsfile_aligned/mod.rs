@@ -18,7 +18,7 @@ mod convert;
 pub mod generate;
 mod types;
 
-pub use convert::{kernel_group, kernel_request, reference_group, reference_request, scanned_from_kernel};
+pub use convert::{kernel_group, kernel_request, reference_group, reference_request, scanned_from_kernel, Codecs};
 pub use types::{
     AlignedInput, Block, Cell, Fault, FieldFilter, FieldOp, Request, Scanned, TimeFilter, Unread, ValueChunk,
 };
@@ -64,7 +64,8 @@ pub fn campaign() -> Campaign<AlignedFamily> {
             let (Some(group), Some(request)) = (kernel_group(input), kernel_request(&input.request)) else {
                 return kernel_scan(input, k::ScanOptions::default());
             };
-            convert::scanned_through_arrow(input, &k::scan(&group, &request, k::ScanOptions::default()))
+            let out = k::scan_with(&group, &request, k::ScanOptions::default(), &Codecs);
+            convert::scanned_through_arrow(input, &out)
         })
 }
 
@@ -76,7 +77,7 @@ pub fn reference_scan(input: &AlignedInput) -> Outcome<AlignedFamily> {
     let Some(request) = reference_request(&input.request) else {
         return Err(Fault::bad_request());
     };
-    match r::scan(&group, &request) {
+    match r::scan_with(&group, &request, &Codecs) {
         Ok(blocks) => Ok(Scanned {
             blocks: blocks.iter().map(Block::from_reference).collect(),
             unread: Unread::default(),
@@ -93,7 +94,7 @@ pub fn kernel_scan(input: &AlignedInput, options: k::ScanOptions) -> Outcome<Ali
     let Some(request) = kernel_request(&input.request) else {
         return Err(Fault::bad_request());
     };
-    scanned_from_kernel(&k::scan(&group, &request, options))
+    scanned_from_kernel(&k::scan_with(&group, &request, options, &Codecs))
 }
 
 impl Spec for AlignedFamily {

@@ -9,7 +9,7 @@ use crate::engine::{canonical_enum, canonical_struct, Canonical, FromCanonical, 
 /// stack of the parser or of a scanner's recursive evaluation.
 pub const MAX_FILTER_DEPTH: u32 = 64;
 
-/// One scan: the chunks' page areas (uncompressed), and the request.
+/// One scan: the chunks' page areas, how they are stored, and the request.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AlignedInput {
     /// The time chunk's encoding (TsFile id: 0 PLAIN, 4 TS_2DIFF).
@@ -19,6 +19,23 @@ pub struct AlignedInput {
     /// One entry per measurement; `None` is missing from the group.
     pub values: Vec<Option<ValueChunk>>,
     pub request: Request,
+    /// How the chunks are stored when not as uncompressed chunks whose page
+    /// headers carry statistics: `(compression id, headers carry
+    /// statistics)` for the time chunk, then each value chunk in order (a
+    /// chunk past the list's end: `(0, true)`). `None` is written as
+    /// nothing at all, so inputs from before it parse, and digest, as they
+    /// did.
+    pub storage: Option<Vec<(u8, bool)>>,
+}
+
+impl AlignedInput {
+    /// Chunk `i`'s storage (0: the time chunk, 1 + c: value chunk c).
+    pub fn stored_as(&self, i: usize) -> (u8, bool) {
+        self.storage
+            .as_ref()
+            .and_then(|s| s.get(i).copied())
+            .unwrap_or((0, true))
+    }
 }
 
 /// A value chunk: TsFile data type id, encoding id, pages.
@@ -183,12 +200,40 @@ canonical_struct!(Request {
     columns,
     block_rows
 });
-canonical_struct!(AlignedInput {
-    time_encoding,
-    time,
-    values,
-    request
-});
+impl Canonical for AlignedInput {
+    fn encode(&self, out: &mut Vec<u8>) {
+        self.time_encoding.encode(out);
+        self.time.encode(out);
+        self.values.encode(out);
+        self.request.encode(out);
+        if let Some(storage) = &self.storage {
+            storage.encode(out);
+        }
+    }
+}
+
+impl FromCanonical for AlignedInput {
+    /// The storage list is the input's optional tail: present exactly when
+    /// bytes are left after the request.
+    fn read(bytes: &mut &[u8]) -> Option<Self> {
+        let time_encoding = FromCanonical::read(bytes)?;
+        let time = FromCanonical::read(bytes)?;
+        let values = FromCanonical::read(bytes)?;
+        let request = FromCanonical::read(bytes)?;
+        let storage = if bytes.is_empty() {
+            None
+        } else {
+            Some(FromCanonical::read(bytes)?)
+        };
+        Some(AlignedInput {
+            time_encoding,
+            time,
+            values,
+            request,
+            storage,
+        })
+    }
+}
 canonical_struct!(FieldFilter { column, op });
 canonical_enum!(FieldOp {
     IsNull = 0,
@@ -343,6 +388,37 @@ mod tests {
         assert_eq!(TimeFilter::read(&mut deeper.as_slice()), None);
         let hostile = vec![13u8; 1 << 20];
         assert_eq!(TimeFilter::read(&mut hostile.as_slice()), None);
+    }
+
+    #[test]
+    fn storage_is_an_optional_tail_of_the_canonical_bytes() {
+        let mut input = AlignedInput {
+            time_encoding: 0,
+            time: vec![1, 2],
+            values: vec![None],
+            request: Request {
+                time: None,
+                field: None,
+                offset: 0,
+                limit: None,
+                columns: vec![0],
+                block_rows: 1,
+            },
+            storage: None,
+        };
+        let plain = input.to_canonical();
+        assert_eq!(AlignedInput::parse(&plain), Some(input.clone()));
+        input.storage = Some(vec![(7, false), (0, true)]);
+        let stored = input.to_canonical();
+        assert_eq!(&stored[..plain.len()], plain, "the storage only adds a tail");
+        assert_eq!(stored.len(), plain.len() + 8 + 2 * 2);
+        assert_eq!(AlignedInput::parse(&stored), Some(input.clone()));
+        assert_eq!(
+            (input.stored_as(0), input.stored_as(1), input.stored_as(2)),
+            ((7, false), (0, true), (0, true))
+        );
+        // A tail that is not a whole storage list is not an input.
+        assert_eq!(AlignedInput::parse(&stored[..stored.len() - 1]), None);
     }
 
     #[test]

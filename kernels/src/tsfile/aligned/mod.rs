@@ -19,6 +19,10 @@
 //! [`ScanOptions::baseline`] switches both optimizations off (the plan
 //! stays). Every scan returns [`ScanStats`]: what the plan did with each page.
 //!
+//! Compressed chunks are decompressed page by page through a caller's
+//! [`Decompress`], only where the plan decodes; a chunk of one page (no
+//! statistics in its header) is planned from its decoded times.
+//!
 //! **Statistics are trusted to skip, checked wherever a page is decoded.**
 //! Every header is checked (count >= 1, start <= end, start after the
 //! previous page's end); every time page the scan decodes is checked
@@ -36,7 +40,7 @@ mod scan;
 
 pub use column::{Block, Column, Data};
 pub use filter::{CmpOp, FieldFilter, FieldOp, Filter, TimeFilter};
-pub use scan::scan;
+pub use scan::{scan, scan_with};
 
 /// The most rows one page may hold (the reference's cap): a time page's
 /// body does not say how many rows it has.
@@ -76,13 +80,52 @@ pub enum Encoding {
     Dictionary,
 }
 
-/// One chunk's page area, uncompressed, as in a multi-page chunk (every
-/// header carries statistics).
+/// One chunk's page area as the file stores it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Chunk<'a> {
     pub data_type: ColumnType,
     pub encoding: Encoding,
+    /// The chunk header's compression id (0: UNCOMPRESSED); other ids are
+    /// decompressed page by page, only for pages the plan decodes, through
+    /// the scan's [`Decompress`].
+    pub compression: u8,
+    /// Page headers carry statistics. `false` for a chunk the file marks as
+    /// holding one page: such a page is planned from its decoded times
+    /// (the caller prunes whole chunks by the chunk metadata's statistics).
+    pub page_statistics: bool,
     pub data: &'a [u8],
+}
+
+impl<'a> Chunk<'a> {
+    /// An uncompressed chunk whose page headers carry statistics.
+    pub fn plain(data_type: ColumnType, encoding: Encoding, data: &'a [u8]) -> Self {
+        Chunk {
+            data_type,
+            encoding,
+            compression: 0,
+            page_statistics: true,
+            data,
+        }
+    }
+}
+
+/// Page bodies' decompression, supplied by the caller, so the kernels carry
+/// no codec (`crossdec-tsfile` implements it with every codec the official
+/// writers use).
+pub trait Decompress {
+    /// Decompress one page body of a chunk with compression id
+    /// `compression` into its `size` bytes (the page header's number).
+    fn decompress(&self, compression: u8, body: &[u8], size: usize) -> Result<Vec<u8>, String>;
+}
+
+/// No codec: every compressed page is an error.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoDecompress;
+
+impl Decompress for NoDecompress {
+    fn decompress(&self, compression: u8, _: &[u8], _: usize) -> Result<Vec<u8>, String> {
+        Err(format!("no decompressor for compression id {compression}"))
+    }
 }
 
 /// The time chunk (INT64, TS_2DIFF or PLAIN) and one entry per
@@ -226,9 +269,12 @@ pub enum ErrorKind {
     TimesNotIncreasing,
     /// The page decoder's error, as its `Debug` text.
     Decode(String),
+    /// A compressed page body that did not decompress to its header's size.
+    Decompress(String),
 }
 
-/// A typed error: chunk, page index, byte offset in the chunk's data.
+/// A typed error: chunk, page index, byte offset in the chunk's data (an
+/// error inside a compressed page's body: the body's start).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ScanError {
     pub kind: ErrorKind,

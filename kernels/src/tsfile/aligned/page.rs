@@ -10,9 +10,13 @@ use crate::tsfile::uvarint32;
 pub(crate) struct PageRef {
     pub header_at: usize,
     pub body_at: usize,
+    /// Stored bytes of the body, and its size decompressed.
     pub body_len: usize,
+    pub size: usize,
     /// An empty (all-null) value page: size 0 and nothing else.
     pub empty: bool,
+    /// `count`, `start`, `end` are from the header (else 0).
+    pub has_statistics: bool,
     pub count: u32,
     pub start: i64,
     pub end: i64,
@@ -38,11 +42,14 @@ fn typed_stats_len(t: ColumnType) -> Option<usize> {
     }
 }
 
-/// Walk a chunk's page headers (`value_type` `None` for the time chunk).
+/// Walk a chunk's page headers (`value_type` `None` for the time chunk;
+/// `compressed`: the sizes may differ; `statistics`: headers carry them).
 pub(crate) fn directory(
     data: &[u8],
     chunk: ChunkId,
     value_type: Option<ColumnType>,
+    compressed: bool,
+    statistics: bool,
 ) -> Result<Vec<PageRef>, ScanError> {
     let mut pages = Vec::new();
     let mut pos = 0;
@@ -62,25 +69,31 @@ pub(crate) fn directory(
                 header_at,
                 body_at: pos,
                 body_len: 0,
+                size: 0,
                 empty: true,
+                has_statistics: false,
                 count: 0,
                 start: 0,
                 end: 0,
             });
             continue;
         }
-        let (compressed, k) = varint(pos)?;
-        if compressed != size {
+        let (stored, k) = varint(pos)?;
+        if !compressed && stored != size {
             return Err(fail(ErrorKind::BadPageSize, chunk, page, pos));
         }
         pos += k;
-        let (count, k) = varint(pos)?;
-        pos += k;
-        let start = crate::tsfile::be_u64(data, pos).ok_or(truncated(pos))? as i64;
-        pos += 8;
-        let end = crate::tsfile::be_u64(data, pos).ok_or(truncated(pos))? as i64;
-        pos += 8;
-        if let Some(t) = value_type {
+        let (mut count, mut start, mut end) = (0, 0, 0);
+        if statistics {
+            let k;
+            (count, k) = varint(pos)?;
+            pos += k;
+            start = crate::tsfile::be_u64(data, pos).ok_or(truncated(pos))? as i64;
+            pos += 8;
+            end = crate::tsfile::be_u64(data, pos).ok_or(truncated(pos))? as i64;
+            pos += 8;
+        }
+        if let Some(t) = value_type.filter(|_| statistics) {
             match typed_stats_len(t) {
                 Some(n) => {
                     if data.len() - pos < n {
@@ -102,20 +115,22 @@ pub(crate) fn directory(
                 }
             }
         }
-        let size = size as usize;
-        if data.len() - pos < size {
+        let stored = stored as usize;
+        if data.len() - pos < stored {
             return Err(fail(ErrorKind::TruncatedPage, chunk, page, pos));
         }
         pages.push(PageRef {
             header_at,
             body_at: pos,
-            body_len: size,
+            body_len: stored,
+            size: size as usize,
             empty: false,
+            has_statistics: statistics,
             count,
             start,
             end,
         });
-        pos += size;
+        pos += stored;
     }
     Ok(pages)
 }
@@ -137,7 +152,8 @@ pub(crate) fn supported(t: ColumnType, e: Encoding) -> bool {
 pub(crate) struct ValuePage<'a> {
     pub bitmap: &'a [u8],
     pub values: &'a [u8],
-    /// Where `values` starts in the chunk.
+    /// Where `values` starts in the chunk (a compressed page: where its
+    /// body starts).
     pub values_at: usize,
     pub non_null: usize,
 }
@@ -150,14 +166,22 @@ impl ValuePage<'_> {
 }
 
 /// Check a non-empty value page's row count and bitmap against `rows`.
+/// `body` is the page's body (decompressed when `compressed`).
 pub(crate) fn value_page<'a>(
-    data: &'a [u8],
+    body: &'a [u8],
+    compressed: bool,
     page: &PageRef,
     chunk: ChunkId,
     p: usize,
     rows: usize,
 ) -> Result<ValuePage<'a>, ScanError> {
-    let body = &data[page.body_at..page.body_at + page.body_len];
+    let inside = |offset: usize| {
+        if compressed {
+            page.body_at
+        } else {
+            page.body_at + offset
+        }
+    };
     let row_count =
         crate::tsfile::be_u32(body, 0).ok_or(fail(ErrorKind::TruncatedPage, chunk, p, page.body_at))? as i32;
     if usize::try_from(row_count).ok() != Some(rows) {
@@ -165,7 +189,7 @@ pub(crate) fn value_page<'a>(
     }
     let bitmap_len = rows.div_ceil(8);
     if body.len() - 4 < bitmap_len {
-        return Err(fail(ErrorKind::BitmapTruncated, chunk, p, page.body_at + 4));
+        return Err(fail(ErrorKind::BitmapTruncated, chunk, p, inside(4)));
     }
     let bitmap = &body[4..4 + bitmap_len];
     // Whole bytes by popcount; the last byte's unused low bits do not count.
@@ -177,7 +201,7 @@ pub(crate) fn value_page<'a>(
     Ok(ValuePage {
         bitmap,
         values: &body[4 + bitmap_len..],
-        values_at: page.body_at + 4 + bitmap_len,
+        values_at: inside(4 + bitmap_len),
         non_null,
     })
 }

@@ -1,12 +1,14 @@
 //! The scan: directory and header checks, the page plan, staging or
 //! in-place decode, and the output sink (offset, limit, blocks).
 
+use std::borrow::Cow;
+
 use super::column::{decode_into, Block, Column};
 use super::filter::TimePlan;
 use super::page::{directory, supported, value_page, PageRef};
 use super::{
-    Chunk, ChunkId, ColumnType, Encoding, ErrorKind, Group, PageAction, Request, ScanError, ScanOptions, ScanOutput,
-    ScanStats, MAX_PAGE_ROWS,
+    Chunk, ChunkId, ColumnType, Decompress, Encoding, ErrorKind, Group, NoDecompress, PageAction, Request, ScanError,
+    ScanOptions, ScanOutput, ScanStats, MAX_PAGE_ROWS,
 };
 use crate::tsfile::{plain, ts2diff};
 
@@ -19,15 +21,21 @@ fn fail(kind: ErrorKind, chunk: ChunkId, page: usize, offset: usize) -> ScanErro
     }
 }
 
-/// Scan `group` as `request` asks. The blocks or the first error, in the
-/// reference scanner's order (request, time chunk headers and their
-/// statistics, involved value chunks' headers and page counts, then page by
-/// page: time page, its statistics, value pages by ascending column), except
-/// that pages the plan does not decode are not checked (see
-/// [`PageAction::decoded`]). With the statistics of what the plan did.
+/// Scan a group of uncompressed chunks: [`scan_with`] and no codec.
 pub fn scan(group: &Group<'_>, request: &Request, options: ScanOptions) -> ScanOutput {
+    scan_with(group, request, options, &NoDecompress)
+}
+
+/// Scan `group` as `request` asks, compressed page bodies decompressed by
+/// `codec`. The blocks or the first error, in the reference scanner's order
+/// (request, time chunk headers and their statistics, involved value
+/// chunks' headers and page counts, then page by page: time page, its
+/// statistics, value pages by ascending column), except that pages the plan
+/// does not decode are not checked (see [`PageAction::decoded`]). With the
+/// statistics of what the plan did.
+pub fn scan_with(group: &Group<'_>, request: &Request, options: ScanOptions, codec: &dyn Decompress) -> ScanOutput {
     let mut plan = Vec::new();
-    let result = run(group, request, options, &mut plan);
+    let result = run(group, request, options, codec, &mut plan);
     let count = |f: fn(&PageAction) -> bool| plan.iter().filter(|a| f(a)).count();
     let stats = ScanStats {
         pages_skipped: count(|a| matches!(a, PageAction::Skip | PageAction::NoMatch)),
@@ -41,17 +49,20 @@ pub fn scan(group: &Group<'_>, request: &Request, options: ScanOptions) -> ScanO
     ScanOutput { result, stats }
 }
 
-/// An involved value column: its index, chunk and page directory.
+/// An involved value column: its index, chunk and page directory, and the
+/// scan's codec.
 struct Involved<'a> {
     index: usize,
     chunk: Option<Chunk<'a>>,
     pages: Vec<PageRef>,
+    codec: &'a dyn Decompress,
 }
 
-fn run(
-    group: &Group<'_>,
+fn run<'a>(
+    group: &Group<'a>,
     request: &Request,
     options: ScanOptions,
+    codec: &'a dyn Decompress,
     plan: &mut Vec<PageAction>,
 ) -> Result<Vec<Block>, ScanError> {
     let bad_request = fail(ErrorKind::BadRequest, ChunkId::Time, 0, 0);
@@ -72,9 +83,19 @@ fn run(
     if !matches!(time.encoding, Encoding::Ts2Diff | Encoding::Plain) {
         return Err(fail(ErrorKind::Unsupported, ChunkId::Time, 0, 0));
     }
-    let time_pages = directory(time.data, ChunkId::Time, None)?;
+    let time_pages = directory(
+        time.data,
+        ChunkId::Time,
+        None,
+        time.compression != 0,
+        time.page_statistics,
+    )?;
     for (p, page) in time_pages.iter().enumerate() {
-        let after_previous = p == 0 || page.start > time_pages[p - 1].end;
+        if !page.has_statistics {
+            continue;
+        }
+        let previous = p.checked_sub(1).map(|q| &time_pages[q]).filter(|q| q.has_statistics);
+        let after_previous = previous.is_none_or(|q| page.start > q.end);
         if page.count == 0 || page.start > page.end || !after_previous {
             return Err(fail(ErrorKind::StatisticsLie, ChunkId::Time, p, page.header_at));
         }
@@ -88,7 +109,13 @@ fn run(
                 if !supported(chunk.data_type, chunk.encoding) {
                     return Err(fail(ErrorKind::Unsupported, ChunkId::Value(index), 0, 0));
                 }
-                let pages = directory(chunk.data, ChunkId::Value(index), Some(chunk.data_type))?;
+                let pages = directory(
+                    chunk.data,
+                    ChunkId::Value(index),
+                    Some(chunk.data_type),
+                    chunk.compression != 0,
+                    chunk.page_statistics,
+                )?;
                 if pages.len() != time_pages.len() {
                     return Err(fail(
                         ErrorKind::PageCountMismatch,
@@ -100,7 +127,12 @@ fn run(
                 pages
             }
         };
-        involved.push(Involved { index, chunk, pages });
+        involved.push(Involved {
+            index,
+            chunk,
+            pages,
+            codec,
+        });
     }
     // Output column j reads involved[slot[j]].
     let slot: Vec<usize> = request
@@ -134,13 +166,13 @@ fn run(
             plan.push(PageAction::NotReached);
             continue;
         }
-        if !time_plan.set.meets(page.start, page.end) {
+        if page.has_statistics && !time_plan.set.meets(page.start, page.end) {
             plan.push(PageAction::Skip);
             continue;
         }
-        let full = time_plan.set.covers(page.start, page.end);
         // Provisional: the page is being decoded (an error leaves it so).
-        plan.push(if full {
+        let covered = page.has_statistics && time_plan.set.covers(page.start, page.end);
+        plan.push(if covered {
             PageAction::FullPass { in_place: false }
         } else {
             PageAction::Boundary {
@@ -149,9 +181,25 @@ fn run(
                 bulk: false,
             }
         });
-        decode_times(time, page, p, &mut times)?;
+        decode_times(time, page, p, codec, &mut times)?;
         let rows = times.len();
+        // A page without statistics is planned from its decoded times.
+        let full = match (page.has_statistics, times.first(), times.last()) {
+            (true, _, _) => covered,
+            (false, Some(&first), Some(&last)) => {
+                if !time_plan.set.meets(first, last) {
+                    *plan.last_mut().expect("pushed") = PageAction::NoMatch;
+                    continue;
+                }
+                time_plan.set.covers(first, last)
+            }
+            (false, _, _) => {
+                *plan.last_mut().expect("pushed") = PageAction::NoMatch;
+                continue;
+            }
+        };
         if full {
+            *plan.last_mut().expect("pushed") = PageAction::FullPass { in_place: false };
             if in_place_allowed && sink.can_take_in_place(rows) {
                 *plan.last_mut().expect("pushed") = PageAction::FullPass { in_place: true };
                 sink.in_place(&involved, &slot, &times, p, &mut scratch)?;
@@ -210,9 +258,37 @@ fn run(
     Ok(sink.finish())
 }
 
+/// A page's body: its stored bytes, or for a compressed chunk those bytes
+/// decompressed to the header's size.
+fn page_body<'d>(
+    chunk: &Chunk<'d>,
+    page: &PageRef,
+    id: ChunkId,
+    p: usize,
+    codec: &dyn Decompress,
+) -> Result<Cow<'d, [u8]>, ScanError> {
+    let stored = &chunk.data[page.body_at..page.body_at + page.body_len];
+    if chunk.compression == 0 {
+        return Ok(Cow::Borrowed(stored));
+    }
+    let failed = |why: String| fail(ErrorKind::Decompress(why), id, p, page.body_at);
+    let body = codec.decompress(chunk.compression, stored, page.size).map_err(failed)?;
+    if body.len() != page.size {
+        return Err(failed(format!("{} bytes, the header says {}", body.len(), page.size)));
+    }
+    Ok(Cow::Owned(body))
+}
+
 /// Decode a time page into `times` and check it against its statistics.
-fn decode_times(time: Chunk<'_>, page: &PageRef, p: usize, times: &mut Vec<i64>) -> Result<(), ScanError> {
-    let body = &time.data[page.body_at..page.body_at + page.body_len];
+fn decode_times(
+    time: Chunk<'_>,
+    page: &PageRef,
+    p: usize,
+    codec: &dyn Decompress,
+    times: &mut Vec<i64>,
+) -> Result<(), ScanError> {
+    let body = page_body(&time, page, ChunkId::Time, p, codec)?;
+    let body = &body[..];
     let decode_error =
         |e: crate::tsfile::DecodeError| fail(ErrorKind::Decode(format!("{e:?}")), ChunkId::Time, p, page.body_at);
     // Size the buffer from what the body can back: TS_2DIFF block headers
@@ -231,7 +307,7 @@ fn decode_times(time: Chunk<'_>, page: &PageRef, p: usize, times: &mut Vec<i64>)
     times.truncate(done.values);
     let truthful =
         times.len() == page.count as usize && times.first() == Some(&page.start) && times.last() == Some(&page.end);
-    if !truthful {
+    if page.has_statistics && !truthful {
         return Err(fail(ErrorKind::StatisticsLie, ChunkId::Time, p, page.header_at));
     }
     if times.windows(2).any(|w| w[0] >= w[1]) {
@@ -261,7 +337,8 @@ fn decode_column(
         return Ok(());
     };
     let id = ChunkId::Value(v.index);
-    let vp = value_page(chunk.data, &page, id, p, rows)?;
+    let body = page_body(&chunk, &page, id, p, v.codec)?;
+    let vp = value_page(&body, chunk.compression != 0, &page, id, p, rows)?;
     // Reserve exactly the non-null values of the retained rows.
     let reserved = vp.non_null;
     let got = decode_into(

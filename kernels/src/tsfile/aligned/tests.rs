@@ -68,19 +68,8 @@ fn chunks() -> (Vec<u8>, Vec<u8>) {
 
 fn group<'a>(t: &'a [u8], v: &'a [u8]) -> Group<'a> {
     Group {
-        time: Chunk {
-            data_type: ColumnType::Int64,
-            encoding: Encoding::Plain,
-            data: t,
-        },
-        values: vec![
-            Some(Chunk {
-                data_type: ColumnType::Int64,
-                encoding: Encoding::Plain,
-                data: v,
-            }),
-            None,
-        ],
+        time: Chunk::plain(ColumnType::Int64, Encoding::Plain, t),
+        values: vec![Some(Chunk::plain(ColumnType::Int64, Encoding::Plain, v)), None],
     }
 }
 
@@ -218,4 +207,151 @@ fn malformed_value_pages_never_panic() {
         let out = scan(&g, &request(None, 5), ScanOptions::default());
         assert!(out.result.is_err(), "cut at {cut}");
     }
+}
+
+/// A stand-in codec (id 7: the stored body is the body reversed) that
+/// counts the pages it decompresses.
+#[derive(Default)]
+struct Reversed {
+    calls: std::cell::Cell<usize>,
+}
+
+impl Decompress for Reversed {
+    fn decompress(&self, compression: u8, body: &[u8], _: usize) -> Result<Vec<u8>, String> {
+        self.calls.set(self.calls.get() + 1);
+        match compression {
+            7 => Ok(body.iter().rev().copied().collect()),
+            _ => Err(format!("unknown compression {compression}")),
+        }
+    }
+}
+
+/// `data` (an uncompressed chunk with statistics) with every body reversed
+/// (`compress`) and / or its headers without statistics.
+fn restored(data: &[u8], value_type: Option<ColumnType>, compress: bool, statistics: bool) -> Vec<u8> {
+    let pages = page::directory(data, ChunkId::Time, value_type, false, true).unwrap();
+    let mut out = Vec::new();
+    for page in pages {
+        let body = &data[page.body_at..page.body_at + page.body_len];
+        let stored: Vec<u8> = if compress {
+            body.iter().rev().copied().collect()
+        } else {
+            body.to_vec()
+        };
+        let sizes = out.len();
+        uvarint(&mut out, body.len() as u64);
+        uvarint(&mut out, body.len() as u64);
+        let sizes = out.len() - sizes;
+        if statistics {
+            out.extend_from_slice(&data[page.header_at + sizes..page.body_at]);
+        }
+        out.extend(stored);
+    }
+    out
+}
+
+/// The test group stored another way: compression id, statistics.
+fn stored_group<'a>(t: &'a [u8], v: &'a [u8], compression: u8, statistics: bool) -> Group<'a> {
+    let chunk = |data| Chunk {
+        compression,
+        page_statistics: statistics,
+        ..Chunk::plain(ColumnType::Int64, Encoding::Plain, data)
+    };
+    Group {
+        time: chunk(t),
+        values: vec![Some(chunk(v)), None],
+    }
+}
+
+#[test]
+fn compressed_and_unannotated_chunks_read_as_the_plain_chunk() {
+    let (t, v) = chunks();
+    let plain = group(&t, &v);
+    let filters = [
+        None,
+        Some(TimeFilter::Between(10, 29)),
+        Some(TimeFilter::In(vec![3, 12, 39])),
+        Some(TimeFilter::Gt(100)),
+    ];
+    for (compress, statistics) in [(true, true), (false, false), (true, false)] {
+        let st = restored(&t, None, compress, statistics);
+        let sv = restored(&v, Some(ColumnType::Int64), compress, statistics);
+        let g = stored_group(&st, &sv, if compress { 7 } else { 0 }, statistics);
+        for f in &filters {
+            for options in [ScanOptions::default(), ScanOptions::baseline()] {
+                let r = request(f.clone(), 6);
+                let codec = Reversed::default();
+                let out = scan_with(&g, &r, options, &codec);
+                assert_eq!(
+                    rows(&out),
+                    rows(&scan(&plain, &r, options)),
+                    "{f:?} {compress} {statistics}"
+                );
+                if compress && statistics {
+                    // Only pages the plan decodes are decompressed (time
+                    // pages of NoMatch, both chunks' pages of the rest).
+                    let decoded: usize = out
+                        .stats
+                        .plan
+                        .iter()
+                        .map(|a| a.decoded(ChunkId::Time) as usize + a.decoded(ChunkId::Value(0)) as usize)
+                        .sum();
+                    assert_eq!(codec.calls.get(), decoded, "{f:?}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn pages_without_statistics_are_planned_from_their_times() {
+    let (t, v) = chunks();
+    let st = restored(&t, None, false, false);
+    let sv = restored(&v, Some(ColumnType::Int64), false, false);
+    let g = stored_group(&st, &sv, 0, false);
+    let out = scan(
+        &g,
+        &request(Some(TimeFilter::Between(10, 29)), 1000),
+        ScanOptions::default(),
+    );
+    use PageAction::*;
+    assert_eq!(
+        out.stats.plan,
+        [
+            NoMatch,
+            Boundary {
+                row_begin: 2,
+                row_end: 8,
+                bulk: true
+            },
+            FullPass { in_place: false },
+            Boundary {
+                row_begin: 0,
+                row_end: 6,
+                bulk: true
+            },
+            NoMatch,
+        ]
+    );
+    let out = scan(&g, &request(None, 1000), ScanOptions::default());
+    assert_eq!(out.stats.pages_in_place, 5);
+    assert_eq!(rows(&out), expected(|_| true));
+}
+
+#[test]
+fn decompression_failures_are_typed_errors_at_the_body() {
+    let (t, v) = chunks();
+    let st = restored(&t, None, true, true);
+    let sv = restored(&v, Some(ColumnType::Int64), true, true);
+    let g = stored_group(&st, &sv, 7, true);
+    let out = scan(&g, &request(None, 10), ScanOptions::default());
+    let err = out.result.unwrap_err();
+    assert_eq!((err.chunk, err.page, err.offset), (ChunkId::Time, 0, 19));
+    assert!(
+        matches!(&err.kind, ErrorKind::Decompress(why) if why.contains("id 7")),
+        "{err}"
+    );
+    let g = stored_group(&st, &sv, 9, true);
+    let out = scan_with(&g, &request(None, 10), ScanOptions::default(), &Reversed::default());
+    assert!(matches!(out.result.unwrap_err().kind, ErrorKind::Decompress(_)));
 }

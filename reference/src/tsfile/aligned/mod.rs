@@ -16,7 +16,7 @@ pub mod scan;
 pub mod write;
 
 pub use filter::{CmpOp, FieldFilter, FieldOp, Filter, TimeFilter};
-pub use scan::scan;
+pub use scan::{scan, scan_with};
 
 /// The most rows one page may hold. A time page's row count is not in its
 /// body (only in its statistics, which the reference does not trust), so
@@ -52,14 +52,51 @@ pub enum Encoding {
     Dictionary,
 }
 
-/// One chunk's page area, uncompressed: page header, page body, page header,
-/// ... exactly as in a multi-page chunk of the file (every header carries
-/// statistics).
+/// One chunk's page area as the file stores it: page header, page body,
+/// page header, ...
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Chunk<'a> {
     pub data_type: ColumnType,
     pub encoding: Encoding,
+    /// The chunk header's compression id (0: UNCOMPRESSED). Other ids are
+    /// decompressed page by page through the scan's [`Decompress`].
+    pub compression: u8,
+    /// Page headers carry statistics. `false` for a chunk the file marks as
+    /// holding one page (chunk marker 5): its header has sizes only.
+    pub page_statistics: bool,
     pub data: &'a [u8],
+}
+
+impl<'a> Chunk<'a> {
+    /// An uncompressed chunk whose page headers carry statistics.
+    pub fn plain(data_type: ColumnType, encoding: Encoding, data: &'a [u8]) -> Self {
+        Chunk {
+            data_type,
+            encoding,
+            compression: 0,
+            page_statistics: true,
+            data,
+        }
+    }
+}
+
+/// Page bodies' decompression, supplied by the caller: the scanner knows
+/// no codec (the streaming reader in `crossdec-tsfile` implements this with
+/// every codec the official writers use).
+pub trait Decompress {
+    /// Decompress one page body of a chunk with compression id
+    /// `compression` into its `size` bytes (the page header's number).
+    fn decompress(&self, compression: u8, body: &[u8], size: usize) -> Result<Vec<u8>, String>;
+}
+
+/// No codec at all: every compressed page is an error.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoDecompress;
+
+impl Decompress for NoDecompress {
+    fn decompress(&self, compression: u8, _: &[u8], _: usize) -> Result<Vec<u8>, String> {
+        Err(format!("no decompressor for compression id {compression}"))
+    }
 }
 
 /// An aligned chunk group: the time chunk (INT64 times, TS_2DIFF or PLAIN)
@@ -123,8 +160,8 @@ pub enum ErrorKind {
     Unsupported,
     /// A page header runs past the chunk's end.
     TruncatedHeader,
-    /// A header's compressed size differs from its uncompressed size (only
-    /// uncompressed pages are read) or a time page is empty.
+    /// A header's compressed size differs from its uncompressed size in an
+    /// uncompressed chunk, or a time page is empty.
     BadPageSize,
     /// A page body runs past the chunk's end.
     TruncatedPage,
@@ -146,10 +183,15 @@ pub enum ErrorKind {
     /// The page decoder rejected the body; offsets inside `detail` are from
     /// the start of the encoded values.
     Decode(String),
+    /// A compressed page body that did not decompress to its header's size
+    /// (the decompressor's words, or the size it gave).
+    Decompress(String),
 }
 
 /// A typed error with its position: the chunk, the page index in it, and
-/// the byte offset from the start of the chunk's data.
+/// the byte offset from the start of the chunk's data. An error inside a
+/// compressed page's body is at the body's start (its bytes after
+/// decompression have no place in the chunk).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ScanError {
     pub kind: ErrorKind,

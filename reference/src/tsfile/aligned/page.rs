@@ -3,7 +3,8 @@
 //!
 //! Header: uvarint uncompressed size (0: an empty, all-null value page and
 //! nothing else), uvarint compressed size, statistics (uvarint count, start
-//! i64 BE, end i64 BE, then the per-type part of a value page), the body.
+//! i64 BE, end i64 BE, then the per-type part of a value page; absent in a
+//! chunk of one page), the body (compressed size bytes).
 
 use super::{ChunkId, ColumnType, Encoding, ErrorKind, ScanError, Value};
 use crate::tsfile::{chimp, dictionary, gorilla, plain, rle, ts2diff, zigzag};
@@ -13,12 +14,16 @@ use crate::tsfile::{chimp, dictionary, gorilla, plain, rle, ts2diff, zigzag};
 pub struct PageRef {
     /// Where the header starts in the chunk's data.
     pub header_at: usize,
-    /// Where the body starts, and its length (0 for an empty page).
+    /// Where the body starts, and its stored length (0 for an empty page).
     pub body_at: usize,
     pub body_len: usize,
+    /// The body's length after decompression (the header's first size).
+    pub size: usize,
     /// An empty (all-null) value page.
     pub empty: bool,
-    /// Statistics: count, start time, end time (absent for an empty page).
+    /// The header carries statistics (not in a chunk of one page).
+    pub has_statistics: bool,
+    /// Statistics: count, start time, end time (0 when absent).
     pub count: u32,
     pub start: i64,
     pub end: i64,
@@ -102,8 +107,16 @@ fn typed_stats_len(t: ColumnType) -> Option<usize> {
 }
 
 /// Walk every page header of a chunk. `value_type` is `None` for the time
-/// chunk. A negative binary-statistics length counts as a truncated header.
-pub fn directory(data: &[u8], chunk: ChunkId, value_type: Option<ColumnType>) -> Result<Vec<PageRef>, ScanError> {
+/// chunk; `compressed`: the chunk's compression is not UNCOMPRESSED (else
+/// the two sizes must be equal); `statistics`: headers carry them. A
+/// negative binary-statistics length counts as a truncated header.
+pub fn directory(
+    data: &[u8],
+    chunk: ChunkId,
+    value_type: Option<ColumnType>,
+    compressed: bool,
+    statistics: bool,
+) -> Result<Vec<PageRef>, ScanError> {
     let mut pages = Vec::new();
     let mut c = Cursor {
         data,
@@ -123,7 +136,9 @@ pub fn directory(data: &[u8], chunk: ChunkId, value_type: Option<ColumnType>) ->
                 header_at,
                 body_at: c.pos,
                 body_len: 0,
+                size: 0,
                 empty: true,
+                has_statistics: false,
                 count: 0,
                 start: 0,
                 end: 0,
@@ -131,14 +146,17 @@ pub fn directory(data: &[u8], chunk: ChunkId, value_type: Option<ColumnType>) ->
             continue;
         }
         let compressed_at = c.pos;
-        let compressed = c.uvarint()?;
-        if compressed != size {
+        let stored = c.uvarint()?;
+        if !compressed && stored != size {
             return Err(c.err(ErrorKind::BadPageSize, compressed_at));
         }
-        let count = c.uvarint()?;
-        let start = c.be_i64()?;
-        let end = c.be_i64()?;
-        if let Some(t) = value_type {
+        let (mut count, mut start, mut end) = (0, 0, 0);
+        if statistics {
+            count = c.uvarint()?;
+            start = c.be_i64()?;
+            end = c.be_i64()?;
+        }
+        if let Some(t) = value_type.filter(|_| statistics) {
             match typed_stats_len(t) {
                 Some(n) => c.skip(n)?,
                 None => {
@@ -154,15 +172,17 @@ pub fn directory(data: &[u8], chunk: ChunkId, value_type: Option<ColumnType>) ->
             }
         }
         let body_at = c.pos;
-        if data.len() - body_at < size as usize {
+        if data.len() - body_at < stored as usize {
             return Err(c.err(ErrorKind::TruncatedPage, body_at));
         }
-        c.pos = body_at + size as usize;
+        c.pos = body_at + stored as usize;
         pages.push(PageRef {
             header_at,
             body_at,
-            body_len: size as usize,
+            body_len: stored as usize,
+            size: size as usize,
             empty: false,
+            has_statistics: statistics,
             count,
             start,
             end,

@@ -1,7 +1,9 @@
 //! The row-at-a-time scan.
 
+use std::borrow::Cow;
+
 use super::page::{decode_times, decode_values, directory, supported, PageRef};
-use super::{Block, ChunkId, ColumnType, Encoding, ErrorKind, Group, Request, ScanError, Value};
+use super::{Block, Chunk, ChunkId, Decompress, Encoding, ErrorKind, Group, NoDecompress, Request, ScanError, Value};
 
 fn error(kind: ErrorKind, chunk: ChunkId, page: usize, offset: usize) -> ScanError {
     ScanError {
@@ -12,15 +14,22 @@ fn error(kind: ErrorKind, chunk: ChunkId, page: usize, offset: usize) -> ScanErr
     }
 }
 
-/// Scan `group` as `request` asks. All or nothing: the blocks, or the first
-/// error in this order: the request; the time chunk's encoding, its page
-/// headers and their statistics (count >= 1, start <= end, start after the
-/// previous end); each involved value chunk (requested or filtered, by
-/// ascending index): its encoding, headers and page count; then page by
-/// page: the time page (decoding, statistics against the decoded times,
-/// strictly increasing times), then each involved value page by ascending
-/// column index. Every page is decoded, even after the limit is reached.
+/// Scan a group of uncompressed chunks: [`scan_with`] and no codec.
 pub fn scan(group: &Group<'_>, request: &Request) -> Result<Vec<Block>, ScanError> {
+    scan_with(group, request, &NoDecompress)
+}
+
+/// Scan `group` as `request` asks, compressed page bodies decompressed by
+/// `codec`. All or nothing: the blocks, or the first error in this order:
+/// the request; the time chunk's encoding, its page headers and their
+/// statistics (count >= 1, start <= end, start after the previous page's
+/// end, where both pages have statistics); each involved value chunk
+/// (requested or filtered, by ascending index): its encoding, headers and
+/// page count; then page by page: the time page (decompression, decoding,
+/// statistics against the decoded times, strictly increasing times), then
+/// each involved value page by ascending column index. Every page is
+/// decoded, even after the limit is reached.
+pub fn scan_with(group: &Group<'_>, request: &Request, codec: &dyn Decompress) -> Result<Vec<Block>, ScanError> {
     let bad_request = error(ErrorKind::BadRequest, ChunkId::Time, 0, 0);
     let n_values = group.values.len();
     if request.block_rows == 0 || request.columns.iter().any(|&c| c >= n_values) {
@@ -40,9 +49,19 @@ pub fn scan(group: &Group<'_>, request: &Request) -> Result<Vec<Block>, ScanErro
     if !matches!(time.encoding, Encoding::Ts2Diff | Encoding::Plain) {
         return Err(error(ErrorKind::Unsupported, ChunkId::Time, 0, 0));
     }
-    let time_pages = directory(time.data, ChunkId::Time, None)?;
+    let time_pages = directory(
+        time.data,
+        ChunkId::Time,
+        None,
+        time.compression != 0,
+        time.page_statistics,
+    )?;
     let mut previous_end: Option<i64> = None;
     for (p, page) in time_pages.iter().enumerate() {
+        if !page.has_statistics {
+            previous_end = None;
+            continue;
+        }
         let after_previous = previous_end.is_none_or(|e| page.start > e);
         if page.count == 0 || page.start > page.end || !after_previous {
             return Err(error(ErrorKind::StatisticsLie, ChunkId::Time, p, page.header_at));
@@ -58,7 +77,13 @@ pub fn scan(group: &Group<'_>, request: &Request) -> Result<Vec<Block>, ScanErro
         if !supported(chunk.data_type, chunk.encoding) {
             return Err(error(ErrorKind::Unsupported, ChunkId::Value(c), 0, 0));
         }
-        let pages = directory(chunk.data, ChunkId::Value(c), Some(chunk.data_type))?;
+        let pages = directory(
+            chunk.data,
+            ChunkId::Value(c),
+            Some(chunk.data_type),
+            chunk.compression != 0,
+            chunk.page_statistics,
+        )?;
         if pages.len() != time_pages.len() {
             return Err(error(
                 ErrorKind::PageCountMismatch,
@@ -72,12 +97,12 @@ pub fn scan(group: &Group<'_>, request: &Request) -> Result<Vec<Block>, ScanErro
 
     let mut out = Output::new(request);
     for (p, page) in time_pages.iter().enumerate() {
-        let body = &time.data[page.body_at..page.body_at + page.body_len];
-        let times = decode_times(body, time.encoding)
+        let body = page_body(time, page, ChunkId::Time, p, codec)?;
+        let times = decode_times(&body, time.encoding)
             .map_err(|d| error(ErrorKind::Decode(d), ChunkId::Time, p, page.body_at))?;
         let truthful =
             times.len() == page.count as usize && times.first() == Some(&page.start) && times.last() == Some(&page.end);
-        if !truthful {
+        if page.has_statistics && !truthful {
             return Err(error(ErrorKind::StatisticsLie, ChunkId::Time, p, page.header_at));
         }
         if times.windows(2).any(|w| w[0] >= w[1]) {
@@ -87,15 +112,7 @@ pub fn scan(group: &Group<'_>, request: &Request) -> Result<Vec<Block>, ScanErro
         let mut columns: Vec<(usize, Vec<Option<Value>>)> = Vec::new();
         for (c, pages) in &value_pages {
             let cells = match (pages, &group.values[*c]) {
-                (Some(pages), Some(chunk)) => value_page(
-                    chunk.data,
-                    chunk.data_type,
-                    chunk.encoding,
-                    &pages[p],
-                    *c,
-                    p,
-                    times.len(),
-                )?,
+                (Some(pages), Some(chunk)) => value_page(chunk, &pages[p], *c, p, times.len(), codec)?,
                 _ => vec![None; times.len()],
             };
             columns.push((*c, cells));
@@ -115,21 +132,51 @@ pub fn scan(group: &Group<'_>, request: &Request) -> Result<Vec<Block>, ScanErro
     Ok(out.finish())
 }
 
+/// A page's body: its stored bytes, or for a compressed chunk those bytes
+/// decompressed to the header's size.
+fn page_body<'d>(
+    chunk: &Chunk<'d>,
+    page: &PageRef,
+    id: ChunkId,
+    p: usize,
+    codec: &dyn Decompress,
+) -> Result<Cow<'d, [u8]>, ScanError> {
+    let stored = &chunk.data[page.body_at..page.body_at + page.body_len];
+    if chunk.compression == 0 {
+        return Ok(Cow::Borrowed(stored));
+    }
+    let fail = |why: String| error(ErrorKind::Decompress(why), id, p, page.body_at);
+    let body = codec.decompress(chunk.compression, stored, page.size).map_err(fail)?;
+    if body.len() != page.size {
+        return Err(fail(format!("{} bytes, the header says {}", body.len(), page.size)));
+    }
+    Ok(Cow::Owned(body))
+}
+
 /// Decode one value page into one cell per row.
 fn value_page(
-    data: &[u8],
-    t: ColumnType,
-    e: Encoding,
+    chunk: &Chunk<'_>,
     page: &PageRef,
     c: usize,
     p: usize,
     rows: usize,
+    codec: &dyn Decompress,
 ) -> Result<Vec<Option<Value>>, ScanError> {
+    let (t, e) = (chunk.data_type, chunk.encoding);
+    // Positions inside a decompressed body do not exist in the chunk: an
+    // error there is at the body's start.
+    let inside = |offset: usize| {
+        if chunk.compression == 0 {
+            page.body_at + offset
+        } else {
+            page.body_at
+        }
+    };
     let at = |kind: ErrorKind, offset: usize| error(kind, ChunkId::Value(c), p, offset);
     if page.empty {
         return Ok(vec![None; rows]);
     }
-    let body = &data[page.body_at..page.body_at + page.body_len];
+    let body = page_body(chunk, page, ChunkId::Value(c), p, codec)?;
     if body.len() < 4 {
         return Err(at(ErrorKind::TruncatedPage, page.body_at));
     }
@@ -139,12 +186,12 @@ fn value_page(
     }
     let bitmap_len = rows.div_ceil(8);
     if body.len() - 4 < bitmap_len {
-        return Err(at(ErrorKind::BitmapTruncated, page.body_at + 4));
+        return Err(at(ErrorKind::BitmapTruncated, inside(4)));
     }
     let bitmap = &body[4..4 + bitmap_len];
     let present: Vec<bool> = (0..rows).map(|r| bitmap[r / 8] & (0x80 >> (r % 8)) != 0).collect();
     let non_null = present.iter().filter(|&&b| b).count();
-    let values_at = page.body_at + 4 + bitmap_len;
+    let values_at = inside(4 + bitmap_len);
     let values =
         decode_values(&body[4 + bitmap_len..], t, e, non_null).map_err(|d| at(ErrorKind::Decode(d), values_at))?;
     if values.len() != non_null {

@@ -189,3 +189,37 @@ pub fn value_page_for(
     };
     value_page(t, &value_body(t, e, cells), stats)
 }
+
+/// A chunk's pages stored another way: each body through `compress` (which
+/// returns the stored bytes; the header keeps the uncompressed size), and
+/// without statistics in the headers when `keep_statistics` is false (a
+/// chunk of one page). `data` is an uncompressed chunk with statistics, as
+/// the builders above write it; `value_type` is `None` for a time chunk.
+pub fn restore_chunk(
+    data: &[u8],
+    value_type: Option<ColumnType>,
+    compress: &dyn Fn(&[u8]) -> Vec<u8>,
+    keep_statistics: bool,
+) -> Result<Vec<u8>, super::ScanError> {
+    let pages = super::page::directory(data, super::ChunkId::Time, value_type, false, true)?;
+    let mut out = Vec::new();
+    for page in pages {
+        if page.empty {
+            out.extend(empty_value_page());
+            continue;
+        }
+        let body = &data[page.body_at..page.body_at + page.body_len];
+        let stored = compress(body);
+        write_uvarint(&mut out, body.len() as u64);
+        write_uvarint(&mut out, stored.len() as u64);
+        if keep_statistics {
+            // Everything between the two sizes and the body.
+            let mut sizes = Vec::new();
+            write_uvarint(&mut sizes, body.len() as u64);
+            write_uvarint(&mut sizes, body.len() as u64);
+            out.extend_from_slice(&data[page.header_at + sizes.len()..page.body_at]);
+        }
+        out.extend(stored);
+    }
+    Ok(out)
+}

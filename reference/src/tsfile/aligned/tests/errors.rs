@@ -14,19 +14,11 @@ fn lying_times(times: &[i64], stats: Stats) -> Vec<u8> {
 }
 
 fn time_chunk(data: &[u8]) -> Chunk<'_> {
-    Chunk {
-        data_type: ColumnType::Int64,
-        encoding: Encoding::Plain,
-        data,
-    }
+    Chunk::plain(ColumnType::Int64, Encoding::Plain, data)
 }
 
 fn int32_chunk(data: &[u8]) -> Chunk<'_> {
-    Chunk {
-        data_type: ColumnType::Int32,
-        encoding: Encoding::Plain,
-        data,
-    }
+    Chunk::plain(ColumnType::Int32, Encoding::Plain, data)
 }
 
 fn int32_page(times: &[i64], values: &[Option<i32>]) -> Vec<u8> {
@@ -109,14 +101,7 @@ fn unsupported_encodings() {
     let v = int32_page(&[1], &[Some(5)]);
     let g = Group {
         time: time_chunk(&t),
-        values: vec![
-            None,
-            Some(Chunk {
-                data_type: ColumnType::Boolean,
-                encoding: Encoding::Ts2Diff,
-                data: &v,
-            }),
-        ],
+        values: vec![None, Some(Chunk::plain(ColumnType::Boolean, Encoding::Ts2Diff, &v))],
     };
     assert_eq!(
         scan(&g, &reading(vec![1])),

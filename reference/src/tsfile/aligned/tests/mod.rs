@@ -7,6 +7,7 @@ mod errors;
 mod filters;
 mod output;
 mod pages;
+mod storage;
 
 use super::write::{time_body, time_page, value_page_for, Stats};
 use super::*;
@@ -47,37 +48,17 @@ fn time_and_one_value<'a>(time: (Encoding, &'a [u8]), value: (ColumnType, Encodi
     let (encoding, data) = time;
     let (data_type, value_encoding, value_data) = value;
     Group {
-        time: Chunk {
-            data_type: ColumnType::Int64,
-            encoding,
-            data,
-        },
-        values: vec![Some(Chunk {
-            data_type,
-            encoding: value_encoding,
-            data: value_data,
-        })],
+        time: Chunk::plain(ColumnType::Int64, encoding, data),
+        values: vec![Some(Chunk::plain(data_type, value_encoding, value_data))],
     }
 }
 
 fn group<'a>(t: &'a [u8], a: &'a [u8], b: &'a [u8]) -> Group<'a> {
     Group {
-        time: Chunk {
-            data_type: ColumnType::Int64,
-            encoding: Encoding::Ts2Diff,
-            data: t,
-        },
+        time: Chunk::plain(ColumnType::Int64, Encoding::Ts2Diff, t),
         values: vec![
-            Some(Chunk {
-                data_type: ColumnType::Int64,
-                encoding: Encoding::Gorilla,
-                data: a,
-            }),
-            Some(Chunk {
-                data_type: ColumnType::Text,
-                encoding: Encoding::Plain,
-                data: b,
-            }),
+            Some(Chunk::plain(ColumnType::Int64, Encoding::Gorilla, a)),
+            Some(Chunk::plain(ColumnType::Text, Encoding::Plain, b)),
             None,
         ],
     }
@@ -163,11 +144,7 @@ fn lying_statistics_and_malformed_pages_are_typed_errors() {
         },
     );
     let g = Group {
-        time: Chunk {
-            data_type: ColumnType::Int64,
-            encoding: Encoding::Ts2Diff,
-            data: &lie,
-        },
+        time: Chunk::plain(ColumnType::Int64, Encoding::Ts2Diff, &lie),
         values: vec![],
     };
     let r = Request {

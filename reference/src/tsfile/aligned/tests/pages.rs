@@ -96,12 +96,14 @@ fn every_type_has_its_statistics_length() {
         let body = [0, 0, 0, 1, 0];
         let page = value_page(t, &body, Stats::of(&[3]));
         assert_eq!(page.len(), 2 + 17 + typed + body.len(), "{t:?}");
-        let pages = directory(&page, ChunkId::Value(0), Some(t)).unwrap();
+        let pages = directory(&page, ChunkId::Value(0), Some(t), false, true).unwrap();
         let expected = PageRef {
             header_at: 0,
             body_at: 19 + typed,
             body_len: 5,
+            size: 5,
             empty: false,
+            has_statistics: true,
             count: 1,
             start: 3,
             end: 3,
@@ -119,19 +121,19 @@ fn binary_statistics_are_skipped_by_their_lengths() {
     page.extend([0, 0, 1, 3]);
     page.extend([b'x'; 259]);
     page.push(0xEE);
-    let pages = directory(&page, ChunkId::Value(4), Some(ColumnType::Text)).unwrap();
+    let pages = directory(&page, ChunkId::Value(4), Some(ColumnType::Text), false, true).unwrap();
     assert_eq!(pages[0].body_at, 19 + 4 + 2 + 4 + 259);
     assert_eq!(&page[pages[0].body_at..], [0xEE]);
     // A negative length, and a length past the end: the length's position.
     let mut negative = page[..19 + 6].to_vec();
     negative.extend([0xFF, 0xFF, 0xFF, 0xFE, 0]);
     assert_eq!(
-        directory(&negative, ChunkId::Value(4), Some(ColumnType::Blob)),
+        directory(&negative, ChunkId::Value(4), Some(ColumnType::Blob), false, true),
         Err(at(ErrorKind::TruncatedHeader, ChunkId::Value(4), 0, 25))
     );
     let short = &page[..page.len() - 2];
     assert_eq!(
-        directory(short, ChunkId::Value(4), Some(ColumnType::String)),
+        directory(short, ChunkId::Value(4), Some(ColumnType::String), false, true),
         Err(at(ErrorKind::TruncatedHeader, ChunkId::Value(4), 0, 29))
     );
 }
@@ -144,12 +146,14 @@ fn header_fields_are_read_at_full_width() {
     page.extend(0x0102_0304_0506_0708i64.to_be_bytes());
     page.extend((-0x0102_0304_0506_0709i64).to_be_bytes());
     page.push(9);
-    let pages = directory(&page, ChunkId::Time, None).unwrap();
+    let pages = directory(&page, ChunkId::Time, None, false, true).unwrap();
     let expected = PageRef {
         header_at: 0,
         body_at: 20,
         body_len: 1,
+        size: 1,
         empty: false,
+        has_statistics: true,
         count: 300,
         start: 0x0102_0304_0506_0708,
         end: -0x0102_0304_0506_0709,
@@ -163,22 +167,25 @@ fn sizes_are_varints_of_up_to_five_bytes() {
     let mut page = vec![0x83, 0x80, 0x80, 0x80, 0x00, 3];
     page.extend(common(1, 0, 0));
     page.extend([1, 2, 3]);
-    let pages = directory(&page, ChunkId::Time, None).unwrap();
+    let pages = directory(&page, ChunkId::Time, None, false, true).unwrap();
     assert_eq!((pages[0].body_at, pages[0].body_len), (23, 3));
     // The largest count a u32 holds.
     let mut max = vec![1, 1, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F];
     max.extend([0; 16]);
     max.push(0);
-    assert_eq!(directory(&max, ChunkId::Time, None).unwrap()[0].count, u32::MAX);
+    assert_eq!(
+        directory(&max, ChunkId::Time, None, false, true).unwrap()[0].count,
+        u32::MAX
+    );
     // A sixth byte, and a value above u32: an error at the varint's start.
     let six = [0x83, 0x80, 0x80, 0x80, 0x80, 0x00, 3];
     assert_eq!(
-        directory(&six, ChunkId::Time, None),
+        directory(&six, ChunkId::Time, None, false, true),
         Err(at(ErrorKind::TruncatedHeader, ChunkId::Time, 0, 0))
     );
     let wide = [1, 0x80, 0x80, 0x80, 0x80, 0x10];
     assert_eq!(
-        directory(&wide, ChunkId::Time, None),
+        directory(&wide, ChunkId::Time, None, false, true),
         Err(at(ErrorKind::TruncatedHeader, ChunkId::Time, 0, 1))
     );
 }
@@ -189,7 +196,7 @@ fn damaged_headers_name_their_page_and_field() {
     let n = first.len();
     assert_eq!(n, 27);
     let with = |tail: &[u8]| [first.clone(), tail.to_vec()].concat();
-    let time = |data: &[u8]| directory(data, ChunkId::Time, None);
+    let time = |data: &[u8]| directory(data, ChunkId::Time, None, false, true);
     // An empty page is a value page's; in the time chunk it is an error.
     assert_eq!(time(&with(&[0])), Err(at(ErrorKind::BadPageSize, ChunkId::Time, 1, n)));
     // A compressed size that differs: the position of that size.
@@ -220,7 +227,7 @@ fn damaged_headers_name_their_page_and_field() {
     let value = value_page(ColumnType::Double, &[0; 5], Stats::of(&[1]));
     let cut_typed = &value[..19 + 39];
     assert_eq!(
-        directory(cut_typed, ChunkId::Value(2), Some(ColumnType::Double)),
+        directory(cut_typed, ChunkId::Value(2), Some(ColumnType::Double), false, true),
         Err(at(ErrorKind::TruncatedHeader, ChunkId::Value(2), 0, 19))
     );
     // A body one byte short; a body of exactly its size is fine.
@@ -236,12 +243,14 @@ fn damaged_headers_name_their_page_and_field() {
 #[test]
 fn empty_value_pages_are_one_byte() {
     let data = [vec![0], value_page(ColumnType::Int32, &[1], Stats::of(&[4])), vec![0]].concat();
-    let pages = directory(&data, ChunkId::Value(0), Some(ColumnType::Int32)).unwrap();
+    let pages = directory(&data, ChunkId::Value(0), Some(ColumnType::Int32), false, true).unwrap();
     let empty = |at: usize| PageRef {
         header_at: at,
         body_at: at + 1,
         body_len: 0,
+        size: 0,
         empty: true,
+        has_statistics: false,
         count: 0,
         start: 0,
         end: 0,
