@@ -31,14 +31,17 @@ fn fail(kind: ErrorKind, chunk: ChunkId, page: usize, offset: usize) -> ScanErro
     }
 }
 
-/// Bytes of a value page's per-type statistics after count / start / end
-/// (`None`: length-prefixed first / last of a binary type).
-fn typed_stats_len(t: ColumnType) -> Option<usize> {
+/// A value page's per-type statistics after count / start / end: fixed
+/// bytes, or a number of length-prefixed strings (TEXT: first, last;
+/// STRING: first, last, min, max; BLOB keeps none).
+fn typed_stats(t: ColumnType) -> Result<usize, usize> {
     match t {
-        ColumnType::Boolean => Some(10),
-        ColumnType::Int32 | ColumnType::Date | ColumnType::Float => Some(24),
-        ColumnType::Int64 | ColumnType::Timestamp | ColumnType::Double => Some(40),
-        ColumnType::Text | ColumnType::String | ColumnType::Blob => None,
+        ColumnType::Boolean => Ok(10),
+        ColumnType::Int32 | ColumnType::Date | ColumnType::Float => Ok(24),
+        ColumnType::Int64 | ColumnType::Timestamp | ColumnType::Double => Ok(40),
+        ColumnType::Blob => Ok(0),
+        ColumnType::Text => Err(2),
+        ColumnType::String => Err(4),
     }
 }
 
@@ -94,15 +97,15 @@ pub(crate) fn directory(
             pos += 8;
         }
         if let Some(t) = value_type.filter(|_| statistics) {
-            match typed_stats_len(t) {
-                Some(n) => {
+            match typed_stats(t) {
+                Ok(n) => {
                     if data.len() - pos < n {
                         return Err(truncated(pos));
                     }
                     pos += n;
                 }
-                None => {
-                    for _ in 0..2 {
+                Err(strings) => {
+                    for _ in 0..strings {
                         let len = crate::tsfile::be_u32(data, pos).ok_or(truncated(pos))? as i32;
                         let Ok(len) = usize::try_from(len) else {
                             return Err(truncated(pos));

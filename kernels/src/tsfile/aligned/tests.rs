@@ -355,3 +355,31 @@ fn decompression_failures_are_typed_errors_at_the_body() {
     let out = scan_with(&g, &request(None, 10), ScanOptions::default(), &Reversed::default());
     assert!(matches!(out.result.unwrap_err().kind, ErrorKind::Decompress(_)));
 }
+
+#[test]
+fn binary_statistics_are_as_long_as_their_type_writes_them() {
+    // A header with count / start / end, then the type's statistics, then a
+    // one-byte body.
+    let page = |typed: &[u8]| {
+        let mut out = Vec::new();
+        header(&mut out, 1, 1, 4, 4);
+        out.extend_from_slice(typed);
+        out.push(0xEE);
+        out
+    };
+    let string = |s: &[u8]| [&(s.len() as u32).to_be_bytes()[..], s].concat();
+    let text = page(&[string(b"ab"), string(b"")].concat());
+    let string4 = page(&[string(b"ab"), string(b""), string(b"a"), string(b"ab")].concat());
+    let blob = page(&[]);
+    for (t, data) in [
+        (ColumnType::Text, &text),
+        (ColumnType::String, &string4),
+        (ColumnType::Blob, &blob),
+    ] {
+        let pages = page::directory(data, ChunkId::Value(0), Some(t), false, true).unwrap();
+        assert_eq!((pages.len(), &data[pages[0].body_at..]), (1, &[0xEE][..]), "{t:?}");
+    }
+    // TEXT's page read as STRING: the body byte starts a third length.
+    let err = page::directory(&text, ChunkId::Value(0), Some(ColumnType::String), false, true).unwrap_err();
+    assert_eq!((err.kind, err.offset), (ErrorKind::TruncatedHeader, text.len() - 1));
+}

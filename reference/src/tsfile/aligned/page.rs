@@ -93,16 +93,24 @@ impl Cursor<'_> {
     }
 }
 
-/// Bytes of the per-type statistics after count / start / end, for a
-/// fixed-width type (binary types have length-prefixed first / last).
-fn typed_stats_len(t: ColumnType) -> Option<usize> {
+/// The per-type part of a value page's statistics after count / start /
+/// end: so many fixed bytes, or so many i32-BE-length-prefixed strings.
+enum TypedStats {
+    Bytes(usize),
+    Strings(usize),
+}
+
+fn typed_stats(t: ColumnType) -> TypedStats {
     match t {
-        ColumnType::Boolean => Some(1 + 1 + 8),
-        ColumnType::Int32 | ColumnType::Date => Some(4 * 4 + 8),
-        ColumnType::Int64 | ColumnType::Timestamp => Some(4 * 8 + 8),
-        ColumnType::Float => Some(4 * 4 + 8),
-        ColumnType::Double => Some(5 * 8),
-        ColumnType::Text | ColumnType::String | ColumnType::Blob => None,
+        ColumnType::Boolean => TypedStats::Bytes(1 + 1 + 8),
+        ColumnType::Int32 | ColumnType::Date => TypedStats::Bytes(4 * 4 + 8),
+        ColumnType::Int64 | ColumnType::Timestamp => TypedStats::Bytes(4 * 8 + 8),
+        ColumnType::Float => TypedStats::Bytes(4 * 4 + 8),
+        ColumnType::Double => TypedStats::Bytes(5 * 8),
+        // TEXT: first, last; STRING: first, last, min, max; BLOB: nothing.
+        ColumnType::Text => TypedStats::Strings(2),
+        ColumnType::String => TypedStats::Strings(4),
+        ColumnType::Blob => TypedStats::Bytes(0),
     }
 }
 
@@ -157,10 +165,10 @@ pub fn directory(
             end = c.be_i64()?;
         }
         if let Some(t) = value_type.filter(|_| statistics) {
-            match typed_stats_len(t) {
-                Some(n) => c.skip(n)?,
-                None => {
-                    for _ in 0..2 {
+            match typed_stats(t) {
+                TypedStats::Bytes(n) => c.skip(n)?,
+                TypedStats::Strings(n) => {
+                    for _ in 0..n {
                         let at = c.pos;
                         let len = c.be_i32()?;
                         if len < 0 {

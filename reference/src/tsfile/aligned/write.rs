@@ -157,8 +157,10 @@ pub fn value_page(t: ColumnType, body: &[u8], stats: Stats) -> Vec<u8> {
         ColumnType::Boolean => 10,
         ColumnType::Int32 | ColumnType::Date | ColumnType::Float => 24,
         ColumnType::Int64 | ColumnType::Timestamp | ColumnType::Double => 40,
-        // first and last: two zero lengths.
-        ColumnType::Text | ColumnType::String | ColumnType::Blob => 8,
+        // Strings (first, last; STRING adds min, max) of length zero.
+        ColumnType::Text => 2 * 4,
+        ColumnType::String => 4 * 4,
+        ColumnType::Blob => 0,
     };
     out.extend(std::iter::repeat_n(0u8, typed));
     out.extend_from_slice(body);

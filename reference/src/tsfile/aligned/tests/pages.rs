@@ -90,8 +90,11 @@ fn every_type_has_its_statistics_length() {
             ColumnType::Boolean => 10,
             ColumnType::Int32 | ColumnType::Date | ColumnType::Float => 24,
             ColumnType::Int64 | ColumnType::Timestamp | ColumnType::Double => 40,
-            // Two empty binary values: two zero lengths.
-            ColumnType::Text | ColumnType::String | ColumnType::Blob => 8,
+            // Empty strings, each a zero length: TEXT first and last,
+            // STRING also min and max; BLOB keeps no statistics.
+            ColumnType::Text => 8,
+            ColumnType::String => 16,
+            ColumnType::Blob => 0,
         };
         let body = [0, 0, 0, 1, 0];
         let page = value_page(t, &body, Stats::of(&[3]));
@@ -124,17 +127,27 @@ fn binary_statistics_are_skipped_by_their_lengths() {
     let pages = directory(&page, ChunkId::Value(4), Some(ColumnType::Text), false, true).unwrap();
     assert_eq!(pages[0].body_at, 19 + 4 + 2 + 4 + 259);
     assert_eq!(&page[pages[0].body_at..], [0xEE]);
+    // STRING: min and max follow first and last.
+    let mut string_page = page[..page.len() - 1].to_vec();
+    string_page.extend([0, 0, 0, 1, b'a', 0, 0, 0, 0, 0xEE]);
+    let pages = directory(&string_page, ChunkId::Value(4), Some(ColumnType::String), false, true).unwrap();
+    assert_eq!(&string_page[pages[0].body_at..], [0xEE]);
     // A negative length, and a length past the end: the length's position.
     let mut negative = page[..19 + 6].to_vec();
     negative.extend([0xFF, 0xFF, 0xFF, 0xFE, 0]);
     assert_eq!(
-        directory(&negative, ChunkId::Value(4), Some(ColumnType::Blob), false, true),
+        directory(&negative, ChunkId::Value(4), Some(ColumnType::Text), false, true),
         Err(at(ErrorKind::TruncatedHeader, ChunkId::Value(4), 0, 25))
     );
     let short = &page[..page.len() - 2];
     assert_eq!(
-        directory(short, ChunkId::Value(4), Some(ColumnType::String), false, true),
+        directory(short, ChunkId::Value(4), Some(ColumnType::Text), false, true),
         Err(at(ErrorKind::TruncatedHeader, ChunkId::Value(4), 0, 29))
+    );
+    // Read as STRING, the TEXT page's body byte starts a third length.
+    assert_eq!(
+        directory(&page, ChunkId::Value(4), Some(ColumnType::String), false, true),
+        Err(at(ErrorKind::TruncatedHeader, ChunkId::Value(4), 0, page.len() - 1))
     );
 }
 
