@@ -31,6 +31,7 @@
 //! # Ok::<(), crossdec_tsfile::ReadError>(())
 //! ```
 
+pub mod aligned;
 pub mod chunk;
 mod columns;
 mod compression;
@@ -44,6 +45,7 @@ pub mod types;
 #[cfg(feature = "verify")]
 pub mod verify;
 
+pub use aligned::{AlignedColumn, AlignedDevice, AlignedGroup, Codecs, DeviceScan, DeviceStats, GroupLocation};
 pub use chunk::{ChunkHeader, ChunkKind, Page, PageBody, PageStatistics};
 pub use columns::{ColumnChunk, Columns, Item, SkippedChunk};
 pub use compression::decompress;

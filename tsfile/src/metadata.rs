@@ -61,6 +61,8 @@ pub struct SeriesIndex {
     pub statistics: PageStatistics,
     /// File offsets of the series' chunk headers, in file order.
     pub chunk_offsets: Vec<u64>,
+    /// Each chunk's statistics (a series of one chunk: the series').
+    pub chunk_statistics: Vec<PageStatistics>,
 }
 
 impl SeriesIndex {
@@ -271,11 +273,16 @@ fn read_series(c: &mut Cursor<'_>) -> Result<SeriesIndex, ReadError> {
     let list = c.take(list_size as usize, "chunk metadata list")?;
     let mut l = Cursor::new(list, list_at);
     let mut chunk_offsets = Vec::new();
+    let mut chunk_statistics = Vec::new();
     while !l.is_empty() {
         chunk_offsets.push(offset(&mut l)?);
-        if flags & 0x3F != 0 {
-            read_statistics(&mut l, data_type)?;
-        }
+        // A series of one chunk writes no chunk statistics: the series'
+        // stand for them.
+        chunk_statistics.push(if flags & 0x3F != 0 {
+            read_statistics(&mut l, data_type)?
+        } else {
+            statistics
+        });
     }
     Ok(SeriesIndex {
         measurement,
@@ -283,6 +290,7 @@ fn read_series(c: &mut Cursor<'_>) -> Result<SeriesIndex, ReadError> {
         flags,
         statistics,
         chunk_offsets,
+        chunk_statistics,
     })
 }
 

@@ -24,6 +24,14 @@ pub enum TimeFilter {
     Not(Box<TimeFilter>),
 }
 
+impl TimeFilter {
+    /// Can a time in `[start, end]` match? Exact, whatever the nesting: a
+    /// file reader prunes whole chunks by their statistics with it.
+    pub fn may_match(&self, start: i64, end: i64) -> bool {
+        IntervalSet::of(self).meets(start, end)
+    }
+}
+
 /// FIELD filter comparison operators.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CmpOp {
