@@ -3,6 +3,7 @@
 //! in-process on every target.
 
 pub mod certify;
+pub mod filter_text;
 pub mod gate;
 pub mod junit;
 pub mod run;

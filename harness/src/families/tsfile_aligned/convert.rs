@@ -337,7 +337,7 @@ impl Block {
         }
     }
 
-    fn from_kernel(b: &k::Block) -> Block {
+    pub fn from_kernel(b: &k::Block) -> Block {
         let (times, columns) = b.canonical();
         Block {
             times,

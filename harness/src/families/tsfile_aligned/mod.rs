@@ -21,6 +21,7 @@ mod types;
 pub use convert::{kernel_group, kernel_request, reference_group, reference_request, scanned_from_kernel, Codecs};
 pub use types::{
     AlignedInput, Block, Cell, Fault, FieldFilter, FieldOp, Request, Scanned, TimeFilter, Unread, ValueChunk,
+    MAX_FILTER_DEPTH,
 };
 
 use crossdec_kernels::tsfile::aligned as k;
