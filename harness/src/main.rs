@@ -46,7 +46,10 @@ enum Command {
     /// Read real TsFiles (files or directories of *.tsfile): decode every
     /// page with the reference and every kernel, compare, print a summary per
     /// encoding; exit 1 on a disagreement (each written out with the command
-    /// that reproduces it) or a page nothing could read.
+    /// that reproduces it) or a page nothing could read. With --filter: scan
+    /// the aligned devices under the filter with the reference and each
+    /// aligned-scanner kernel, compare the rows, print the page plan's
+    /// statistics.
     Tsfile {
         #[arg(required = true)]
         paths: Vec<PathBuf>,
@@ -67,6 +70,31 @@ enum Command {
         /// Largest uncompressed page, in bytes.
         #[arg(long)]
         max_page_bytes: Option<u64>,
+        /// Scan aligned devices under this filter, e.g.
+        /// "time >= 1000 and time < 2000 and s1 > 3.5" ("" for every row;
+        /// grammar in docs/tsfile-aligned.md).
+        #[arg(long)]
+        filter: Option<String>,
+        /// With --filter: the devices to scan (as the index names them,
+        /// `table.tag`); default every aligned device.
+        #[arg(long)]
+        device: Vec<String>,
+        /// With --filter: the columns, comma-separated; default every column
+        /// the scanners read.
+        #[arg(long, value_delimiter = ',')]
+        columns: Vec<String>,
+        /// With --filter: matching rows to drop first.
+        #[arg(long, default_value_t = 0)]
+        offset: u64,
+        /// With --filter: the most rows returned.
+        #[arg(long)]
+        limit: Option<u64>,
+        /// With --filter: rows per output block.
+        #[arg(long, default_value_t = 4096)]
+        block_rows: u64,
+        /// With --filter: rows to print per device.
+        #[arg(long, default_value_t = 5)]
+        print_rows: usize,
     },
     /// Write a seed corpus for a fuzz target from the family's generators.
     Corpus {
@@ -280,10 +308,39 @@ fn main() -> ExitCode {
         Command::Tsfile {
             paths,
             repro_dir,
+            writer: _,
+            time_encoding: _,
+            max_page_values,
+            max_page_bytes,
+            filter: Some(filter),
+            device,
+            columns,
+            offset,
+            limit,
+            block_rows,
+            print_rows,
+        } => tsfile_scan_command(
+            paths,
+            crossdec_harness::cli::tsfile_scan::ScanArgs {
+                filter,
+                devices: device,
+                columns,
+                offset,
+                limit,
+                block_rows,
+                print_rows,
+                read: read_options(max_page_values, max_page_bytes),
+                repro_dir,
+            },
+        ),
+        Command::Tsfile {
+            paths,
+            repro_dir,
             writer,
             time_encoding,
             max_page_values,
             max_page_bytes,
+            ..
         } => tsfile_command(
             paths,
             repro_dir,
@@ -337,6 +394,51 @@ fn tsfile_command(
                 println!("UNREADABLE {u}");
             }
             if report.ok() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            }
+        }
+        Err(problem) => {
+            eprintln!("crossdec tsfile: {problem}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn read_options(max_page_values: Option<u64>, max_page_bytes: Option<u64>) -> crossdec_tsfile::ReadOptions {
+    let mut read = crossdec_tsfile::ReadOptions::default();
+    if let Some(v) = max_page_values {
+        read.limits.max_page_values = v;
+    }
+    if let Some(v) = max_page_bytes {
+        read.limits.max_page_bytes = v;
+    }
+    read
+}
+
+fn tsfile_scan_command(paths: Vec<PathBuf>, args: crossdec_harness::cli::tsfile_scan::ScanArgs) -> ExitCode {
+    use crossdec_harness::cli::tsfile_scan::scan_files;
+    let files = match crossdec_harness::cli::tsfile::tsfile_paths(&paths) {
+        Ok(files) => files,
+        Err(problem) => {
+            eprintln!("crossdec tsfile: {problem}");
+            return ExitCode::from(2);
+        }
+    };
+    if args.block_rows == 0 {
+        eprintln!("crossdec tsfile: --block-rows must be at least 1");
+        return ExitCode::from(2);
+    }
+    match scan_files(&files, &args) {
+        Ok(reports) => {
+            for r in &reports {
+                print!("{}", r.text());
+            }
+            if reports.is_empty() {
+                println!("no aligned device to scan");
+            }
+            if reports.iter().all(|r| r.disagreements.is_empty()) {
                 ExitCode::SUCCESS
             } else {
                 ExitCode::FAILURE

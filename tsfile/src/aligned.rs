@@ -292,11 +292,30 @@ impl AlignedGroup {
         }
     }
 
+    /// A data type / encoding pair the scanners do not read.
+    fn unsupported(&self, chunk: Option<usize>) -> ReadError {
+        let c = match chunk {
+            None => Some(&self.time),
+            Some(i) => self.values.get(i).and_then(Option::as_ref),
+        };
+        let (value, offset) = c.map_or((0, self.time.header.offset), |c| {
+            (c.header.encoding_id, c.header.offset)
+        });
+        ReadError::Unsupported {
+            what: "aligned scan encoding for this data type",
+            value,
+            offset,
+        }
+    }
+
     fn kernel_error(&self, e: &k::ScanError) -> ReadError {
         let chunk = match e.chunk {
             k::ChunkId::Time => None,
             k::ChunkId::Value(i) => Some(i),
         };
+        if e.kind == k::ErrorKind::Unsupported {
+            return self.unsupported(chunk);
+        }
         self.placed(chunk, e.page, e.offset, format!("{:?}", e.kind))
     }
 
@@ -305,6 +324,9 @@ impl AlignedGroup {
             r::ChunkId::Time => None,
             r::ChunkId::Value(i) => Some(i),
         };
+        if e.kind == r::ErrorKind::Unsupported {
+            return self.unsupported(chunk);
+        }
         self.placed(chunk, e.page, e.offset, format!("{:?}", e.kind))
     }
 }
@@ -396,6 +418,38 @@ impl<R: Read + Seek> TsFileReader<R> {
             }
         }
         Ok(AlignedGroup { time, values })
+    }
+
+    /// Can the scanners read column `c` of `device`? Its chunk in the
+    /// first group that has one is checked (type, encoding), nothing
+    /// decoded. `Ok` for a column without any chunk.
+    pub fn aligned_column_readable(&mut self, device: &AlignedDevice, c: usize) -> Result<(), ReadError> {
+        let Some(g) = device
+            .groups
+            .iter()
+            .position(|g| g.value_chunks.get(c).is_some_and(Option::is_some))
+        else {
+            return Ok(());
+        };
+        let group = self.read_group(device, g, &[c])?;
+        let kernel = group.kernel_group()?;
+        // A filter no time meets: the kernel checks every involved chunk's
+        // type and encoding, then skips every page.
+        let nothing = k::Request {
+            filter: k::Filter {
+                time: Some(k::TimeFilter::In(Vec::new())),
+                field: None,
+            },
+            offset: 0,
+            limit: None,
+            columns: vec![c],
+            block_rows: 1,
+        };
+        let out = k::scan(&kernel, &nothing, k::ScanOptions::default());
+        match out.result {
+            Err(e) if e.kind == k::ErrorKind::Unsupported => Err(group.kernel_error(&e)),
+            _ => Ok(()),
+        }
     }
 
     /// Scan `device` with the kernel scanner (see the module's notes).

@@ -9,3 +9,4 @@ pub mod junit;
 pub mod run;
 pub mod subjects;
 pub mod tsfile;
+pub mod tsfile_scan;

@@ -443,6 +443,16 @@ pub fn check_bytes(name: &str, bytes: &[u8], options: &Options) -> Report {
 
 /// Check `paths` (files, or directories searched for `*.tsfile`).
 pub fn check_files(paths: &[PathBuf], options: &Options) -> Result<Report, String> {
+    let files = tsfile_paths(paths)?;
+    Ok(with_checker(options, |c| {
+        for f in &files {
+            c.file(f);
+        }
+    }))
+}
+
+/// The files `paths` name: files as given, directories' `*.tsfile` sorted.
+pub fn tsfile_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     let mut files = Vec::new();
     for p in paths {
         if p.is_dir() {
@@ -460,9 +470,5 @@ pub fn check_files(paths: &[PathBuf], options: &Options) -> Result<Report, Strin
     if files.is_empty() {
         return Err("no TsFile given".into());
     }
-    Ok(with_checker(options, |c| {
-        for f in &files {
-            c.file(f);
-        }
-    }))
+    Ok(files)
 }
