@@ -586,6 +586,7 @@ fn across_groups_with<R: Read + Seek, B>(
             t.boundary_row_by_row += p.boundary_row_by_row;
             t.pages_in_place += p.pages_in_place;
             t.pages_not_reached += p.pages_not_reached;
+            t.pages_offset_skipped += p.pages_offset_skipped;
             t.plan.extend(p.plan);
         }
     }

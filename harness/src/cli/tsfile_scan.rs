@@ -75,8 +75,14 @@ impl DeviceReport {
         let p = &st.pages;
         let _ = writeln!(
             s,
-            "  pages: skipped {}, full pass {} (decoded in place {}), boundary bulk-copied {}, boundary row by row {}, not reached {}",
-            p.pages_skipped, p.pages_full_pass, p.pages_in_place, p.boundary_bulk, p.boundary_row_by_row, p.pages_not_reached
+            "  pages: skipped {}, dropped by the offset {}, full pass {} (decoded in place {}), boundary bulk-copied {}, boundary row by row {}, not reached {}",
+            p.pages_skipped,
+            p.pages_offset_skipped,
+            p.pages_full_pass,
+            p.pages_in_place,
+            p.boundary_bulk,
+            p.boundary_row_by_row,
+            p.pages_not_reached
         );
         let timings: Vec<String> = self.timings.iter().map(|(n, ms)| format!("{n} {ms:.2} ms")).collect();
         let _ = writeln!(s, "  rows: {}  ({})", self.rows, timings.join(", "));
@@ -326,7 +332,9 @@ mod tests {
     use super::*;
 
     fn fixture(name: &str) -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tsfile/tests/fixtures").join(name)
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../tsfile/tests/fixtures")
+            .join(name)
     }
 
     fn args(filter: &str) -> ScanArgs {
@@ -352,7 +360,10 @@ mod tests {
             assert!(r.disagreements.is_empty(), "{}", r.text());
             assert_eq!(r.columns, ["f0", "f1", "f2", "f4"], "{}", r.text());
             // RLBE and SPRINTZ columns are left out, by name.
-            assert_eq!(r.left_out.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(), ["f3", "f5"]);
+            assert_eq!(
+                r.left_out.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(),
+                ["f3", "f5"]
+            );
             assert!(r.rows > 100 && r.sample.len() == 3, "{}", r.text());
             assert_eq!(r.timings.len(), 3);
         }
@@ -369,10 +380,14 @@ mod tests {
         assert_eq!(r.filter, "time > 687759290627 and time <= 687759390627 and f1 = false");
         assert!(r.text().contains("every implementation agreed"));
         // A bad filter or name is an error, not a scan.
-        assert!(scan_files(std::slice::from_ref(&file), &args("f9 > 1")).unwrap_err().contains("f9"));
+        assert!(scan_files(std::slice::from_ref(&file), &args("f9 > 1"))
+            .unwrap_err()
+            .contains("f9"));
         let mut unknown = args("");
         unknown.devices = vec!["tb.nope".into()];
-        assert!(scan_files(&[file], &unknown).unwrap_err().contains("no device `tb.nope`"));
+        assert!(scan_files(&[file], &unknown)
+            .unwrap_err()
+            .contains("no device `tb.nope`"));
     }
 
     #[test]
@@ -381,13 +396,20 @@ mod tests {
         let mut reader = TsFileReader::open(&file).unwrap();
         let device = reader.metadata().unwrap().devices[0].0.clone();
         let layout = reader.aligned_device(&device).unwrap();
-        let names: Vec<(String, u8)> = layout.columns.iter().map(|c| (c.name.clone(), c.data_type.id())).collect();
+        let names: Vec<(String, u8)> = layout
+            .columns
+            .iter()
+            .map(|c| (c.name.clone(), c.data_type.id()))
+            .collect();
         let parsed = parse_filter("time >= 687759290627 and f2 is not null", &names).unwrap();
         let q = request(&args(""), &parsed, &[0, 1, 2, 4]);
         let group = reader.read_group(&layout, 0, &[0, 1, 2, 4]).unwrap();
         let input = group_input(&group, &q);
         let bytes = family::canonical_input(&input);
-        assert_eq!(<AlignedInput as crate::engine::Parse>::parse(&bytes), Some(input.clone()));
+        assert_eq!(
+            <AlignedInput as crate::engine::Parse>::parse(&bytes),
+            Some(input.clone())
+        );
         let from_file = reader
             .scan_aligned_reference(&layout, &reference_request(&q).unwrap())
             .unwrap();
@@ -395,6 +417,9 @@ mod tests {
         let want: Vec<Block> = from_file.blocks.iter().map(Block::from_reference).collect();
         assert!(!want.is_empty());
         assert_eq!(scanned.blocks, want);
-        assert_eq!(family::kernel_scan(&input, k::ScanOptions::default()).unwrap().blocks, want);
+        assert_eq!(
+            family::kernel_scan(&input, k::ScanOptions::default()).unwrap().blocks,
+            want
+        );
     }
 }

@@ -138,6 +138,8 @@ fn plan_rules(case: &Scenario, options: k::ScanOptions, out: &k::ScanOutput) -> 
     // or negation. One interval is checked on the page's own times below.
     let syntactically_contiguous = q.filter.time.as_ref().is_none_or(|f| !discrete_or_negated(f));
     let mut at = 0;
+    // Rows matching the time filter in the pages before this one.
+    let mut matched_before = 0u64;
     for (p, &n) in case.page_sizes.iter().enumerate() {
         let times = &case.times[at..at + n];
         at += n;
@@ -145,7 +147,17 @@ fn plan_rules(case: &Scenario, options: k::ScanOptions, out: &k::ScanOutput) -> 
         let first = times.iter().position(|&t| matches(t));
         let last = times.iter().rposition(|&t| matches(t));
         let fail = |why: &str| Err(format!("page {p} {action:?}: {why}; times {times:?}"));
+        let all_match = times.iter().all(|&t| matches(t));
+        let inside_offset = matched_before + n as u64 <= q.offset;
+        matched_before += times.iter().filter(|&&t| matches(t)).count() as u64;
+        let offset_may_drop = options.offset_pushdown && !field && all_match && inside_offset;
         match *action {
+            k::PageAction::OffsetSkip if !offset_may_drop => {
+                return fail("dropped by the offset, not wholly inside it or not allowed")
+            }
+            k::PageAction::FullPass { .. } if offset_may_drop => {
+                return fail("decoded a full-pass page the offset drops whole")
+            }
             k::PageAction::Skip if first.is_some() => return fail("skipped a page with matching rows"),
             k::PageAction::NoMatch if first.is_some() => return fail("no match on a page with matching rows"),
             k::PageAction::FullPass { in_place } => {
@@ -193,6 +205,7 @@ fn plan_rules(case: &Scenario, options: k::ScanOptions, out: &k::ScanOutput) -> 
         s.boundary_row_by_row,
         s.pages_in_place,
         s.pages_not_reached,
+        s.pages_offset_skipped,
     );
     let expected = (
         count(|a| matches!(a, k::PageAction::Skip | k::PageAction::NoMatch)),
@@ -201,6 +214,7 @@ fn plan_rules(case: &Scenario, options: k::ScanOptions, out: &k::ScanOutput) -> 
         count(|a| matches!(a, k::PageAction::Boundary { bulk: false, .. })),
         count(|a| matches!(a, k::PageAction::FullPass { in_place: true })),
         count(|a| matches!(a, k::PageAction::NotReached)),
+        count(|a| matches!(a, k::PageAction::OffsetSkip)),
     );
     if counts != expected {
         return Err(format!("counters {counts:?} but plan {expected:?}"));
@@ -359,7 +373,7 @@ fn plans_of_known_scans() {
 /// could not fail on them.
 #[test]
 fn generator_reaches_every_plan_class() {
-    let mut seen = [0usize; 8];
+    let mut seen = [0usize; 9];
     for seed in 0..400 {
         let input = gen_case(seed).input();
         let (g, q) = (kernel_group(&input).unwrap(), kernel_request(&input.request).unwrap());
@@ -375,6 +389,7 @@ fn generator_reaches_every_plan_class() {
             s.pages_not_reached > 0,
             blocks > 1,
             s.plan.contains(&k::PageAction::NoMatch),
+            s.pages_offset_skipped > 0,
         ]
         .into_iter()
         .enumerate()

@@ -419,7 +419,7 @@ fn unread_of(stats: &k::ScanStats) -> Unread {
             .iter()
             .enumerate()
             .filter_map(|(p, a)| match a {
-                k::PageAction::Skip | k::PageAction::NotReached => Some((p as u64, 0)),
+                k::PageAction::Skip | k::PageAction::NotReached | k::PageAction::OffsetSkip => Some((p as u64, 0)),
                 k::PageAction::NoMatch => Some((p as u64, 1)),
                 k::PageAction::FullPass { .. } | k::PageAction::Boundary { .. } => None,
             })

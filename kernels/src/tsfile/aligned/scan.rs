@@ -44,6 +44,7 @@ pub fn scan_with(group: &Group<'_>, request: &Request, options: ScanOptions, cod
         boundary_row_by_row: count(|a| matches!(a, PageAction::Boundary { bulk: false, .. })),
         pages_in_place: count(|a| matches!(a, PageAction::FullPass { in_place: true })),
         pages_not_reached: count(|a| matches!(a, PageAction::NotReached)),
+        pages_offset_skipped: count(|a| matches!(a, PageAction::OffsetSkip)),
         plan,
     };
     ScanOutput { result, stats }
@@ -170,8 +171,14 @@ fn run<'a>(
             plan.push(PageAction::Skip);
             continue;
         }
-        // Provisional: the page is being decoded (an error leaves it so).
         let covered = page.has_statistics && time_plan.set.covers(page.start, page.end);
+        // Every row matches and the offset drops them all: the statistics'
+        // count is trusted, as their range is for skipping.
+        if covered && options.offset_pushdown && field.is_none() && sink.drop_whole(page.count) {
+            plan.push(PageAction::OffsetSkip);
+            continue;
+        }
+        // Provisional: the page is being decoded (an error leaves it so).
         plan.push(if covered {
             PageAction::FullPass { in_place: false }
         } else {
@@ -416,6 +423,15 @@ impl Sink {
             times: Vec::with_capacity(capacity),
             columns: types.iter().map(|&t| Column::with_capacity(t, capacity)).collect(),
         }
+    }
+    /// Drop `rows` rows for the offset if it swallows them all.
+    fn drop_whole(&mut self, rows: u32) -> bool {
+        let rows = u64::from(rows);
+        if rows > 0 && rows <= self.to_skip {
+            self.to_skip -= rows;
+            return true;
+        }
+        false
     }
     /// The limit is reached: nothing more will be returned.
     fn done(&self) -> bool {

@@ -383,3 +383,53 @@ fn binary_statistics_are_as_long_as_their_type_writes_them() {
     let err = page::directory(&text, ChunkId::Value(0), Some(ColumnType::String), false, true).unwrap_err();
     assert_eq!((err.kind, err.offset), (ErrorKind::TruncatedHeader, text.len() - 1));
 }
+
+#[test]
+fn pages_the_offset_swallows_whole_are_not_decoded() {
+    let (t, v) = chunks();
+    let g = group(&t, &v);
+    use PageAction::*;
+    for offset in [0u64, 7, 8, 16, 17, 39, 40, 41] {
+        let mut r = request(None, 100);
+        r.offset = offset;
+        let out = scan(&g, &r, ScanOptions::default());
+        assert_eq!(rows(&out), expected(|t| t >= offset as i64), "offset {offset}");
+        let whole = (offset / 8).min(5) as usize;
+        assert_eq!(out.stats.pages_offset_skipped, whole, "offset {offset}");
+        assert!(out.stats.plan[..whole].iter().all(|a| *a == OffsetSkip));
+        let baseline = scan(&g, &r, ScanOptions::baseline());
+        assert_eq!(rows(&baseline), rows(&out));
+        assert_eq!(baseline.stats.pages_offset_skipped, 0);
+    }
+    // Only full-pass pages, and never under a FIELD filter.
+    let mut r = request(Some(TimeFilter::GtEq(4)), 100);
+    r.offset = 12;
+    let out = scan(&g, &r, ScanOptions::default());
+    assert_eq!(rows(&out), expected(|t| t >= 16));
+    assert_eq!(
+        out.stats.plan[..2],
+        [
+            Boundary {
+                row_begin: 4,
+                row_end: 8,
+                bulk: true
+            },
+            OffsetSkip
+        ]
+    );
+    r.filter.field = Some(FieldFilter {
+        column: 1,
+        op: FieldOp::IsNull,
+    });
+    let out = scan(&g, &r, ScanOptions::default());
+    assert_eq!(out.stats.pages_offset_skipped, 0);
+    // A lying count is trusted like a lying range: the page is not read.
+    let (mut t, v) = chunks();
+    t[2] = 9; // page 0's count: 8 -> 9
+    let g = group(&t, &v);
+    let mut r = request(None, 100);
+    r.offset = 9;
+    let out = scan(&g, &r, ScanOptions::default());
+    assert_eq!(out.stats.plan[0], OffsetSkip);
+    assert_eq!(rows(&out), expected(|t| t >= 8));
+}
