@@ -7,6 +7,9 @@ decodes the files and must get the same values back.
 
     generate.py --out DIR [--seed N] [--files N] [--max-rows N]
                 [--all] [--matrix] [--read-back] [--page-points N]
+                [--queries N]
+    generate.py --out tsfile/tests/fixtures --scan-fixtures
+    generate.py --inspect FILE...
 
 Each file is either non-aligned (tree model: per-series encoding and
 compression) or aligned (table model: one encoding per data type and one
@@ -15,12 +18,72 @@ random walk, full range and edge values (int MIN/MAX/0/+-1, NaN, +-inf, -0.0,
 subnormals, the GORILLA terminators). Page sizes vary from a few points to
 thousands, so pages hit block and run boundaries.
 
-JSON values: integers for BOOLEAN (0/1), INT32, INT64; the IEEE bit pattern
-as an unsigned integer for FLOAT and DOUBLE (so NaNs compare exactly); hex
-for TEXT; null for a null cell.
+JSON values: integers for BOOLEAN (0/1), INT32, INT64 (and TIMESTAMP; DATE
+as the stored yyyymmdd integer); the IEEE bit pattern as an unsigned integer
+for FLOAT and DOUBLE (so NaNs compare exactly); hex for TEXT (and STRING,
+BLOB); null for a null cell.
+
+--queries N: for every table-model file (write_table; --matrix and the tree
+files are tree model, --large is left out) also run N filtered queries
+through the official reader and write them beside the file as
+`<file>.queries.json`:
+
+    {"file": "gen-7-001.tsfile", "table": "tb", "library": "2.5.0",
+     "columns": {"f0": 2, "f1": 5},          # every FIELD column: type id
+     "queries": [{"kind": "in_page", "api": "query_table",
+                  "columns": ["f1", "f0"], "start": 5, "end": 9,
+                  "offset": null, "limit": null,
+                  "devices": {"tb.dev0": [[5, "6162", 7], [6, null, 8]]},
+                  "order": ["tb.dev0"]}]}
+
+`start` and `end` are inclusive; `offset` / `limit` (null: none /
+unlimited) skip / keep rows over the whole answer, across devices, after
+the time filter. `devices` holds, per device with a row in the answer
+("table.tag"), its rows [time, cell of each of `columns`]; `order` the
+order the devices come in. The reader returns one device's rows after
+another, devices in the order of their ids, each device's rows in time
+order, and a row wherever the device has a time in the window, whatever
+its selected cells hold. `devices` / `order` are the rows of the same
+columns over every time (one query_table call), cut to the window and to
+offset / limit; every answer of the official reader is held to them, and
+where it differs (a bug of the library's with nulls in BOOLEAN columns,
+see build_queries) the query also has `official`: {"devices": ...,
+"order": ...} as the reader returned them.
+
+`api` names the call: `query_table` (Python: time range),
+`query_table_by_row` (Python: offset / limit over every time, so start /
+end are the i64 extremes) or `tsfile_reader_query_table` (the library's C
+API through ctypes: time range and offset / limit, which the Python
+binding does not take together). `kind` names the case the window was
+made for: in_page, across_pages, across_chunks, exact, off_by_one,
+everything, before, after, gap, point, extreme, inverted (start > end:
+empty). The queries draw on a random stream of their own: the files and
+their .json are the same with or without --queries.
+
+--scan-fixtures writes the committed scan fixtures (fixed seed
+SCAN_SEED, SCAN_QUERIES queries each): `scan-<compression>-<n>.tsfile`,
+its `.json` with the official read-back and its `.queries.json`. Each is
+one table written in several batches with a flush after each round (a
+chunk group per batch, so several per device), small pages (several per
+chunk) beside batches of one page, nulls (sparse, page-aligned runs that
+make all-null pages, whole batches, all-null rows) and every data type
+the table writer takes. After writing, the script parses the files' chunk
+and page headers and fails unless the set has all that. Regenerate with
+
+    /opt/crossdec-venv/bin/python ci/tsfile/generate.py \
+        --out tsfile/tests/fixtures --scan-fixtures
+
+(the official writer is deterministic: same library, same bytes).
+--inspect prints a file's chunk groups, chunk headers and pages.
+
+The official Python reader hands TEXT / STRING / BLOB values back cut at
+the first NUL byte, so the generated values hold none.
 """
 
 import argparse
+import ctypes
+import datetime
+import importlib.metadata
 import json
 import os
 import random
@@ -89,7 +152,7 @@ def series(rng, dtype, n, tree=False):
     and the tree model's row records refuse non-finite FLOAT values (`tree`),
     so the series keep to what the library can store."""
     shape = rng.choice(["constant", "monotone", "walk", "full", "edges"])
-    if dtype in (DT.INT32, DT.INT64):
+    if dtype in (DT.INT32, DT.INT64, DT.TIMESTAMP):
         lo, hi = I32 if dtype == DT.INT32 else I64
         step = rng.choice([1, 10, 1000, 2**20, 2**40])
         v = rng.randint(-1000, 1000) * (rng.choice([1, hi // 1000]))
@@ -147,6 +210,34 @@ def series(rng, dtype, n, tree=False):
                 cur = not cur
             out.append(cur)
         return out
+    if dtype == DT.DATE:
+        # The writer takes years 1000 to 9999.
+        lo, hi = datetime.date(1000, 1, 1).toordinal(), datetime.date(9999, 12, 31).toordinal()
+        d = rng.randint(datetime.date(1900, 1, 1).toordinal(), datetime.date(2100, 1, 1).toordinal())
+        out = []
+        for _ in range(n):
+            if shape == "monotone":
+                d = min(hi, d + rng.randint(0, 40))
+            elif shape == "walk":
+                d = max(lo, min(hi, d + rng.randint(-40, 40)))
+            elif shape == "full":
+                d = rng.randint(lo, hi)
+            elif shape == "edges":
+                d = rng.choice([lo, lo + 1, hi - 1, hi, datetime.date(1970, 1, 1).toordinal(),
+                                datetime.date(2000, 2, 29).toordinal(), datetime.date(2024, 12, 31).toordinal()])
+            out.append(datetime.date.fromordinal(d))
+        return out
+    if dtype == DT.BLOB:
+        # No NUL byte: the Python reader cuts values at the first one.
+        if shape == "constant":
+            b = bytes(rng.randint(1, 255) for _ in range(rng.randint(0, 8)))
+            return [b] * n
+        return [bytes(rng.randint(1, 255) for _ in range(rng.randint(0, 16))) for _ in range(n)]
+    if dtype == DT.STRING:
+        chars = "abcxyz019-_ \u00e9\u00fc\u6f22\u5b57\U0001f600"
+        if shape == "constant":
+            return ["".join(rng.choice(chars) for _ in range(rng.randint(0, 6)))] * n
+        return ["".join(rng.choice(chars) for _ in range(rng.randint(0, 12))) for _ in range(n)]
     # TEXT
     if shape == "constant":
         s = "".join(rng.choice("abcxyz") for _ in range(rng.randint(0, 10)))
@@ -159,12 +250,17 @@ def to_json(dtype, v):
         return None
     if dtype == DT.BOOLEAN:
         return int(v)
-    if dtype in (DT.INT32, DT.INT64):
+    if dtype in (DT.INT32, DT.INT64, DT.TIMESTAMP):
         return v
+    if dtype == DT.DATE:
+        # As the file stores it: an INT32 yyyymmdd.
+        return v.year * 10000 + v.month * 100 + v.day if isinstance(v, datetime.date) else v
     if dtype == DT.FLOAT:
         return f32_bits(v)
     if dtype == DT.DOUBLE:
         return f64_bits(v)
+    if isinstance(v, bytes):
+        return v.hex()
     return v.encode().hex()
 
 
@@ -239,10 +335,13 @@ def write_table(rng, path, max_rows):
                            + [t.ColumnSchema(name, dtype, t.ColumnCategory.FIELD) for name, dtype in fields])
     w.register_table(schema)
     meta = {"model": "table", "page_points": page_points, "series": []}
+    # What --queries builds its windows from (not written to the JSON).
+    meta["_layout"] = {"table": "tb", "fields": fields, "devices": {}}
     for d in range(rng.randint(1, 3)):
         device = f"dev{d}"
         n = rng.randint(1, max_rows)
         times = timestamps(rng, n)
+        meta["_layout"]["devices"][device] = {"times": times, "chunks": [(0, n)]}
         tab = t.Tablet(["id"] + [name for name, _ in fields], [DT.STRING] + [dtype for _, dtype in fields], n)
         tab.set_table_name("tb")
         cols = {}
@@ -344,9 +443,8 @@ def read_back(path, meta):
             if rs.is_null_by_name(s["measurement"]):
                 v = None
             else:
+                # to_json writes bytes and str alike, as hex of their bytes.
                 v = rs.get_value_by_name(s["measurement"])
-                if isinstance(v, bytes):
-                    v = v.decode()
             if v is None and meta["model"] == "tree":
                 continue
             got.append([time, to_json(dtype, v)])
@@ -358,9 +456,686 @@ def read_back(path, meta):
     r.close()
 
 
+def library_version():
+    try:
+        return importlib.metadata.version("tsfile")
+    except importlib.metadata.PackageNotFoundError:
+        return getattr(t, "__version__", None) or "2.5"
+
+
+# --- Chunk groups, chunk headers and pages as written (--inspect, and the
+# scan fixtures' checks). Follows tsfile/src/chunk.rs. ---
+
+def _uvarint(b, i):
+    r = shift = 0
+    while True:
+        x = b[i]
+        i += 1
+        r |= (x & 0x7F) << shift
+        shift += 7
+        if not x & 0x80:
+            return r, i
+
+
+def _var_string(b, i):
+    u, i = _uvarint(b, i)
+    n = (u >> 1) ^ -(u & 1)
+    if n < 0:
+        return None, i
+    return b[i:i + n].decode(), i + n
+
+
+# Bytes of the typed part of page statistics, after count, start and end time
+# (TEXT: 2, STRING: 4 length-prefixed strings instead).
+_STAT_WIDTH = {0: 10, 1: 24, 9: 24, 2: 40, 8: 40, 3: 24, 4: 40, 6: 0, 10: 0}
+
+
+def chunk_layout(path):
+    """The chunk groups of a TsFile in file order: per group the device's
+    segments and its chunks; per chunk its marker, measurement ("" for an
+    aligned time column), type, compression and encoding ids and its pages:
+    per page the row count of its statistics, "empty" for an all-null
+    aligned value page (no body), None for the page of a one-page chunk
+    (which has no statistics)."""
+    with open(path, "rb") as f:
+        b = f.read()
+    if b[:6] != b"TsFile":
+        raise ValueError(f"{path}: not a TsFile")
+    i, groups = 7, []
+    while True:
+        m = b[i]
+        i += 1
+        if m == 0x00:
+            n, i = _uvarint(b, i)
+            segments = []
+            for _ in range(n):
+                seg, i = _var_string(b, i)
+                segments.append(seg)
+            groups.append({"device": segments, "chunks": []})
+        elif m in (0x01, 0x05, 0x41, 0x45, 0x81, 0x85):
+            name, i = _var_string(b, i)
+            size, i = _uvarint(b, i)
+            dtype, comp, enc = b[i], b[i + 1], b[i + 2]
+            i += 3
+            end, pages = i + size, []
+            while i < end:
+                uncompressed, i = _uvarint(b, i)
+                if m & 0x40 and uncompressed == 0:
+                    pages.append("empty")
+                    continue
+                compressed, i = _uvarint(b, i)
+                count = None
+                if not m & 0x04:
+                    count, i = _uvarint(b, i)
+                    i += 16
+                    if dtype in _STAT_WIDTH:
+                        i += _STAT_WIDTH[dtype]
+                    else:
+                        for _ in range(2 if dtype == 5 else 4):
+                            i += 4 + struct.unpack(">i", b[i:i + 4])[0]
+                i += compressed
+                pages.append(count)
+            if i != end:
+                raise ValueError(f"{path}: the pages of chunk {name!r} overrun its data")
+            groups[-1]["chunks"].append({"marker": m, "measurement": name, "dtype": dtype, "compression": comp,
+                                         "encoding": enc, "pages": pages})
+        elif m == 0x04:
+            i += 16  # operation index range
+        elif m == 0x02:
+            return groups
+        else:
+            raise ValueError(f"{path}: unknown marker {m:#x} at {i - 1}")
+
+
+def _id_name(enum, value):
+    try:
+        return enum(value).name
+    except ValueError:
+        return {6: "VECTOR"}.get(value, str(value)) if enum is DT else str(value)
+
+
+def print_layout(path):
+    print(f"{path}:")
+    for g in chunk_layout(path):
+        print(f"  chunk group {'.'.join(str(s) for s in g['device'])}")
+        for c in g["chunks"]:
+            kind = {0x80: "time", 0x40: "value"}.get(c["marker"] & 0xC0, "series")
+            one = "one-page" if c["marker"] & 0x04 else f"{len(c['pages'])} pages"
+            print(f"    {kind:6} {c['measurement'] or '-':8} {_id_name(DT, c['dtype']):9} "
+                  f"{_id_name(ENC, c['encoding']):9} {_id_name(COMP, c['compression']):12} {one}: "
+                  f"{', '.join('-' if p is None else str(p) for p in c['pages'])}")
+
+
+# --- Filtered queries through the official reader (--queries, --scan-fixtures) ---
+
+class CReader:
+    """The C API of the library the package ships (libtsfile.so), through
+    ctypes: its `tsfile_reader_query_table` takes a time range together
+    with offset / limit, which no method of the Python reader does
+    (`query_table` has the time range, `query_table_by_row` offset / limit).
+    `open` gives None where the library or the function is missing."""
+
+    GETTER = {DT.BOOLEAN: "bool", DT.INT32: "int32_t", DT.DATE: "int32_t", DT.INT64: "int64_t",
+              DT.TIMESTAMP: "int64_t", DT.FLOAT: "float", DT.DOUBLE: "double"}
+
+    @classmethod
+    def open(cls, path):
+        try:
+            return cls(path)
+        except (OSError, AttributeError) as e:
+            print(f"tsfile generator: no C query API ({e}): offset / limit only without a time range",
+                  file=sys.stderr)
+            return None
+
+    def __init__(self, path):
+        c = ctypes
+        lib = c.CDLL(os.path.join(os.path.dirname(t.__file__), "libtsfile.so"))
+        libc = c.CDLL(None)
+        vp, err_p = c.c_void_p, c.POINTER(c.c_int32)
+        lib.tsfile_reader_new.restype = vp
+        lib.tsfile_reader_new.argtypes = [c.c_char_p, err_p]
+        lib.tsfile_reader_close.restype = c.c_int32
+        lib.tsfile_reader_close.argtypes = [vp]
+        lib.tsfile_reader_query_table.restype = vp
+        lib.tsfile_reader_query_table.argtypes = [vp, c.c_char_p, c.POINTER(c.c_char_p), c.c_uint32, c.c_int64,
+                                                  c.c_int64, c.c_int, c.c_int, vp, c.c_int, err_p]
+        lib.tsfile_result_set_next.restype = c.c_bool
+        lib.tsfile_result_set_next.argtypes = [vp, err_p]
+        lib.tsfile_result_set_is_null_by_index.restype = c.c_bool
+        lib.tsfile_result_set_is_null_by_index.argtypes = [vp, c.c_uint32]
+        self.get = {}
+        for name, ctype in [("bool", c.c_bool), ("int32_t", c.c_int32), ("int64_t", c.c_int64),
+                            ("float", c.c_float), ("double", c.c_double)]:
+            f = getattr(lib, "tsfile_result_set_get_value_by_index_" + name)
+            f.restype, f.argtypes = ctype, [vp, c.c_uint32]
+            self.get[name] = f
+        lib.tsfile_result_set_get_value_by_index_binary.restype = c.c_int32
+        lib.tsfile_result_set_get_value_by_index_binary.argtypes = [
+            vp, c.c_uint32, c.POINTER(c.POINTER(c.c_uint8)), c.POINTER(c.c_uint32)]
+        lib.free_tsfile_result_set.restype = None
+        lib.free_tsfile_result_set.argtypes = [c.POINTER(vp)]
+        libc.free.restype = None
+        libc.free.argtypes = [vp]
+        self.lib, self.libc = lib, libc
+        err = c.c_int32(0)
+        self.reader = lib.tsfile_reader_new(path.encode(), c.byref(err))
+        if not self.reader or err.value:
+            raise OSError(f"tsfile_reader_new({path}): error {err.value}")
+
+    def _bytes(self, rs, k):
+        p, n = ctypes.POINTER(ctypes.c_uint8)(), ctypes.c_uint32(0)
+        e = self.lib.tsfile_result_set_get_value_by_index_binary(rs, k, ctypes.byref(p), ctypes.byref(n))
+        if e:
+            raise RuntimeError(f"tsfile_result_set_get_value_by_index_binary: error {e}")
+        v = ctypes.string_at(p, n.value) if n.value else b""
+        if p:
+            self.libc.free(ctypes.cast(p, ctypes.c_void_p))
+        return v
+
+    def query(self, table, names, fields, start, end, offset, limit, with_tag):
+        arr = (ctypes.c_char_p * len(names))(*[n.encode() for n in names])
+        err = ctypes.c_int32(0)
+        rs = self.lib.tsfile_reader_query_table(self.reader, table.encode(), arr, len(names), start, end, offset,
+                                                -1 if limit is None else limit, None, 0, ctypes.byref(err))
+        if not rs or err.value:
+            raise RuntimeError(f"tsfile_reader_query_table: error {err.value}")
+        rows = []
+        try:
+            while self.lib.tsfile_result_set_next(rs, ctypes.byref(err)):
+                row = [self._bytes(rs, 2).decode() if with_tag else None, self.get["int64_t"](rs, 1)]
+                for k, (_, dtype) in enumerate(fields, start=3 if with_tag else 2):
+                    if self.lib.tsfile_result_set_is_null_by_index(rs, k):
+                        row.append(None)
+                    elif dtype in self.GETTER:
+                        row.append(to_json(dtype, self.get[self.GETTER[dtype]](rs, k)))
+                    else:
+                        row.append(to_json(dtype, self._bytes(rs, k)))
+                rows.append(tuple(row))
+            if err.value:
+                raise RuntimeError(f"tsfile_result_set_next: error {err.value}")
+        finally:
+            self.lib.free_tsfile_result_set(ctypes.byref(ctypes.c_void_p(rs)))
+        return rows
+
+    def close(self):
+        self.lib.tsfile_reader_close(self.reader)
+
+
+class Official:
+    """The official reader on one table of one file."""
+
+    def __init__(self, path, table, tag="id"):
+        self.path, self.table, self.tag = path, table, tag
+        self.py = t.TsFileReader(path)
+        self.c = CReader.open(path)
+
+    def run(self, api, fields, start, end, offset, limit, with_tag=True):
+        """Rows (tag or None, time, cell of each field as JSON) in the
+        order the reader returns them."""
+        names = ([self.tag] if with_tag else []) + [name for name, _ in fields]
+        if api == "tsfile_reader_query_table":
+            return self.c.query(self.table, names, fields, start, end, offset or 0, limit, with_tag)
+        if api == "query_table":
+            rs = self.py.query_table(self.table, names, start, end)
+        else:
+            rs = self.py.query_table_by_row(self.table, names, offset or 0, -1 if limit is None else limit)
+        got = list(rs.get_result_column_info())
+        if got != ["time"] + names:
+            raise RuntimeError(f"{api}: result columns {got}, asked for {names}")
+        rows = []
+        while rs.next():
+            row = [rs.get_value_by_index(2) if with_tag else None, rs.get_value_by_index(1)]
+            for k, (_, dtype) in enumerate(fields, start=3 if with_tag else 2):
+                row.append(None if rs.is_null_by_index(k) else to_json(dtype, rs.get_value_by_index(k)))
+            rows.append(tuple(row))
+        rs.close()
+        return rows
+
+    def close(self):
+        if self.c:
+            self.c.close()
+        self.py.close()
+
+
+QUERY_KINDS = ["in_page", "across_pages", "across_chunks", "exact", "off_by_one", "everything", "before", "after",
+               "gap", "point", "extreme", "inverted"]
+
+# Windows that usually hold rows, for the queries with offset / limit.
+PAGED_KINDS = ["in_page", "across_pages", "across_chunks", "exact", "off_by_one", "everything", "extreme"]
+
+
+def _clamp(x):
+    return max(I64[0], min(I64[1], x))
+
+
+def query_window(rng, kind, devices, page_points):
+    """(kind, start, end): a window of `kind` over `devices` ({tag:
+    {"times": every time in order, "chunks": [(first row, end row) of each
+    chunk group]}}), or of the kind it falls back to where the data has no
+    such window."""
+    while True:
+        window = _window(rng, kind, devices, page_points)
+        if not isinstance(window, str):
+            return (kind, *window)
+        kind = window
+
+
+def _window(rng, kind, devices, page_points):
+    """(start, end), or the kind to fall back to."""
+    devs = [d for d in devices.values() if d["times"]]
+    union = sorted({x for d in devs for x in d["times"]})
+    first, last = union[0], union[-1]
+    gaps = [(a, b) for a, b in zip(union, union[1:]) if b - a >= 2]
+    d = rng.choice(devs)
+    times = d["times"]
+
+    def pages(dev):
+        return [[(k, min(hi, k + page_points)) for k in range(lo, hi, page_points)] for lo, hi in dev["chunks"]]
+
+    if kind == "in_page":
+        a, b = rng.choice([p for chunk in pages(d) for p in chunk])
+        i = rng.randint(a, b - 1)
+        j = rng.randint(i, b - 1)
+        start, end = times[i], times[j]
+        if rng.random() < 0.4:
+            # Widened to just after the row before and just before the row after.
+            start = times[i - 1] + 1 if i > 0 else _clamp(start - 1)
+            end = times[j + 1] - 1 if j + 1 < len(times) else _clamp(end + 1)
+        return start, end
+    if kind == "across_pages":
+        chunks = [(dev, chunk) for dev in devs for chunk in pages(dev) if len(chunk) >= 2]
+        if not chunks:
+            return "exact"
+        dev, chunk = rng.choice(chunks)
+        k = rng.randrange(len(chunk) - 1)
+        m = rng.randint(k + 1, len(chunk) - 1)
+        i = rng.randint(chunk[k][0], chunk[k][1] - 1)
+        j = rng.randint(chunk[m][0], chunk[m][1] - 1)
+        return dev["times"][i], dev["times"][j]
+    if kind == "across_chunks":
+        multi = [dev for dev in devs if len(dev["chunks"]) >= 2]
+        if not multi:
+            return "across_pages"
+        dev = rng.choice(multi)
+        c = rng.randrange(len(dev["chunks"]) - 1)
+        e = rng.randint(c + 1, len(dev["chunks"]) - 1)
+        i = rng.randint(dev["chunks"][c][0], dev["chunks"][c][1] - 1)
+        j = rng.randint(dev["chunks"][e][0], dev["chunks"][e][1] - 1)
+        return dev["times"][i], dev["times"][j]
+    if kind == "exact":
+        if rng.random() < 0.3:
+            return times[0], times[-1]
+        i, j = sorted(rng.choice([0, len(times) - 1, rng.randrange(len(times))]) for _ in range(2))
+        return times[i], times[j]
+    if kind == "off_by_one":
+        i, j = sorted(rng.randrange(len(times)) for _ in range(2))
+        a, b = _clamp(times[i] + rng.choice([-1, 1])), _clamp(times[j] + rng.choice([-1, 1]))
+        return min(a, b), max(a, b)
+    if kind == "everything":
+        return rng.choice([I64, (first, last), (_clamp(first - 1), _clamp(last + 1))])
+    if kind == "before":
+        if first == I64[0]:
+            return "after" if last < I64[1] else "gap"
+        end = first - 1
+        return rng.choice([I64[0], max(I64[0], first - rng.randint(1, 1000)), end]), end
+    if kind == "after":
+        if last == I64[1]:
+            return "before" if first > I64[0] else "gap"
+        start = last + 1
+        return start, rng.choice([I64[1], min(I64[1], last + rng.randint(1, 1000)), start])
+    if kind == "gap":
+        if not gaps:
+            return "before" if first > I64[0] else "after"
+        a, b = rng.choice(gaps)
+        if rng.random() < 0.5:
+            return a + 1, b - 1
+        s = rng.randint(a + 1, b - 1)
+        return s, rng.randint(s, b - 1)
+    if kind == "point":
+        if rng.random() < 0.7:
+            x = rng.choice(times)
+        elif gaps:
+            a, b = rng.choice(gaps)
+            x = rng.randint(a + 1, b - 1)
+        else:
+            x = first - 1 if first > I64[0] else _clamp(last + 1)
+        return x, x
+    if kind == "extreme":
+        return rng.choice([(I64[0], I64[0]), (I64[1], I64[1]), (I64[0], rng.choice(times)),
+                           (rng.choice(times), I64[1]), I64])
+    if kind == "inverted":
+        x = rng.choice(times)
+        return (x, x - 1) if x > I64[0] else (x + 1, x)
+    raise ValueError(kind)
+
+
+def pick_columns(rng, fields, mode):
+    """Field columns in a random order: one, all or some."""
+    if mode == "one" or len(fields) == 1:
+        return [rng.choice(fields)]
+    if mode == "all":
+        cols = list(fields)
+        if rng.random() < 0.7:
+            rng.shuffle(cols)
+        return cols
+    return rng.sample(fields, rng.randint(2, len(fields)))
+
+
+def pick_offset_limit(rng, total):
+    """Mostly inside the answer; sometimes 0, past the end or unlimited."""
+    while True:
+        offset = rng.choices([0, 1, rng.randint(0, total), total, total + 2], [2, 2, 4, 1, 1])[0]
+        limit = rng.choices([None, 0, 1, rng.randint(1, max(1, total)), total + 3], [3, 1, 2, 4, 1])[0]
+        if (offset, limit) != (0, None):
+            return offset, limit
+
+
+def _by_device(table, rows, strict=True):
+    """{"devices": {"table.tag": [[time, cells...], ...]}, "order": [...]}."""
+    devices, order = {}, []
+    for tag, *row in rows:
+        name = f"{table}.{tag}"
+        if name not in devices:
+            devices[name] = []
+            order.append(name)
+        elif order[-1] != name and strict:
+            raise RuntimeError(f"the rows of {name} do not come together")
+        devices[name].append(row)
+    return {"devices": devices, "order": order}
+
+
+def build_queries(rng, layout, page_points, n, official):
+    """`n` queries over the file `official` reads: about one in four with
+    offset / limit (the first of those through query_table_by_row, over
+    every time; the others through the C API, with a window), the rest
+    with a time range only, their windows of every kind in turn.
+
+    Every answer is held to the rows of the same columns over every time
+    (one query_table call), cut to the window and then to offset / limit.
+    Where the official reader's answer differs, `devices` / `order` hold
+    the cut rows and `official` what the reader returned. That happens
+    (tsfile 2.5.0) when the window lies inside the time span of a page of
+    a device but holds none of its rows, and a BOOLEAN column asked for
+    has nulls in that page: the reader returns the page's rows where that
+    column is null, outside the window, with every cell null."""
+    fields, table = layout["fields"], layout["table"]
+    paged = max(1, n // 4) if n >= 4 else 0
+    plain = n - paged
+    kinds = []
+    while len(kinds) < plain:
+        more = list(QUERY_KINDS)
+        rng.shuffle(more)
+        kinds += more
+    specs = [(kind, "query_table") for kind in kinds[:plain]]
+    if paged:
+        specs.append(("everything", "query_table_by_row"))
+        c_api = "tsfile_reader_query_table" if official.c else "query_table_by_row"
+        specs += [(rng.choice(PAGED_KINDS), c_api) for _ in range(paged - 1)]
+    modes = (["one", "all"] + [rng.choice(["one", "all", "some", "some"]) for _ in range(n)])[:n]
+    rng.shuffle(specs)
+    rng.shuffle(modes)
+    queries = []
+    for (kind, api), mode in zip(specs, modes):
+        cols = pick_columns(rng, fields, mode)
+        everything = official.run("query_table", cols, *I64, None, None)
+        for _ in range(8):
+            # A window with rows to page through, if the data has one.
+            if api == "query_table_by_row":
+                got_kind, (start, end) = "everything", I64
+            else:
+                got_kind, start, end = query_window(rng, kind, layout["devices"], page_points)
+            rows = [r for r in everything if start <= r[1] <= end]
+            if api == "query_table" or len(rows) >= 2:
+                break
+        kind = got_kind
+        offset = limit = None
+        if api != "query_table":
+            offset, limit = pick_offset_limit(rng, len(rows))
+            rows = rows[offset:] if limit is None else rows[offset:offset + limit]
+        got = official.run(api, cols, start, end, offset, limit)
+        bare = official.run(api, cols, start, end, offset, limit, with_tag=False)
+        if [r[1:] for r in bare] != [r[1:] for r in got]:
+            raise RuntimeError(f"{api} [{start}, {end}]: other rows without the tag column")
+        query = {"kind": kind, "api": api, "columns": [name for name, _ in cols], "start": start, "end": end,
+                 "offset": offset, "limit": limit, **_by_device(table, rows)}
+        if got != rows:
+            query["official"] = _by_device(table, got, strict=False)
+            print(f"tsfile generator: {official.path}: {api} {query['columns']} [{start}, {end}] offset {offset} "
+                  f"limit {limit}: the official reader returned {len(got)} rows, the answer has {len(rows)}",
+                  file=sys.stderr)
+        queries.append(query)
+    return queries
+
+
+def write_queries(path, layout, page_points, n, rng):
+    """`<path>.queries.json`: `n` filtered queries and what the official
+    reader returned for them."""
+    official = Official(path, layout["table"])
+    try:
+        queries = build_queries(rng, layout, page_points, n, official)
+    finally:
+        official.close()
+    doc = {"file": os.path.basename(path), "table": layout["table"], "library": library_version(),
+           "columns": {name: int(dtype) for name, dtype in layout["fields"]}, "queries": queries}
+    with open(path + ".queries.json", "w") as f:
+        json.dump(doc, f)
+    return doc
+
+
+# --- The committed scan fixtures (--scan-fixtures) ---
+
+SCAN_SEED = 20250601
+SCAN_QUERIES = 16
+SCAN_TYPES = [DT.BOOLEAN, DT.INT32, DT.INT64, DT.FLOAT, DT.DOUBLE, DT.TEXT, DT.STRING, DT.DATE, DT.TIMESTAMP, DT.BLOB]
+# The writer's config key for each type's encoding, and the type whose
+# encodings it takes (DATE is stored as INT32, TIMESTAMP as INT64).
+SCAN_ENCODING_KEY = {DT.BOOLEAN: "boolean", DT.INT32: "int32", DT.DATE: "int32", DT.INT64: "int64",
+                     DT.TIMESTAMP: "int64", DT.FLOAT: "float", DT.DOUBLE: "double", DT.TEXT: "string",
+                     DT.STRING: "string", DT.BLOB: "string"}
+SCAN_KEY_TYPE = {"boolean": DT.BOOLEAN, "int32": DT.INT32, "int64": DT.INT64, "float": DT.FLOAT,
+                 "double": DT.DOUBLE, "string": DT.TEXT}
+# What the table writer refuses ("invalid argument") of its key's encodings.
+SCAN_REFUSED = {DT.DATE: {ENC.ZIGZAG, ENC.SPRINTZ}, DT.TIMESTAMP: {ENC.ZIGZAG, ENC.SPRINTZ}, DT.BLOB: {ENC.DICTIONARY}}
+# Per file: compression, points per page, field types, and per device (tag)
+# the rows of each batch; a flush after each round of batches makes each
+# batch a chunk group. The device "edge" has times at the i64 extremes.
+SCAN_FIXTURES = [
+    (COMP.UNCOMPRESSED, 2, SCAN_TYPES, {"b": [5, 2, 9], "a": [12], "c": [1, 4, 3]}),
+    (COMP.LZ4, 7, [DT.INT64, DT.DOUBLE, DT.TEXT, DT.BOOLEAN, DT.DATE],
+     {"dev2": [30, 7, 3], "dev10": [50], "dev1": [7, 8], "edge": [9, 8]}),
+    (COMP.SNAPPY, 64, [DT.INT32, DT.FLOAT, DT.STRING, DT.TIMESTAMP], {"s1": [150, 64], "s0": [20, 70]}),
+    (COMP.ZSTD, 129, [DT.INT64, DT.FLOAT, DT.BLOB, DT.BOOLEAN], {"z": [300], "y": [129, 130, 5]}),
+    (COMP.GZIP, 10000, [DT.DOUBLE, DT.INT32, DT.TEXT, DT.DATE, DT.STRING], {"g0": [40, 40], "g1": [25], "g2": [3, 3, 3]}),
+    (COMP.LZO, 3, [DT.INT32, DT.INT64, DT.BOOLEAN, DT.TIMESTAMP, DT.BLOB], {"l1": [10, 3, 20], "l0": [6]}),
+    (COMP.LZMA2, 8, [DT.FLOAT, DT.DOUBLE, DT.TEXT, DT.INT32], {"m": [17, 8, 40], "n": [9]}),
+]
+EDGE_TIMES = [I64[0], I64[0] + 1, I64[0] + 2, I64[0] + 1000, -(2**62), -10, -1, 0, 1,
+              5, 1000, 2**40, 2**62, I64[1] - 1000, I64[1] - 2, I64[1] - 1, I64[1]]
+
+
+def scan_times(rng, sizes):
+    """Increasing times in batches of `sizes`: steady steps, some jitter,
+    sometimes a jump between batches."""
+    cur = rng.choice([0, 1000, rng.randint(-5000, 5000)])
+    step = rng.choice([1, 1, 3, 10])
+    out = []
+    for size in sizes:
+        batch = []
+        for _ in range(size):
+            batch.append(cur)
+            cur += step + (rng.randint(1, 2 * step) if rng.random() < 0.3 else 0)
+        out.append(batch)
+        if rng.random() < 0.5:
+            cur += rng.randint(50, 500)
+    return out
+
+
+def scan_nulls(rng, sizes, page_points):
+    """Which rows of one column of one device are null."""
+    pattern = rng.choices(["none", "sparse", "half", "pages", "batch", "all"], [2, 2, 1, 4, 1, 0.3])[0]
+    out = []
+    whole = rng.randrange(len(sizes))
+    for b, size in enumerate(sizes):
+        if pattern == "pages":
+            # Runs over whole pages: all-null pages.
+            for k in range(0, size, page_points):
+                p = 1.0 if rng.random() < 0.4 else 0.15
+                out += [rng.random() < p for _ in range(min(page_points, size - k))]
+        elif pattern == "batch":
+            out += [b == whole or rng.random() < 0.1 for _ in range(size)]
+        else:
+            p = {"none": 0.0, "sparse": 0.1, "half": 0.5, "all": 1.0}[pattern]
+            out += [rng.random() < p for _ in range(size)]
+    return out
+
+
+def write_scan(rng, path, comp, page_points, types, batches):
+    """One table written in batches (a flush after each round, so a chunk
+    group per batch); returns the JSON metadata and the layout --queries
+    takes."""
+    w = t.TsFileWriter(path)
+    key_enc = {}
+    for key, base in SCAN_KEY_TYPE.items():
+        refused = set().union(*(SCAN_REFUSED.get(dtype, set()) for dtype in types if SCAN_ENCODING_KEY[dtype] == key))
+        key_enc[key] = rng.choice([enc for enc in ALL_ENCODINGS[base] if enc not in refused])
+    cfg = {
+        "page_writer_max_point_num_": page_points,
+        "time_encoding_type_": ENC.TS_2DIFF,
+        "time_compress_type_": comp,
+        "default_compression_type_": comp,
+    }
+    cfg.update({key + "_encoding_type_": enc for key, enc in key_enc.items()})
+    t.set_tsfile_config(cfg)
+    fields = [(f"f{k}", dtype) for k, dtype in enumerate(types)]
+    w.register_table(t.TableSchema("tb", [t.ColumnSchema("id", DT.STRING, t.ColumnCategory.TAG)]
+                                   + [t.ColumnSchema(name, dtype, t.ColumnCategory.FIELD) for name, dtype in fields]))
+    layout = {"table": "tb", "fields": fields, "devices": {}}
+    data = {}
+    for tag, sizes in batches.items():
+        if tag == "edge":
+            times, at = [], 0
+            for size in sizes:
+                times.append(EDGE_TIMES[at:at + size])
+                at += size
+        else:
+            times = scan_times(rng, sizes)
+        times = [x for batch in times for x in batch]
+        n = len(times)
+        bounds, at = [], 0
+        for size in sizes:
+            bounds.append((at, at + size))
+            at += size
+        cols = {}
+        for name, dtype in fields:
+            nulls = scan_nulls(rng, sizes, page_points)
+            cols[name] = [None if null else v for v, null in zip(series(rng, dtype, n), nulls)]
+        for i in range(n):
+            if rng.random() < 0.04:  # a row of nulls only
+                for name, _ in fields:
+                    cols[name][i] = None
+        data[tag] = (times, bounds, cols)
+        layout["devices"][tag] = {"times": times, "chunks": bounds}
+    for r in range(max(len(sizes) for sizes in batches.values())):
+        tags = [tag for tag in batches if r < len(batches[tag])]
+        rng.shuffle(tags)
+        for tag in tags:
+            times, bounds, cols = data[tag]
+            lo, hi = bounds[r]
+            tab = t.Tablet(["id"] + [name for name, _ in fields], [DT.STRING] + list(types), hi - lo)
+            tab.set_table_name("tb")
+            for i in range(lo, hi):
+                tab.add_timestamp(i - lo, times[i])
+                tab.add_value_by_name("id", i - lo, tag)
+                for name, _ in fields:
+                    if cols[name][i] is not None:
+                        tab.add_value_by_name(name, i - lo, cols[name][i])
+            w.write_table(tab)
+        w.flush()
+    w.close()
+    meta = {"model": "table", "page_points": page_points, "series": []}
+    for tag, (times, _, cols) in data.items():
+        for name, dtype in fields:
+            meta["series"].append({"device": f"tb.{tag}", "measurement": name, "dtype": int(dtype),
+                                   "encoding": int(key_enc[SCAN_ENCODING_KEY[dtype]]), "compression": int(comp),
+                                   "points": [[times[i], to_json(dtype, cols[name][i])] for i in range(len(times))]})
+    return meta, layout
+
+
+def check_scan(path, meta, layout, page_points, seen):
+    """Hold a scan fixture's chunk headers to what was asked for (types,
+    encodings, compression, a chunk group per batch) and count what the
+    set must have in `seen`."""
+    want = {(s["device"], s["measurement"]): (s["dtype"], s["encoding"], s["compression"]) for s in meta["series"]}
+    groups = {}
+    for g in chunk_layout(path):
+        tag = g["device"][1]
+        time_chunk = g["chunks"][0]
+        if time_chunk["marker"] & 0xC0 != 0x80:
+            raise RuntimeError(f"{path}: chunk group of {tag} does not start with a time chunk")
+        groups.setdefault(tag, []).append(time_chunk["pages"])
+        for c in g["chunks"]:
+            if c["marker"] & 0x04:
+                seen["one-page chunks"] += 1
+            elif len(c["pages"]) >= 2:
+                seen["chunks of several pages"] += 1
+            if c["marker"] & 0xC0 == 0x80:
+                if c["compression"] != meta["series"][0]["compression"]:
+                    raise RuntimeError(f"{path}: time chunk of {tag} compressed with {c['compression']}")
+                continue
+            got = (c["dtype"], c["encoding"], c["compression"])
+            if want.get((f"tb.{tag}", c["measurement"])) != got:
+                raise RuntimeError(f"{path}: {tag}.{c['measurement']} written as {got}, asked for "
+                                   f"{want.get((f'tb.{tag}', c['measurement']))}")
+            seen["types"].add(DT(c["dtype"]).name)
+            seen["compressions"].add(COMP(c["compression"]).name)
+            if "empty" in c["pages"]:
+                seen["all-null pages"] += c["pages"].count("empty")
+    for tag, dev in layout["devices"].items():
+        sizes = [hi - lo for lo, hi in dev["chunks"]]
+        pages = groups.get(tag, [])
+        if len(pages) != len(sizes):
+            raise RuntimeError(f"{path}: {tag} has {len(pages)} chunk groups, {len(sizes)} batches written")
+        for size, p in zip(sizes, pages):
+            rows = size if p == [None] else sum(p)
+            if rows != size or (p == [None]) != (size <= page_points):
+                raise RuntimeError(f"{path}: {tag}: a chunk of pages {p} for a batch of {size} rows")
+        if len(sizes) >= 2:
+            seen["devices with several chunk groups"] += 1
+
+
+def scan_fixtures(out):
+    seen = {"types": set(), "compressions": set(), "one-page chunks": 0, "chunks of several pages": 0,
+            "all-null pages": 0, "devices with several chunk groups": 0}
+    total = 0
+    for i, (comp, page_points, types, batches) in enumerate(SCAN_FIXTURES):
+        path = os.path.join(out, f"scan-{comp.name.lower()}-{i}.tsfile")
+        if os.path.exists(path):
+            os.remove(path)
+        meta, layout = write_scan(random.Random(SCAN_SEED * 1000 + i), path, comp, page_points, types, batches)
+        meta["seed"] = SCAN_SEED
+        meta["index"] = i
+        meta["library"] = library_version()
+        check_scan(path, meta, layout, page_points, seen)
+        doc = write_queries(path, layout, page_points, SCAN_QUERIES, random.Random(SCAN_SEED * 1000 + 500 + i))
+        read_back(path, meta)
+        with open(path + ".json", "w") as f:
+            json.dump(meta, f)
+        sizes = [os.path.getsize(p) for p in (path, path + ".json", path + ".queries.json")]
+        total += sum(sizes)
+        rows = sum(len(r) for q in doc["queries"] for r in q["devices"].values())
+        print(f"{os.path.basename(path)}: {sizes[0]} + {sizes[1]} + {sizes[2]} bytes, "
+              f"{len(doc['queries'])} queries, {rows} rows returned", file=sys.stderr)
+    print(f"scan fixtures: {total} bytes; {seen}", file=sys.stderr)
+    missing = {dt.name for dt in SCAN_TYPES} - seen["types"]
+    missing |= {"UNCOMPRESSED", "SNAPPY", "LZ4", "ZSTD", "GZIP"} - seen["compressions"]
+    missing |= {k for k, v in seen.items() if v == 0}
+    if missing:
+        raise RuntimeError(f"the scan fixtures lack {sorted(missing)}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", required=True)
+    ap.add_argument("--out", help="directory to write into (required but for --inspect)")
     ap.add_argument("--seed", type=int, default=random.SystemRandom().randrange(2**32))
     ap.add_argument("--files", type=int, default=8)
     ap.add_argument("--max-rows", type=int, default=1500)
@@ -373,7 +1148,23 @@ def main():
                     help="also write large.tsfile: N rows in one page (above 2^20 reaches past the old caps)")
     ap.add_argument("--matrix", action="store_true",
                     help="one file per compression, each with every type x encoding the writer accepts")
+    ap.add_argument("--queries", type=int, default=0, metavar="N",
+                    help="also run N filtered queries on every table-model file (<file>.queries.json)")
+    ap.add_argument("--scan-fixtures", action="store_true",
+                    help="write the committed scan fixtures (scan-*.tsfile, fixed seed) and nothing else")
+    ap.add_argument("--inspect", nargs="+", metavar="FILE",
+                    help="print the chunk groups, chunks and pages of FILEs and exit")
     args = ap.parse_args()
+    if args.inspect:
+        for path in args.inspect:
+            print_layout(path)
+        return
+    if not args.out:
+        ap.error("the following arguments are required: --out")
+    if args.scan_fixtures:
+        os.makedirs(args.out, exist_ok=True)
+        scan_fixtures(args.out)
+        return
     global ENCODINGS, COMPRESSIONS, PAGE_POINTS
     if args.all:
         ENCODINGS, COMPRESSIONS = ALL_ENCODINGS, ALL_COMPRESSIONS
@@ -386,12 +1177,16 @@ def main():
         rng = random.Random(args.seed * 1000 + i)
         name = f"matrix-{ALL_COMPRESSIONS[i].name.lower()}" if args.matrix else f"gen-{args.seed}-{i:03d}"
         path = os.path.join(args.out, name + ".tsfile")
-        if os.path.exists(path):
-            os.remove(path)
+        for stale in (path, path + ".queries.json"):
+            if os.path.exists(stale):
+                os.remove(stale)
         if args.matrix:
             meta = write_matrix(rng, path, ALL_COMPRESSIONS[i], args.max_rows)
         else:
             meta = (write_tree if i % 2 == 0 else write_table)(rng, path, args.max_rows)
+        layout = meta.pop("_layout", None)
+        if args.queries and layout is not None:
+            write_queries(path, layout, meta["page_points"], args.queries, random.Random(f"queries-{args.seed}-{i}"))
         meta["seed"] = args.seed
         meta["index"] = i
         meta["library"] = getattr(t, "__version__", "2.5")

@@ -44,6 +44,8 @@ mod reader;
 pub mod types;
 #[cfg(feature = "verify")]
 pub mod verify;
+#[cfg(feature = "verify")]
+pub mod verify_queries;
 
 pub use aligned::{AlignedColumn, AlignedDevice, AlignedGroup, Codecs, DeviceScan, DeviceStats, GroupLocation};
 pub use chunk::{ChunkHeader, ChunkKind, Page, PageBody, PageStatistics};

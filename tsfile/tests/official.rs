@@ -63,3 +63,33 @@ fn committed_fixtures_match_the_official_reader() {
     }
     assert!(total.points > 10_000 && total.nulls > 100, "{total:?}");
 }
+
+/// Filtered scans of the committed scan fixtures (`generate.py
+/// --scan-fixtures`: table-model files of every data type and several
+/// compressions, pages of 2 to 10,000 points, devices of several chunk
+/// groups, one-page chunks, all-null pages, times at the i64 extremes),
+/// each query held to the official reader's answer.
+#[test]
+fn filtered_scans_match_the_official_readers_queries() {
+    use crossdec_tsfile::verify_queries::{verify_queries, QueriesVerified};
+    let mut total = QueriesVerified::default();
+    let mut files = 0;
+    for path in fixtures() {
+        let queries = path.with_extension("tsfile.queries.json");
+        let Ok(json) = std::fs::read_to_string(&queries) else { continue };
+        let seen = verify_queries(&path, &json).unwrap_or_else(|e| panic!("{e}"));
+        total.queries += seen.queries;
+        total.rows += seen.rows;
+        total.official_wrong += seen.official_wrong;
+        total.groups_pruned += seen.groups_pruned;
+        total.pages_offset_skipped += seen.pages_offset_skipped;
+        files += 1;
+    }
+    assert!(files >= 7, "scan fixtures with queries: {files}");
+    assert!(total.queries >= 100 && total.rows > 2_000, "{total:?}");
+    // The queries reach the scan's shortcuts, and the answers the
+    // official reader got wrong are among them (the corrected answers are
+    // what the scans are held to).
+    assert!(total.groups_pruned > 0 && total.pages_offset_skipped > 0, "{total:?}");
+    assert!(total.official_wrong > 0, "{total:?}");
+}

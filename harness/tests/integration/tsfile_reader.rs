@@ -178,6 +178,8 @@ fn fresh_files_of_every_encoding_and_a_large_page_match_the_official_reader() {
             "--read-back",
             "--large",
             "1100000",
+            "--queries",
+            "12",
         ])
         .status()
         .expect("run the generator");
@@ -200,6 +202,18 @@ fn fresh_files_of_every_encoding_and_a_large_page_match_the_official_reader() {
         total.add(&by_reference);
     }
     assert!(total.points > 1_100_000, "seed {seed}: {total:?}");
+    // Filtered scans of the table-model files, held to the official
+    // reader's answers to the same queries.
+    let mut queries = 0;
+    for path in &files {
+        let Ok(json) = std::fs::read_to_string(path.with_extension("tsfile.queries.json")) else {
+            continue;
+        };
+        let seen = crossdec_tsfile::verify_queries::verify_queries(path, &json)
+            .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        queries += seen.queries;
+    }
+    assert!(queries >= 24, "seed {seed}: {queries} queries");
     // And every page through every kernel, as `crossdec tsfile` does.
     let report = check_files(std::slice::from_ref(&dir), &Options::new(dir.join("repro"))).unwrap();
     assert!(
