@@ -181,6 +181,9 @@ fn kernel_encoding(e: Encoding) -> Option<k::Encoding> {
         Encoding::Zigzag => k::Encoding::Zigzag,
         Encoding::Chimp => k::Encoding::Chimp,
         Encoding::Dictionary => k::Encoding::Dictionary,
+        Encoding::Sprintz => k::Encoding::Sprintz,
+        Encoding::Rlbe => k::Encoding::Rlbe,
+        Encoding::Camel => k::Encoding::Camel,
         _ => return None,
     })
 }
@@ -194,6 +197,9 @@ fn reference_encoding(e: Encoding) -> Option<r::Encoding> {
         Encoding::Zigzag => r::Encoding::Zigzag,
         Encoding::Chimp => r::Encoding::Chimp,
         Encoding::Dictionary => r::Encoding::Dictionary,
+        Encoding::Sprintz => r::Encoding::Sprintz,
+        Encoding::Rlbe => r::Encoding::Rlbe,
+        Encoding::Camel => r::Encoding::Camel,
         _ => return None,
     })
 }

@@ -13,8 +13,8 @@ use crate::engine::Outcome;
 /// TsFile's data type ids, in the order of `ColumnType`'s variants.
 pub const TYPE_IDS: [u8; 10] = [0, 1, 2, 3, 4, 8, 9, 5, 11, 10];
 /// TsFile's encoding ids: PLAIN, TS_2DIFF, GORILLA, RLE, ZIGZAG, CHIMP,
-/// DICTIONARY.
-pub const ENCODING_IDS: [u8; 7] = [0, 4, 8, 2, 9, 11, 1];
+/// DICTIONARY, SPRINTZ, RLBE, CAMEL.
+pub const ENCODING_IDS: [u8; 10] = [0, 4, 8, 2, 9, 11, 1, 12, 13, 14];
 
 const R_TYPES: [r::ColumnType; 10] = [
     r::ColumnType::Boolean,
@@ -40,7 +40,7 @@ const K_TYPES: [k::ColumnType; 10] = [
     k::ColumnType::String,
     k::ColumnType::Blob,
 ];
-const R_ENCODINGS: [r::Encoding; 7] = [
+const R_ENCODINGS: [r::Encoding; 10] = [
     r::Encoding::Plain,
     r::Encoding::Ts2Diff,
     r::Encoding::Gorilla,
@@ -48,8 +48,11 @@ const R_ENCODINGS: [r::Encoding; 7] = [
     r::Encoding::Zigzag,
     r::Encoding::Chimp,
     r::Encoding::Dictionary,
+    r::Encoding::Sprintz,
+    r::Encoding::Rlbe,
+    r::Encoding::Camel,
 ];
-const K_ENCODINGS: [k::Encoding; 7] = [
+const K_ENCODINGS: [k::Encoding; 10] = [
     k::Encoding::Plain,
     k::Encoding::Ts2Diff,
     k::Encoding::Gorilla,
@@ -57,6 +60,9 @@ const K_ENCODINGS: [k::Encoding; 7] = [
     k::Encoding::Zigzag,
     k::Encoding::Chimp,
     k::Encoding::Dictionary,
+    k::Encoding::Sprintz,
+    k::Encoding::Rlbe,
+    k::Encoding::Camel,
 ];
 
 /// Page decompression for both scanners: the streaming reader's codecs
@@ -369,7 +375,7 @@ impl Fault {
         };
         Fault {
             kind,
-            detail: detail.to_string(),
+            detail: Some(detail.to_string()),
             chunk: match e.chunk {
                 r::ChunkId::Time => -1,
                 r::ChunkId::Value(i) => i as i64,
@@ -399,7 +405,7 @@ impl Fault {
         };
         Fault {
             kind,
-            detail: detail.to_string(),
+            detail: Some(detail.to_string()),
             chunk: match e.chunk {
                 k::ChunkId::Time => -1,
                 k::ChunkId::Value(i) => i as i64,
@@ -478,7 +484,7 @@ pub fn scanned_through_arrow(input: &AlignedInput, out: &k::ScanOutput) -> Outco
     for block in blocks {
         let batch = block.to_record_batch(&schema).map_err(|e| Fault {
             kind: 200,
-            detail: e.to_string(),
+            detail: Some(e.to_string()),
             ..Fault::default()
         })?;
         let times = batch

@@ -157,6 +157,122 @@ pub fn gen_value(rng: &mut CaseRng, t: r::ColumnType) -> r::Value {
     }
 }
 
+/// A float value as an `f64` (0 for a NaN or an infinity).
+fn finite(v: Option<&r::Value>) -> f64 {
+    let x = match v {
+        Some(r::Value::F32(b)) => f32::from_bits(*b) as f64,
+        Some(r::Value::F64(b)) => f64::from_bits(*b),
+        _ => 0.0,
+    };
+    if x.is_finite() {
+        x
+    } else {
+        0.0
+    }
+}
+
+fn float_value(t: r::ColumnType, v: f64) -> r::Value {
+    match t {
+        r::ColumnType::Float => r::Value::F32((v as f32).to_bits()),
+        _ => r::Value::F64(v.to_bits()),
+    }
+}
+
+/// A FLOAT / DOUBLE value for TS_2DIFF (maxPointNumber 2): hundredths (the
+/// scaled form), a step from the previous value, a value too large to
+/// scale (the rounded form), or one stored raw (infinities, NaN, beyond the
+/// integer range), so pages mix the three forms.
+fn gen_scaled(rng: &mut CaseRng, t: r::ColumnType, prev: Option<&r::Value>) -> r::Value {
+    let float = t == r::ColumnType::Float;
+    let v = match rng.gen_range(0..8u32) {
+        0..=2 => rng.gen_range(-100_000..100_000i64) as f64 / 100.0,
+        3 => finite(prev) + rng.gen_range(-500..500i64) as f64 / 100.0,
+        // Above i32::MAX / 100 (FLOAT) or i64::MAX / 100 (DOUBLE) once
+        // scaled, not above the integer range itself.
+        4 if float => rng.gen_range(22_000_000..2_000_000_000i64) as f64,
+        4 => rng.gen_range(100_000_000_000_000_000..9_000_000_000_000_000_000i64) as f64,
+        5 => pick(
+            rng,
+            &[
+                f64::INFINITY,
+                f64::NEG_INFINITY,
+                f64::NAN,
+                if float { 3.0e38 } else { 1.0e300 },
+                -1.0e30,
+            ],
+        ),
+        _ => return gen_value(rng, t),
+    };
+    float_value(t, v)
+}
+
+/// A DOUBLE value for CAMEL: few decimals (its decimal form), a small step
+/// from the previous value, zeros, values that take the XOR form (too many
+/// digits, tiny, infinite), or any value of the type.
+fn gen_decimal(rng: &mut CaseRng, prev: Option<&r::Value>) -> r::Value {
+    let v = match rng.gen_range(0..8u32) {
+        0..=3 => {
+            let d = rng.gen_range(0..5i32);
+            rng.gen_range(-10_000_000..10_000_000i64) as f64 / 10f64.powi(d)
+        }
+        4 => {
+            let d = rng.gen_range(0..4i32);
+            finite(prev) + rng.gen_range(-100..100i64) as f64 / 10f64.powi(d)
+        }
+        5 => pick(
+            rng,
+            &[0.0, -0.0, 1.0 / 3.0, 123_456_789_012.5, 1.0e-12, -2.0e15, f64::INFINITY],
+        ),
+        _ => return gen_value(rng, r::ColumnType::Double),
+    };
+    float_value(r::ColumnType::Double, v)
+}
+
+/// Bit widths of the steps [`gen_step`] takes.
+const STEP_WIDTHS: [u32; 5] = [0, 3, 12, 24, 40];
+/// A column's own step width: 2^40 twice as likely.
+const COLUMN_STEP_WIDTHS: [u32; 6] = [0, 3, 12, 24, 40, 40];
+
+/// A value for SPRINTZ or RLBE, which code differences from the previous
+/// value (of the value's bits, for FLOAT / DOUBLE): the same again, or a
+/// step of up to 2^k — half the time k = `width`, the column's own (so
+/// RLBE has runs of one bit length, and a column of 2^40 steps has SPRINTZ
+/// INT64 / DOUBLE blocks whose predictor product passes 2^63, where the C++
+/// and Java predictors differ), else any of [`STEP_WIDTHS`] —, now and then
+/// any value of the type.
+fn gen_step(rng: &mut CaseRng, t: r::ColumnType, width: u32, prev: Option<&r::Value>) -> r::Value {
+    let Some(prev) = prev.filter(|_| rng.gen_range(0..8u32) != 0) else {
+        return gen_value(rng, t);
+    };
+    let k = if rng.gen() { width } else { pick(rng, &STEP_WIDTHS) };
+    let step = if rng.gen_range(0..6u32) == 0 {
+        0
+    } else {
+        rng.gen_range(-(1i64 << k)..=1i64 << k)
+    };
+    match prev {
+        r::Value::I32(v) => r::Value::I32(v.wrapping_add(step as i32)),
+        r::Value::I64(v) => r::Value::I64(v.wrapping_add(step)),
+        r::Value::F32(b) => r::Value::F32(b.wrapping_add(step as u32)),
+        r::Value::F64(b) => r::Value::F64(b.wrapping_add(step as u64)),
+        other => other.clone(),
+    }
+}
+
+/// A value of a column of type `t` encoded with `e` (`prev`: the column's
+/// previous non-null value; `width`: its step width): what exercises that
+/// encoding.
+fn gen_cell(rng: &mut CaseRng, t: r::ColumnType, e: r::Encoding, width: u32, prev: Option<&r::Value>) -> r::Value {
+    use r::ColumnType::*;
+    use r::Encoding::*;
+    match (t, e) {
+        (Float | Double, Ts2Diff) => gen_scaled(rng, t, prev),
+        (Double, Camel) => gen_decimal(rng, prev),
+        (_, Sprintz | Rlbe) => gen_step(rng, t, width, prev),
+        _ => gen_value(rng, t),
+    }
+}
+
 fn gen_col(rng: &mut CaseRng, n: usize) -> Column {
     use r::ColumnType::*;
     use r::Encoding::*;
@@ -166,18 +282,39 @@ fn gen_col(rng: &mut CaseRng, n: usize) -> Column {
             Boolean, Int32, Int64, Float, Double, Timestamp, Date, Text, String, Blob,
         ],
     );
+    // Every pair both scanners read (`page::supported`).
     let encodings: &[r::Encoding] = match t {
         Boolean => &[Plain, Rle],
-        Int32 | Date | Int64 | Timestamp => &[Plain, Rle, Ts2Diff, Gorilla, Zigzag, Chimp],
-        Float | Double => &[Plain, Gorilla, Chimp],
+        Int32 | Date | Int64 | Timestamp => &[Plain, Rle, Ts2Diff, Gorilla, Zigzag, Chimp, Sprintz, Rlbe],
+        Float => &[Plain, Gorilla, Chimp, Ts2Diff, Sprintz, Rlbe],
+        Double => &[Plain, Gorilla, Chimp, Ts2Diff, Sprintz, Rlbe, Camel],
         Text | String => &[Plain, Dictionary],
         Blob => &[Plain],
     };
     let e = pick(rng, encodings);
-    let null_rate = pick(rng, &[0.0, 0.3, 1.0, 0.9]);
-    let cells = (0..n)
-        .map(|_| (!rng.gen_bool(null_rate)).then(|| gen_value(rng, t)))
-        .collect();
+    // SPRINTZ and RLBE columns: fewer all-null ones, more 2^40 steps (full
+    // SPRINTZ blocks whose INT64 / DOUBLE predictions pass 2^63).
+    let stepped = matches!(e, Sprintz | Rlbe);
+    let null_rate = pick(
+        rng,
+        if stepped {
+            &[0.0, 0.3, 0.0, 0.9]
+        } else {
+            &[0.0, 0.3, 1.0, 0.9]
+        },
+    );
+    let width = pick(rng, &COLUMN_STEP_WIDTHS);
+    let mut prev: Option<r::Value> = None;
+    let mut cells = Vec::with_capacity(n);
+    for _ in 0..n {
+        if rng.gen_bool(null_rate) {
+            cells.push(None);
+        } else {
+            let v = gen_cell(rng, t, e, width, prev.as_ref());
+            prev = Some(v.clone());
+            cells.push(Some(v));
+        }
+    }
     Column {
         t,
         e,
@@ -752,4 +889,50 @@ pub fn shrink(input: &AlignedInput) -> Vec<AlignedInput> {
         });
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::case_rng;
+
+    /// Every pair both scanners read is drawn, and clean groups holding it
+    /// (every column requested, no filter) scan without error with cells of
+    /// it present: the generators exercise the pairs' decoders, not only
+    /// their refusals.
+    #[test]
+    fn every_supported_pair_is_drawn_and_read() {
+        use r::ColumnType::*;
+        let mut read = std::collections::HashSet::new();
+        for index in 0..600 {
+            let mut s = scenario(&mut case_rng(1, "tsfile-aligned", "groups", index), Knobs::default());
+            s.request = Request {
+                time: None,
+                field: None,
+                offset: 0,
+                limit: None,
+                columns: (0..s.cols.len() as u32).collect(),
+                block_rows: 1000,
+            };
+            if super::super::reference_scan(&s.input()).is_ok() {
+                for col in s.cols.iter().flatten() {
+                    if col.cells.iter().any(Option::is_some) {
+                        read.insert((col.t, col.e));
+                    }
+                }
+            }
+        }
+        use r::Encoding::*;
+        let types = [
+            Boolean, Int32, Int64, Float, Double, Timestamp, Date, Text, String, Blob,
+        ];
+        let encodings = [
+            Plain, Ts2Diff, Gorilla, Rle, Zigzag, Chimp, Dictionary, Sprintz, Rlbe, Camel,
+        ];
+        for t in types {
+            for e in encodings.into_iter().filter(|&e| r::page::supported(t, e)) {
+                assert!(read.contains(&(t, e)), "{t:?} {e:?} never drawn and read");
+            }
+        }
+    }
 }

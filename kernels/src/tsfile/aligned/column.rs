@@ -2,7 +2,9 @@
 //! and the decode of a page's non-null values into a range of one.
 
 use super::{ColumnType, Encoding, Value};
-use crate::tsfile::{chimp, dictionary, gorilla, plain, rle, ts2diff, zigzag, DecodeError, Done};
+use crate::tsfile::{
+    camel, chimp, dictionary, float_scaled, gorilla, plain, rlbe, rle, sprintz, ts2diff, zigzag, DecodeError, Done,
+};
 
 /// A column's values, one slot per row (a null row holds the type's default).
 #[derive(Debug, Clone, PartialEq)]
@@ -158,6 +160,8 @@ impl Block {
 /// Decode exactly the values of a page into `out[at..at + n]` (`out`
 /// already that long), with the kernels' page decoders. Returns how many
 /// values the page held (at most `n`: more is the decoder's TooManyValues).
+/// Where the official writers' layouts differ (SPRINTZ INT64 / DOUBLE, RLBE
+/// FLOAT / DOUBLE), the page is read as the C++ writer writes it.
 pub(crate) fn decode_into(
     t: ColumnType,
     e: Encoding,
@@ -223,6 +227,19 @@ pub(crate) fn decode_into(
             }
             done
         }
+        (Float, Encoding::Ts2Diff, Data::F32(v)) => float_scaled::ts2diff_f32_into(body, &mut v[r])?,
+        (Double, Encoding::Ts2Diff, Data::F64(v)) => float_scaled::ts2diff_f64_into(body, &mut v[r])?,
+        (Int32 | Date, Encoding::Sprintz, Data::I32(v)) => sprintz::decode_i32_into(body, &mut v[r])?,
+        (Int64 | Timestamp, Encoding::Sprintz, Data::I64(v)) => {
+            sprintz::decode_i64_into(body, sprintz::Writer::Cpp, &mut v[r])?
+        }
+        (Float, Encoding::Sprintz, Data::F32(v)) => sprintz::decode_f32_into(body, &mut v[r])?,
+        (Double, Encoding::Sprintz, Data::F64(v)) => sprintz::decode_f64_into(body, sprintz::Writer::Cpp, &mut v[r])?,
+        (Int32 | Date, Encoding::Rlbe, Data::I32(v)) => rlbe::decode_i32_into(body, &mut v[r])?,
+        (Int64 | Timestamp, Encoding::Rlbe, Data::I64(v)) => rlbe::decode_i64_into(body, &mut v[r])?,
+        (Float, Encoding::Rlbe, Data::F32(v)) => rlbe::decode_f32_into(body, rlbe::Flavour::CppBits, &mut v[r])?,
+        (Double, Encoding::Rlbe, Data::F64(v)) => rlbe::decode_f64_into(body, rlbe::Flavour::CppBits, &mut v[r])?,
+        (Double, Encoding::Camel, Data::F64(v)) => camel::decode_into(body, &mut v[r])?,
         _ => unreachable!("pairs checked by page::supported, buffers built from the type"),
     };
     Ok(done.values)

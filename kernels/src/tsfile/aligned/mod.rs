@@ -68,7 +68,8 @@ impl ColumnType {
     }
 }
 
-/// Page encodings read (others not wired in yet).
+/// Page encodings read (which types each takes: `page::supported`; RLE on
+/// FLOAT / DOUBLE, a Java-only pair, is not wired in).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Encoding {
     Plain,
@@ -78,6 +79,13 @@ pub enum Encoding {
     Zigzag,
     Chimp,
     Dictionary,
+    /// SPRINTZ; INT64 / DOUBLE pages read with the C++ writer's predictor.
+    Sprintz,
+    /// RLBE; FLOAT / DOUBLE pages read as the C++ writer writes them (the
+    /// integer RLBE of the values' bits).
+    Rlbe,
+    /// CAMEL (DOUBLE only).
+    Camel,
 }
 
 /// One chunk's page area as the file stores it.

@@ -46,6 +46,9 @@ impl Decompress for Reversed {
     }
 }
 
+/// A row: its time and the requested columns' cells.
+type Row = (i64, Vec<Option<Value>>);
+
 #[derive(Debug, Clone)]
 enum Cells {
     Int64(Vec<Option<i64>>),
@@ -129,14 +132,21 @@ impl Case {
     }
 
     /// The oracle: every row, filtered, offset, limit, blocks.
-    fn expected(&self) -> Vec<Vec<(i64, Vec<Option<Value>>)>> {
+    fn expected(&self) -> Vec<Vec<Row>> {
         let cell = |c: usize, r: usize| self.columns[c].as_ref().and_then(|col| col.cell(r));
-        let rows: Vec<(i64, Vec<Option<Value>>)> = (0..self.times.len())
+        let rows: Vec<Row> = (0..self.times.len())
             .filter(|&r| self.time.as_ref().is_none_or(|f| holds(f, self.times[r])))
-            .filter(|&r| self.field.as_ref().is_none_or(|f| field_holds(&f.op, cell(f.column, r))))
+            .filter(|&r| {
+                self.field
+                    .as_ref()
+                    .is_none_or(|f| field_holds(&f.op, cell(f.column, r)))
+            })
             .map(|r| (self.times[r], self.requested.iter().map(|&c| cell(c, r)).collect()))
             .skip(usize::try_from(self.offset).unwrap_or(usize::MAX))
-            .take(self.limit.map_or(usize::MAX, |l| usize::try_from(l).unwrap_or(usize::MAX)))
+            .take(
+                self.limit
+                    .map_or(usize::MAX, |l| usize::try_from(l).unwrap_or(usize::MAX)),
+            )
             .collect();
         rows.chunks(self.block_rows).map(<[_]>::to_vec).collect()
     }
@@ -186,8 +196,12 @@ fn field_holds(op: &FieldOp, v: Option<Value>) -> bool {
 
 /// Times from near `i64::MIN`, near `i64::MAX`, or around 0.
 fn times_strategy() -> impl Strategy<Value = (Vec<i64>, Vec<usize>)> {
-    (prop::collection::vec(1usize..=9, 0..6), 0u8..3, prop::collection::vec(1i64..4, 60)).prop_map(
-        |(page_sizes, origin, steps)| {
+    (
+        prop::collection::vec(1usize..=9, 0..6),
+        0u8..3,
+        prop::collection::vec(1i64..4, 60),
+    )
+        .prop_map(|(page_sizes, origin, steps)| {
             let n: usize = page_sizes.iter().sum();
             let mut times = Vec::with_capacity(n);
             let mut t = match origin {
@@ -200,8 +214,7 @@ fn times_strategy() -> impl Strategy<Value = (Vec<i64>, Vec<usize>)> {
                 t = t.saturating_add(steps[i % steps.len()]);
             }
             (times, page_sizes)
-        },
-    )
+        })
 }
 
 fn time_filter(times: Vec<i64>) -> impl Strategy<Value = TimeFilter> {
@@ -300,7 +313,7 @@ fn case_strategy() -> impl Strategy<Value = Case> {
     )
 }
 
-fn run(case: &Case) -> (ScanOutput, Vec<Vec<(i64, Vec<Option<Value>>)>>) {
+fn run(case: &Case) -> (ScanOutput, Vec<Vec<Row>>) {
     let (time, values) = case.chunks();
     let chunk = |data_type, data| Chunk {
         data_type,
@@ -382,4 +395,3 @@ proptest! {
         prop_assert!(case.statistics || !s.plan.contains(&PageAction::Skip));
     }
 }
-

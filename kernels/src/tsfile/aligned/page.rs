@@ -138,16 +138,20 @@ pub(crate) fn directory(
     Ok(pages)
 }
 
-/// The data type / encoding pairs the scanner reads.
+/// The data type / encoding pairs the scanner reads: every pair the C++
+/// writer (PyPI `tsfile` 2.5) accepts, DATE read as INT32 and TIMESTAMP as
+/// INT64 throughout.
 pub(crate) fn supported(t: ColumnType, e: Encoding) -> bool {
     use ColumnType::*;
     match e {
         Encoding::Plain => true,
         Encoding::Rle => matches!(t, Boolean | Int32 | Date | Int64 | Timestamp),
-        Encoding::Ts2Diff => matches!(t, Int32 | Date | Int64 | Timestamp),
-        Encoding::Gorilla | Encoding::Chimp => matches!(t, Int32 | Date | Int64 | Timestamp | Float | Double),
+        Encoding::Ts2Diff | Encoding::Gorilla | Encoding::Chimp | Encoding::Sprintz | Encoding::Rlbe => {
+            matches!(t, Int32 | Date | Int64 | Timestamp | Float | Double)
+        }
         Encoding::Zigzag => matches!(t, Int32 | Date | Int64 | Timestamp),
         Encoding::Dictionary => matches!(t, Text | String),
+        Encoding::Camel => t == Double,
     }
 }
 

@@ -39,8 +39,9 @@ pub enum ColumnType {
     Blob,
 }
 
-/// Page encodings the aligned scanner reads. Others (SPRINTZ, RLBE, CAMEL,
-/// TS_2DIFF and RLE on floats) are not wired in yet.
+/// Page encodings the aligned scanner reads (which types each takes:
+/// [`page::supported`]). RLE on FLOAT / DOUBLE (a Java-only pair) is not
+/// wired in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Encoding {
     Plain,
@@ -50,6 +51,13 @@ pub enum Encoding {
     Zigzag,
     Chimp,
     Dictionary,
+    /// SPRINTZ; INT64 / DOUBLE pages read with the C++ writer's predictor.
+    Sprintz,
+    /// RLBE; FLOAT / DOUBLE pages read as the C++ writer writes them (the
+    /// integer RLBE of the values' bits).
+    Rlbe,
+    /// CAMEL (DOUBLE only).
+    Camel,
 }
 
 /// One chunk's page area as the file stores it: page header, page body,

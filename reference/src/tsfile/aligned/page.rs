@@ -7,7 +7,7 @@
 //! chunk of one page), the body (compressed size bytes).
 
 use super::{ChunkId, ColumnType, Encoding, ErrorKind, ScanError, Value};
-use crate::tsfile::{chimp, dictionary, gorilla, plain, rle, ts2diff, zigzag};
+use crate::tsfile::{camel, chimp, dictionary, float_scaled, gorilla, plain, rlbe, rle, sprintz, ts2diff, zigzag};
 
 /// One page as its header describes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -199,16 +199,20 @@ pub fn directory(
     Ok(pages)
 }
 
-/// Is this data type / encoding pair one the scanner reads?
+/// Is this data type / encoding pair one the scanner reads? Every pair the
+/// C++ writer (PyPI `tsfile` 2.5) accepts, DATE read as INT32 and TIMESTAMP
+/// as INT64 throughout (`docs/tsfile-encodings.md`).
 pub fn supported(t: ColumnType, e: Encoding) -> bool {
     use ColumnType::*;
     match e {
         Encoding::Plain => true,
         Encoding::Rle => matches!(t, Boolean | Int32 | Date | Int64 | Timestamp),
-        Encoding::Ts2Diff => matches!(t, Int32 | Date | Int64 | Timestamp),
-        Encoding::Gorilla | Encoding::Chimp => matches!(t, Int32 | Date | Int64 | Timestamp | Float | Double),
+        Encoding::Ts2Diff | Encoding::Gorilla | Encoding::Chimp | Encoding::Sprintz | Encoding::Rlbe => {
+            matches!(t, Int32 | Date | Int64 | Timestamp | Float | Double)
+        }
         Encoding::Zigzag => matches!(t, Int32 | Date | Int64 | Timestamp),
         Encoding::Dictionary => matches!(t, Text | String),
+        Encoding::Camel => t == Double,
     }
 }
 
@@ -222,7 +226,9 @@ pub fn decode_times(body: &[u8], encoding: Encoding) -> Result<Vec<i64>, String>
     d.map(|d| d.values).map_err(|e| format!("{e:?}"))
 }
 
-/// Decode exactly `n` non-null values of a value page.
+/// Decode exactly `n` non-null values of a value page. Where the official
+/// writers' layouts differ (SPRINTZ INT64 / DOUBLE, RLBE FLOAT / DOUBLE),
+/// the page is read as the C++ writer writes it.
 pub fn decode_values(body: &[u8], t: ColumnType, e: Encoding, n: usize) -> Result<Vec<Value>, String> {
     use ColumnType::*;
     let err = |e: crate::tsfile::DecodeError| format!("{e:?}");
@@ -362,6 +368,79 @@ pub fn decode_values(body: &[u8], t: ColumnType, e: Encoding, n: usize) -> Resul
             .values
             .into_iter()
             .map(Value::Bytes)
+            .collect(),
+        // TS_2DIFF on floats: the scaled-integer wrapper (maxPointNumber
+        // and bitmaps in the page), every value to the page's end.
+        (Float, Encoding::Ts2Diff) => float_scaled::decode_f32(body, float_scaled::Inner::Ts2Diff, n)
+            .map_err(err)?
+            .values
+            .into_iter()
+            .map(|v| Value::F32(v.to_bits()))
+            .collect(),
+        (Double, Encoding::Ts2Diff) => float_scaled::decode_f64(body, float_scaled::Inner::Ts2Diff, n)
+            .map_err(err)?
+            .values
+            .into_iter()
+            .map(|v| Value::F64(v.to_bits()))
+            .collect(),
+        // SPRINTZ: blocks until the page ends; INT64 / DOUBLE with the C++
+        // predictor (128-bit product).
+        (Int32 | Date, Encoding::Sprintz) => sprintz::decode_i32(body, n)
+            .map_err(err)?
+            .values
+            .into_iter()
+            .map(Value::I32)
+            .collect(),
+        (Int64 | Timestamp, Encoding::Sprintz) => sprintz::decode_i64_from(body, sprintz::Writer::Cpp, n)
+            .map_err(err)?
+            .values
+            .into_iter()
+            .map(Value::I64)
+            .collect(),
+        (Float, Encoding::Sprintz) => sprintz::decode_f32(body, n)
+            .map_err(err)?
+            .values
+            .into_iter()
+            .map(|v| Value::F32(v.to_bits()))
+            .collect(),
+        (Double, Encoding::Sprintz) => sprintz::decode_f64_from(body, sprintz::Writer::Cpp, n)
+            .map_err(err)?
+            .values
+            .into_iter()
+            .map(|v| Value::F64(v.to_bits()))
+            .collect(),
+        // RLBE: blocks until the page ends; FLOAT / DOUBLE as the C++
+        // writer's integer RLBE of the bits.
+        (Int32 | Date, Encoding::Rlbe) => rlbe::decode_i32(body, n)
+            .map_err(err)?
+            .values
+            .into_iter()
+            .map(Value::I32)
+            .collect(),
+        (Int64 | Timestamp, Encoding::Rlbe) => rlbe::decode_i64(body, n)
+            .map_err(err)?
+            .values
+            .into_iter()
+            .map(Value::I64)
+            .collect(),
+        (Float, Encoding::Rlbe) => rlbe::decode_f32(body, rlbe::Flavour::CppBits, n)
+            .map_err(err)?
+            .values
+            .into_iter()
+            .map(|v| Value::F32(v.to_bits()))
+            .collect(),
+        (Double, Encoding::Rlbe) => rlbe::decode_f64(body, rlbe::Flavour::CppBits, n)
+            .map_err(err)?
+            .values
+            .into_iter()
+            .map(|v| Value::F64(v.to_bits()))
+            .collect(),
+        // CAMEL: blocks until the page ends.
+        (Double, Encoding::Camel) => camel::decode(body, n)
+            .map_err(err)?
+            .values
+            .into_iter()
+            .map(|v| Value::F64(v.to_bits()))
             .collect(),
         _ => unreachable!("checked by supported"),
     };

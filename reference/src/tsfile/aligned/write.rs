@@ -3,7 +3,9 @@
 //! them lie). For tests and generators.
 
 use super::{ColumnType, Encoding, Value};
-use crate::tsfile::{chimp, dictionary, gorilla, plain, rle, ts2diff, write_uvarint, zigzag};
+use crate::tsfile::{
+    camel, chimp, dictionary, float_scaled, gorilla, plain, rlbe, rle, sprintz, ts2diff, write_uvarint, zigzag,
+};
 
 /// Statistics of a page header: count, start time, end time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,7 +50,14 @@ fn write_common(out: &mut Vec<u8>, stats: Stats) {
     out.extend_from_slice(&stats.end.to_be_bytes());
 }
 
-/// Encode the non-null values of a value page.
+/// Encode the non-null values of a value page, as the C++ writer (PyPI
+/// `tsfile` 2.5) writes them where the official writers differ: RLBE
+/// FLOAT / DOUBLE as the integer RLBE of the bits, top bit of full-width
+/// values cleared; TS_2DIFF FLOAT / DOUBLE with maxPointNumber 2. SPRINTZ
+/// INT64 / DOUBLE pages are the one exception: written with Java's
+/// predictor (the only SPRINTZ encoder the reference has). Read with the
+/// C++ predictor, as the scanners do, such a page gives back the written
+/// values unless a prediction's product `alpha * delta` passes 2^63.
 pub fn values_body(t: ColumnType, e: Encoding, values: &[Value]) -> Vec<u8> {
     use ColumnType::*;
     let i32s = || {
@@ -81,6 +90,8 @@ pub fn values_body(t: ColumnType, e: Encoding, values: &[Value]) -> Vec<u8> {
             .map(|v| if let Value::F64(x) = v { *x } else { 0 })
             .collect::<Vec<u64>>()
     };
+    let floats = |bits: Vec<u32>| bits.into_iter().map(f32::from_bits).collect::<Vec<_>>();
+    let doubles = |bits: Vec<u64>| bits.into_iter().map(f64::from_bits).collect::<Vec<_>>();
     match (t, e) {
         (Int32 | Date, Encoding::Zigzag) => zigzag::encode_i32(&i32s()),
         (Int64 | Timestamp, Encoding::Zigzag) => zigzag::encode_i64(&i64s()),
@@ -93,6 +104,26 @@ pub fn values_body(t: ColumnType, e: Encoding, values: &[Value]) -> Vec<u8> {
             chimp::encode64(&v, Some(chimp::TERMINATOR_I64))
         }
         (Float, Encoding::Chimp) => chimp::encode32(&f32s(), Some(chimp::TERMINATOR_F32)),
+        (Int32 | Date, Encoding::Sprintz) => sprintz::encode_i32(&i32s()),
+        (Int64 | Timestamp, Encoding::Sprintz) => sprintz::encode_i64(&i64s()),
+        (Float, Encoding::Sprintz) => sprintz::encode_f32(&floats(f32s())),
+        (Double, Encoding::Sprintz) => sprintz::encode_f64(&doubles(f64s())),
+        (Int32 | Date, Encoding::Rlbe) => rlbe::encode_i32(&i32s(), rlbe::TopBit::Cleared),
+        (Int64 | Timestamp, Encoding::Rlbe) => rlbe::encode_i64(&i64s(), rlbe::TopBit::Cleared),
+        (Float, Encoding::Rlbe) => rlbe::encode_f32(&floats(f32s()), rlbe::Flavour::CppBits, rlbe::TopBit::Cleared),
+        (Double, Encoding::Rlbe) => rlbe::encode_f64(&doubles(f64s()), rlbe::Flavour::CppBits, rlbe::TopBit::Cleared),
+        (Double, Encoding::Camel) => camel::encode(&doubles(f64s())),
+        // maxPointNumber 2, the C++ writer's (and Java's default).
+        (Float, Encoding::Ts2Diff) => float_scaled::encode_f32(
+            &floats(f32s()),
+            float_scaled::Inner::Ts2Diff,
+            float_scaled::DEFAULT_MAX_POINT_NUMBER,
+        ),
+        (Double, Encoding::Ts2Diff) => float_scaled::encode_f64(
+            &doubles(f64s()),
+            float_scaled::Inner::Ts2Diff,
+            float_scaled::DEFAULT_MAX_POINT_NUMBER,
+        ),
         (Double, Encoding::Chimp) => chimp::encode64(&f64s(), Some(chimp::TERMINATOR_F64)),
         (Text | String | Blob, Encoding::Dictionary) => {
             let v: Vec<Vec<u8>> = values
@@ -118,9 +149,9 @@ pub fn values_body(t: ColumnType, e: Encoding, values: &[Value]) -> Vec<u8> {
         }
         (Int64 | Timestamp, _) => plain::encode_i64(&i64s()),
         (Float, Encoding::Gorilla) => gorilla::encode32(&f32s(), Some(gorilla::TERMINATOR_F32)),
-        (Float, _) => plain::encode_f32(&f32s().into_iter().map(f32::from_bits).collect::<Vec<_>>()),
+        (Float, _) => plain::encode_f32(&floats(f32s())),
         (Double, Encoding::Gorilla) => gorilla::encode64(&f64s(), Some(gorilla::TERMINATOR_F64)),
-        (Double, _) => plain::encode_f64(&f64s().into_iter().map(f64::from_bits).collect::<Vec<_>>()),
+        (Double, _) => plain::encode_f64(&doubles(f64s())),
         (Text | String | Blob, _) => {
             let v: Vec<Vec<u8>> = values
                 .iter()

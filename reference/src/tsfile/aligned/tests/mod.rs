@@ -3,6 +3,7 @@
 //! page headers and bodies, and every error with its position in the
 //! modules below.
 
+mod encodings;
 mod errors;
 mod filters;
 mod output;
