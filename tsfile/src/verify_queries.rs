@@ -155,7 +155,10 @@ pub fn verify_queries(path: &Path, queries_json: &str) -> Result<QueriesVerified
             .iter()
             .map(|c| c.as_str().unwrap_or_default())
             .collect();
-        let (start, end) = (q["start"].as_i64().ok_or("no start")?, q["end"].as_i64().ok_or("no end")?);
+        let (start, end) = (
+            q["start"].as_i64().ok_or("no start")?,
+            q["end"].as_i64().ok_or("no end")?,
+        );
         let mut offset_left = q["offset"].as_u64().unwrap_or(0);
         let mut limit_left = q["limit"].as_u64();
         // Vary the block size over the queries.
@@ -253,7 +256,10 @@ pub fn verify_queries(path: &Path, queries_json: &str) -> Result<QueriesVerified
             seen.rows += got.len();
         }
         if q["order"].as_array() != Some(&answer_order) {
-            return Err(what(format!("devices answered in order {answer_order:?}, the official reader {}", q["order"])));
+            return Err(what(format!(
+                "devices answered in order {answer_order:?}, the official reader {}",
+                q["order"]
+            )));
         }
         seen.official_wrong += usize::from(q.get("official").is_some());
         seen.queries += 1;

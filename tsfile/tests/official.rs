@@ -76,7 +76,9 @@ fn filtered_scans_match_the_official_readers_queries() {
     let mut files = 0;
     for path in fixtures() {
         let queries = path.with_extension("tsfile.queries.json");
-        let Ok(json) = std::fs::read_to_string(&queries) else { continue };
+        let Ok(json) = std::fs::read_to_string(&queries) else {
+            continue;
+        };
         let seen = verify_queries(&path, &json).unwrap_or_else(|e| panic!("{e}"));
         total.queries += seen.queries;
         total.rows += seen.rows;

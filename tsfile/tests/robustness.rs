@@ -120,9 +120,17 @@ fn every_series_read_through_the_index_equals_the_scan() {
                 series_read += 1;
             }
         }
+        // A series may have a chunk in each of several chunk groups.
+        let scanned_series: std::collections::BTreeSet<(String, String)> = scanned
+            .iter()
+            .filter_map(|i| match i {
+                Item::Column(c) => Some((c.device.to_string(), c.measurement.clone())),
+                Item::Skipped(_) => None,
+            })
+            .collect();
         assert_eq!(
             series_read,
-            columns(&scanned),
+            scanned_series.len(),
             "{name}: every scanned chunk's series is in the index"
         );
         let missing = reader.read_series(&meta.devices[0].0, "no such series", Reference::default());

@@ -358,12 +358,9 @@ mod tests {
         assert_eq!(everything.len(), 2, "two aligned devices");
         for r in &everything {
             assert!(r.disagreements.is_empty(), "{}", r.text());
-            assert_eq!(r.columns, ["f0", "f1", "f2", "f4"], "{}", r.text());
-            // RLBE and SPRINTZ columns are left out, by name.
-            assert_eq!(
-                r.left_out.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(),
-                ["f3", "f5"]
-            );
+            // Every column, RLBE FLOAT (f3) and SPRINTZ INT32 (f5) included.
+            assert_eq!(r.columns, ["f0", "f1", "f2", "f3", "f4", "f5"], "{}", r.text());
+            assert!(r.left_out.is_empty(), "{}", r.text());
             assert!(r.rows > 100 && r.sample.len() == 3, "{}", r.text());
             assert_eq!(r.timings.len(), 3);
         }
@@ -402,8 +399,8 @@ mod tests {
             .map(|c| (c.name.clone(), c.data_type.id()))
             .collect();
         let parsed = parse_filter("time >= 687759290627 and f2 is not null", &names).unwrap();
-        let q = request(&args(""), &parsed, &[0, 1, 2, 4]);
-        let group = reader.read_group(&layout, 0, &[0, 1, 2, 4]).unwrap();
+        let q = request(&args(""), &parsed, &[0, 1, 2, 3, 4, 5]);
+        let group = reader.read_group(&layout, 0, &[0, 1, 2, 3, 4, 5]).unwrap();
         let input = group_input(&group, &q);
         let bytes = family::canonical_input(&input);
         assert_eq!(
