@@ -95,6 +95,9 @@ enum Command {
         /// With --filter: rows to print per device.
         #[arg(long, default_value_t = 5)]
         print_rows: usize,
+        /// With --filter: scans per implementation; the median time is printed.
+        #[arg(long, default_value_t = 1)]
+        repeat: usize,
     },
     /// Write a seed corpus for a fuzz target from the family's generators.
     Corpus {
@@ -319,6 +322,7 @@ fn main() -> ExitCode {
             limit,
             block_rows,
             print_rows,
+            repeat,
         } => tsfile_scan_command(
             paths,
             crossdec_harness::cli::tsfile_scan::ScanArgs {
@@ -329,6 +333,7 @@ fn main() -> ExitCode {
                 limit,
                 block_rows,
                 print_rows,
+                repeat,
                 read: read_options(max_page_values, max_page_bytes),
                 repro_dir,
             },

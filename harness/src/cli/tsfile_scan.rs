@@ -32,6 +32,9 @@ pub struct ScanArgs {
     pub block_rows: u64,
     /// Rows to print per device.
     pub print_rows: usize,
+    /// Scans per implementation; the time reported is their median (each
+    /// scan reads the device's chunks from the file again).
+    pub repeat: usize,
     pub read: ReadOptions,
     pub repro_dir: PathBuf,
 }
@@ -209,11 +212,9 @@ fn scan_device<R: std::io::Read + std::io::Seek>(
     report.columns = columns.iter().map(|&c| layout.columns[c].name.clone()).collect();
     let q = request(args, &parsed, &columns);
     let rq = reference_request(&q).ok_or("the request does not fit this host's sizes")?;
-    let start = Instant::now();
-    let expected = reader.scan_aligned_reference(&layout, &rq).map_err(fail)?;
-    report
-        .timings
-        .push(("reference".into(), start.elapsed().as_secs_f64() * 1e3));
+    let (expected, ms) = timed(args.repeat, || reader.scan_aligned_reference(&layout, &rq));
+    let expected = expected.map_err(fail)?;
+    report.timings.push(("reference".into(), ms));
     let expected_rows = rows_of(&expected.blocks.iter().map(Block::from_reference).collect::<Vec<_>>());
     report.rows = expected.rows;
     report.sample = expected_rows
@@ -226,11 +227,8 @@ fn scan_device<R: std::io::Read + std::io::Seek>(
         .collect();
     let kq = kernel_request(&q).ok_or("the request does not fit this host's sizes")?;
     for (name, options) in KERNELS {
-        let start = Instant::now();
-        let got = reader.scan_aligned(&layout, &kq, options());
-        report
-            .timings
-            .push((name.to_string(), start.elapsed().as_secs_f64() * 1e3));
+        let (got, ms) = timed(args.repeat, || reader.scan_aligned(&layout, &kq, options()));
+        report.timings.push((name.to_string(), ms));
         let agrees = match &got {
             Ok(scan) => {
                 if name == KERNELS[0].0 {
@@ -250,6 +248,23 @@ fn scan_device<R: std::io::Read + std::io::Seek>(
         }
     }
     Ok(report)
+}
+
+/// Run `scan` `repeat` times (at least once): its last result and the
+/// median time in milliseconds.
+fn timed<T>(repeat: usize, mut scan: impl FnMut() -> T) -> (T, f64) {
+    let mut times = Vec::new();
+    let mut result;
+    loop {
+        let start = Instant::now();
+        result = scan();
+        times.push(start.elapsed().as_secs_f64() * 1e3);
+        if times.len() >= repeat {
+            break;
+        }
+    }
+    times.sort_by(f64::total_cmp);
+    (result, times[times.len() / 2])
 }
 
 /// The first group whose scan (the device's filter, no offset or limit)
@@ -346,6 +361,7 @@ mod tests {
             limit: None,
             block_rows: 16,
             print_rows: 3,
+            repeat: 1,
             read: ReadOptions::default(),
             repro_dir: std::env::temp_dir().join("crossdec-tsfile-scan-test"),
         }
