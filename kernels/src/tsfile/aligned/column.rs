@@ -61,11 +61,11 @@ impl Data {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
-    pub(crate) fn resize_default(&mut self, n: usize) {
-        each!(self, v => v.resize(n, Default::default()))
-    }
     pub(crate) fn clear(&mut self) {
         each!(self, v => v.clear())
+    }
+    pub(crate) fn resize_default(&mut self, n: usize) {
+        each!(self, v => v.resize(n, Default::default()))
     }
     fn value(&self, r: usize) -> Value {
         match self {

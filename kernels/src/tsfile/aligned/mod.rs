@@ -315,6 +315,8 @@ impl std::fmt::Display for ScanError {
 impl std::error::Error for ScanError {}
 
 #[cfg(test)]
+mod malformed;
+#[cfg(test)]
 mod naive_oracle;
 #[cfg(test)]
 mod tests;

@@ -393,5 +393,34 @@ proptest! {
         prop_assert!(case.options.offset_pushdown || s.pages_offset_skipped == 0);
         prop_assert!(case.field.is_none() || s.boundary_bulk + s.pages_in_place + s.pages_offset_skipped == 0);
         prop_assert!(case.statistics || !s.plan.contains(&PageAction::Skip));
+        // No in-place decode into a variable-length column.
+        let text = case.requested.iter().any(|&c| matches!(case.columns[c], Some(Cells::Text(_))));
+        prop_assert!(!text || s.pages_in_place == 0);
+        // Once the limit is reached, no later page is read.
+        if let Some(limit) = case.limit {
+            let mut taken = 0u64;
+            let mut reached = limit == 0;
+            let mut at = 0;
+            let rows: Vec<usize> = (0..case.times.len())
+                .filter(|&r| case.time.as_ref().is_none_or(|f| holds(f, case.times[r])))
+                .filter(|&r| {
+                    let cell = case.field.as_ref().map(|f| case.columns[f.column].as_ref().and_then(|c| c.cell(r)));
+                    case.field.as_ref().is_none_or(|f| field_holds(&f.op, cell.flatten()))
+                })
+                .collect();
+            let mut seen = 0u64;
+            for (p, &n) in case.page_sizes.iter().enumerate() {
+                if reached {
+                    prop_assert_eq!(s.plan[p], PageAction::NotReached, "page {}", p);
+                }
+                let matching = rows.iter().filter(|&&r| r >= at && r < at + n).count() as u64;
+                at += n;
+                // Rows past the offset, then within the limit.
+                let past_offset = (seen + matching).saturating_sub(case.offset.max(seen)).min(matching);
+                seen += matching;
+                taken += past_offset;
+                reached = reached || taken >= limit;
+            }
+        }
     }
 }

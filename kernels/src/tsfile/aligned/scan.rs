@@ -323,13 +323,13 @@ fn decode_times(
     Ok(())
 }
 
+/// The most rows a fresh output block reserves room for.
+const RESERVE_ROWS: usize = 1 << 16;
+
 /// Decode page `p` of column `v` into `column[base..base + rows]` (the
 /// column already that long) and its validity. The values land at the front
 /// of the range, exactly the page's non-null count of them, then spread to
 /// their rows in place.
-/// The most rows a fresh output block reserves room for.
-const RESERVE_ROWS: usize = 1 << 16;
-
 fn decode_column(
     v: &Involved<'_>,
     column: &mut Column,
@@ -424,10 +424,11 @@ impl Sink {
             columns: types.iter().map(|&t| Column::with_capacity(t, capacity)).collect(),
         }
     }
-    /// Drop `rows` rows for the offset if it swallows them all.
+    /// Drop `rows` rows for the offset if it swallows them all (`rows` is
+    /// a header's count, at least 1 by the header checks).
     fn drop_whole(&mut self, rows: u32) -> bool {
         let rows = u64::from(rows);
-        if rows > 0 && rows <= self.to_skip {
+        if rows <= self.to_skip {
             self.to_skip -= rows;
             return true;
         }
