@@ -35,7 +35,7 @@ impl Verified {
 /// One cell as the JSON writes it: integers for BOOLEAN (0 / 1) and the
 /// integer types, IEEE bits for FLOAT / DOUBLE, hex for bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum Cell {
+pub(crate) enum Cell {
     Int(i64),
     Bits(u64),
     Bytes(String),
@@ -62,18 +62,18 @@ fn cells(c: &ColumnChunk) -> Vec<Option<Cell>> {
         .collect()
 }
 
-fn quiet_f32(c: Cell) -> Cell {
+pub(crate) fn quiet_f32(c: Cell) -> Cell {
     match c {
         Cell::Bits(b) if f32::from_bits(b as u32).is_nan() => Cell::Bits(b | 0x0040_0000),
         other => other,
     }
 }
 
-fn hex(b: &[u8]) -> String {
+pub(crate) fn hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
-fn cell_of(dtype: u64, v: &serde_json::Value) -> Result<Option<Cell>, String> {
+pub(crate) fn cell_of(dtype: u64, v: &serde_json::Value) -> Result<Option<Cell>, String> {
     if v.is_null() {
         return Ok(None);
     }

@@ -14,6 +14,7 @@ use crossdec_kernels::tsfile::aligned as k;
 use crossdec_reference::tsfile::aligned as r;
 use serde_json::Value as Json;
 
+use crate::verify::{cell_of, hex, quiet_f32, Cell};
 use crate::{AlignedDevice, TsFileReader};
 
 /// What a verification covered.
@@ -31,46 +32,14 @@ pub struct QueriesVerified {
     pub pages_offset_skipped: usize,
 }
 
-/// A cell as the JSON writes it (`generate.py`'s `to_json`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Cell {
-    Int(i64),
-    Bits(u64),
-    Hex(String),
-}
-
-fn json_cell(dtype: u64, v: &Json) -> Result<Option<Cell>, String> {
-    if v.is_null() {
-        return Ok(None);
-    }
-    Ok(Some(match dtype {
-        0 | 1 | 2 | 8 | 9 => Cell::Int(v.as_i64().ok_or_else(|| format!("not an integer: {v}"))?),
-        3 | 4 => Cell::Bits(v.as_u64().ok_or_else(|| format!("not IEEE bits: {v}"))?),
-        _ => Cell::Hex(v.as_str().ok_or_else(|| format!("not hex: {v}"))?.to_string()),
-    }))
-}
-
-fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
-}
-
-/// FLOAT reaches Python as a double: a NaN comes back quieted.
-fn quiet_f32(bits: u32) -> u64 {
-    if f32::from_bits(bits).is_nan() {
-        (bits | 0x0040_0000) as u64
-    } else {
-        bits as u64
-    }
-}
-
 fn reference_cell(v: &r::Value) -> Cell {
     match v {
         r::Value::Bool(b) => Cell::Int(*b as i64),
         r::Value::I32(x) => Cell::Int(*x as i64),
         r::Value::I64(x) => Cell::Int(*x),
-        r::Value::F32(b) => Cell::Bits(quiet_f32(*b)),
+        r::Value::F32(b) => quiet_f32(Cell::Bits(*b as u64)),
         r::Value::F64(b) => Cell::Bits(*b),
-        r::Value::Bytes(b) => Cell::Hex(hex(b)),
+        r::Value::Bytes(b) => Cell::Bytes(hex(b)),
     }
 }
 
@@ -79,9 +48,9 @@ fn kernel_cell(v: &k::Value) -> Cell {
         k::Value::Bool(b) => Cell::Int(*b as i64),
         k::Value::I32(x) => Cell::Int(*x as i64),
         k::Value::I64(x) => Cell::Int(*x),
-        k::Value::F32(b) => Cell::Bits(quiet_f32(*b)),
+        k::Value::F32(b) => quiet_f32(Cell::Bits(*b as u64)),
         k::Value::F64(b) => Cell::Bits(*b),
-        k::Value::Bytes(b) => Cell::Hex(hex(b)),
+        k::Value::Bytes(b) => Cell::Bytes(hex(b)),
     }
 }
 
@@ -238,7 +207,7 @@ pub fn verify_queries(path: &Path, queries_json: &str) -> Result<QueriesVerified
                         let cells = names
                             .iter()
                             .zip(&row[1..])
-                            .map(|(n, v)| json_cell(types[*n].as_u64().unwrap_or(99), v))
+                            .map(|(n, v)| cell_of(types[*n].as_u64().unwrap_or(99), v))
                             .collect::<Result<_, String>>()?;
                         Ok((t, cells))
                     })
