@@ -3,7 +3,7 @@
 //! (`ci/tsfile/generate.py --all --read-back`), read by this crate with the
 //! reference decoders, the kernels and both, and held to what the official
 //! reader returned for every series. The committed fixtures run on every
-//! target, s390x and aarch64 under QEMU included; `verify_dir` is also what
+//! target that runs this crate's tests (natively and s390x in the gate); `verify_dir` is also what
 //! the harness's oracle test runs on fresh random files.
 
 use std::path::{Path, PathBuf};
