@@ -266,7 +266,7 @@ fn gen_cell(rng: &mut CaseRng, t: r::ColumnType, e: r::Encoding, width: u32, pre
     use r::ColumnType::*;
     use r::Encoding::*;
     match (t, e) {
-        (Float | Double, Ts2Diff) => gen_scaled(rng, t, prev),
+        (Float | Double, Ts2Diff | Rle) => gen_scaled(rng, t, prev),
         (Double, Camel) => gen_decimal(rng, prev),
         (_, Sprintz | Rlbe) => gen_step(rng, t, width, prev),
         _ => gen_value(rng, t),
@@ -286,8 +286,8 @@ fn gen_col(rng: &mut CaseRng, n: usize) -> Column {
     let encodings: &[r::Encoding] = match t {
         Boolean => &[Plain, Rle],
         Int32 | Date | Int64 | Timestamp => &[Plain, Rle, Ts2Diff, Gorilla, Zigzag, Chimp, Sprintz, Rlbe],
-        Float => &[Plain, Gorilla, Chimp, Ts2Diff, Sprintz, Rlbe],
-        Double => &[Plain, Gorilla, Chimp, Ts2Diff, Sprintz, Rlbe, Camel],
+        Float => &[Plain, Gorilla, Chimp, Ts2Diff, Sprintz, Rlbe, Rle],
+        Double => &[Plain, Gorilla, Chimp, Ts2Diff, Sprintz, Rlbe, Camel, Rle],
         Text | String => &[Plain, Dictionary],
         Blob => &[Plain],
     };

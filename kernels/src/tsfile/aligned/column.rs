@@ -229,6 +229,8 @@ pub(crate) fn decode_into(
         }
         (Float, Encoding::Ts2Diff, Data::F32(v)) => float_scaled::ts2diff_f32_into(body, &mut v[r])?,
         (Double, Encoding::Ts2Diff, Data::F64(v)) => float_scaled::ts2diff_f64_into(body, &mut v[r])?,
+        (Float, Encoding::Rle, Data::F32(v)) => float_scaled::rle_f32_into(body, &mut v[r])?,
+        (Double, Encoding::Rle, Data::F64(v)) => float_scaled::rle_f64_into(body, &mut v[r])?,
         (Int32 | Date, Encoding::Sprintz, Data::I32(v)) => sprintz::decode_i32_into(body, &mut v[r])?,
         (Int64 | Timestamp, Encoding::Sprintz, Data::I64(v)) => {
             sprintz::decode_i64_into(body, sprintz::Writer::Cpp, &mut v[r])?

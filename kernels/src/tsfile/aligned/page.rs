@@ -139,13 +139,14 @@ pub(crate) fn directory(
 }
 
 /// The data type / encoding pairs the scanner reads: every pair the C++
-/// writer (PyPI `tsfile` 2.5) accepts, DATE read as INT32 and TIMESTAMP as
-/// INT64 throughout.
+/// writer (PyPI `tsfile` 2.5) accepts, and RLE on FLOAT / DOUBLE, which the
+/// Java writer writes (its scaled-integer wrapper); DATE read as INT32 and
+/// TIMESTAMP as INT64 throughout.
 pub(crate) fn supported(t: ColumnType, e: Encoding) -> bool {
     use ColumnType::*;
     match e {
         Encoding::Plain => true,
-        Encoding::Rle => matches!(t, Boolean | Int32 | Date | Int64 | Timestamp),
+        Encoding::Rle => matches!(t, Boolean | Int32 | Date | Int64 | Timestamp | Float | Double),
         Encoding::Ts2Diff | Encoding::Gorilla | Encoding::Chimp | Encoding::Sprintz | Encoding::Rlbe => {
             matches!(t, Int32 | Date | Int64 | Timestamp | Float | Double)
         }

@@ -737,7 +737,7 @@ fn a_new_encoding_page_with_a_value_more_or_fewer_than_its_bitmap_is_an_error() 
 }
 
 #[test]
-fn the_supported_pairs_include_every_pair_the_cpp_writer_accepts() {
+fn the_supported_pairs_include_every_pair_the_official_writers_write() {
     use ColumnType::*;
     let numeric = [Int32, Date, Int64, Timestamp, Float, Double];
     for t in [
@@ -749,8 +749,14 @@ fn the_supported_pairs_include_every_pair_the_cpp_writer_accepts() {
         }
         assert_eq!(page::supported(t, Encoding::Camel), t == Double, "{t:?}");
     }
-    // RLE on floats is Java's alone.
-    assert!(!page::supported(Float, Encoding::Rle) && !page::supported(Double, Encoding::Rle));
+    // RLE: BOOLEAN and the integer types (both writers), FLOAT and DOUBLE
+    // (the Java writer's), nothing binary.
+    for t in [Boolean, Int32, Int64, Float, Double, Timestamp, Date] {
+        assert!(page::supported(t, Encoding::Rle), "{t:?}");
+    }
+    for t in [Text, String, Blob] {
+        assert!(!page::supported(t, Encoding::Rle), "{t:?}");
+    }
 }
 
 #[test]
@@ -834,7 +840,42 @@ fn every_supported_pair_has_its_decoder() {
             pairs += 1;
         }
     }
-    assert_eq!(pairs, 52);
+    assert_eq!(pairs, 54);
+}
+
+/// RLE on FLOAT / DOUBLE (the Java writer's) is the scaled-integer wrapper
+/// around an RLE stream: maxPointNumber 1, one RLE package of length 3, bit
+/// width 8, a run of two 15s, so two values 1.5.
+#[test]
+fn rle_float_pages_are_scaled_integers() {
+    use super::column::{decode_into, Data};
+    let page = [0x01, 0x03, 0x08, 0x04, 0x0f];
+    let mut out = Data::for_type(Some(ColumnType::Float));
+    if let Data::F32(v) = &mut out {
+        v.resize(3, 0.0);
+    }
+    assert_eq!(
+        decode_into(ColumnType::Float, Encoding::Rle, &page, &mut out, 1, 2, &mut Vec::new()),
+        Ok(2)
+    );
+    assert!(matches!(&out, Data::F32(v) if v == &[0.0, 1.5, 1.5]));
+    let mut out = Data::for_type(Some(ColumnType::Double));
+    if let Data::F64(v) = &mut out {
+        v.resize(2, 0.0);
+    }
+    assert_eq!(
+        decode_into(
+            ColumnType::Double,
+            Encoding::Rle,
+            &page,
+            &mut out,
+            0,
+            2,
+            &mut Vec::new()
+        ),
+        Ok(2)
+    );
+    assert!(matches!(&out, Data::F64(v) if v == &[1.5, 1.5]));
 }
 
 #[test]

@@ -200,13 +200,15 @@ pub fn directory(
 }
 
 /// Is this data type / encoding pair one the scanner reads? Every pair the
-/// C++ writer (PyPI `tsfile` 2.5) accepts, DATE read as INT32 and TIMESTAMP
-/// as INT64 throughout (`docs/tsfile-encodings.md`).
+/// C++ writer (PyPI `tsfile` 2.5) accepts, and RLE on FLOAT / DOUBLE, which
+/// the Java writer writes (`FloatEncoder` around an RLE integer stream);
+/// DATE read as INT32 and TIMESTAMP as INT64 throughout
+/// (`docs/tsfile-encodings.md`).
 pub fn supported(t: ColumnType, e: Encoding) -> bool {
     use ColumnType::*;
     match e {
         Encoding::Plain => true,
-        Encoding::Rle => matches!(t, Boolean | Int32 | Date | Int64 | Timestamp),
+        Encoding::Rle => matches!(t, Boolean | Int32 | Date | Int64 | Timestamp | Float | Double),
         Encoding::Ts2Diff | Encoding::Gorilla | Encoding::Chimp | Encoding::Sprintz | Encoding::Rlbe => {
             matches!(t, Int32 | Date | Int64 | Timestamp | Float | Double)
         }
@@ -378,6 +380,19 @@ pub fn decode_values(body: &[u8], t: ColumnType, e: Encoding, n: usize) -> Resul
             .map(|v| Value::F32(v.to_bits()))
             .collect(),
         (Double, Encoding::Ts2Diff) => float_scaled::decode_f64(body, float_scaled::Inner::Ts2Diff, n)
+            .map_err(err)?
+            .values
+            .into_iter()
+            .map(|v| Value::F64(v.to_bits()))
+            .collect(),
+        // RLE on floats (the Java writer): the same wrapper around RLE.
+        (Float, Encoding::Rle) => float_scaled::decode_f32(body, float_scaled::Inner::Rle, n)
+            .map_err(err)?
+            .values
+            .into_iter()
+            .map(|v| Value::F32(v.to_bits()))
+            .collect(),
+        (Double, Encoding::Rle) => float_scaled::decode_f64(body, float_scaled::Inner::Rle, n)
             .map_err(err)?
             .values
             .into_iter()

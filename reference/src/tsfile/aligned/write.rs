@@ -124,6 +124,16 @@ pub fn values_body(t: ColumnType, e: Encoding, values: &[Value]) -> Vec<u8> {
             float_scaled::Inner::Ts2Diff,
             float_scaled::DEFAULT_MAX_POINT_NUMBER,
         ),
+        (Float, Encoding::Rle) => float_scaled::encode_f32(
+            &floats(f32s()),
+            float_scaled::Inner::Rle,
+            float_scaled::DEFAULT_MAX_POINT_NUMBER,
+        ),
+        (Double, Encoding::Rle) => float_scaled::encode_f64(
+            &doubles(f64s()),
+            float_scaled::Inner::Rle,
+            float_scaled::DEFAULT_MAX_POINT_NUMBER,
+        ),
         (Double, Encoding::Chimp) => chimp::encode64(&f64s(), Some(chimp::TERMINATOR_F64)),
         (Text | String | Blob, Encoding::Dictionary) => {
             let v: Vec<Vec<u8>> = values

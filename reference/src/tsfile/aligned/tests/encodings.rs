@@ -11,7 +11,7 @@ use crate::tsfile::aligned::write::{value_body, value_page};
 
 /// The pairs added to the first seven encodings' (every one of them
 /// `supported`, and nothing else of these encodings is).
-pub(super) const NEW_PAIRS: [(ColumnType, Encoding); 15] = [
+pub(super) const NEW_PAIRS: [(ColumnType, Encoding); 17] = [
     (ColumnType::Int32, Encoding::Sprintz),
     (ColumnType::Date, Encoding::Sprintz),
     (ColumnType::Int64, Encoding::Sprintz),
@@ -27,6 +27,8 @@ pub(super) const NEW_PAIRS: [(ColumnType, Encoding); 15] = [
     (ColumnType::Double, Encoding::Camel),
     (ColumnType::Float, Encoding::Ts2Diff),
     (ColumnType::Double, Encoding::Ts2Diff),
+    (ColumnType::Float, Encoding::Rle),
+    (ColumnType::Double, Encoding::Rle),
 ];
 
 fn f32v(x: f32) -> Value {
@@ -41,7 +43,7 @@ fn f64v(x: f64) -> Value {
 /// carries exactly (SPRINTZ: small steps of one sign, as its prediction
 /// errors must stay below 2^30 / 2^62, and INT64 / DOUBLE steps small
 /// enough that the Java predictor the builders write with and the C++ one
-/// the scanners read with agree; TS_2DIFF floats: hundredths,
+/// the scanners read with agree; TS_2DIFF and RLE floats: hundredths,
 /// rounded and raw forms; CAMEL: few decimals; RLBE: anything).
 fn written(t: ColumnType, e: Encoding, i: usize) -> Value {
     use ColumnType::*;
@@ -76,12 +78,14 @@ fn written(t: ColumnType, e: Encoding, i: usize) -> Value {
         }
         (Float, Encoding::Ts2Diff) => pick(&[1.5, 2.25, -0.01, 3.0e7, 3.0e38, -1.0, f32::NAN, 1.0].map(f32v)),
         (Double, Encoding::Ts2Diff) => pick(&[2.5, -2.5, 1e300, 0.13, f64::NAN, 1.0, 1e17, -0.07].map(f64v)),
+        (Float, Encoding::Rle) => pick(&[1.5, 1.5, 1.5, -0.01, 3.0e7, f32::INFINITY, 2.0, 2.0].map(f32v)),
+        (Double, Encoding::Rle) => pick(&[0.25, 0.25, -2.5, 1e300, f64::NAN, 0.13, 0.13, 0.13].map(f64v)),
         _ => unreachable!("{t:?} {e:?} is not a new pair"),
     }
 }
 
 #[test]
-fn the_new_pairs_are_exactly_what_the_cpp_writer_accepts() {
+fn the_new_pairs_are_exactly_what_the_official_writers_write() {
     use ColumnType::*;
     let types = [
         Boolean, Int32, Int64, Float, Double, Timestamp, Date, Text, String, Blob,
@@ -93,9 +97,10 @@ fn the_new_pairs_are_exactly_what_the_cpp_writer_accepts() {
         }
         let ts2diff = !matches!(t, Boolean | Text | String | Blob);
         assert_eq!(supported(t, Encoding::Ts2Diff), ts2diff, "{t:?}");
+        // RLE: BOOLEAN and the integer types from both writers, FLOAT and
+        // DOUBLE from the Java writer.
+        assert_eq!(supported(t, Encoding::Rle), !matches!(t, Text | String | Blob), "{t:?}");
     }
-    // RLE on floats is Java's alone: still refused.
-    assert!(!supported(Float, Encoding::Rle) && !supported(Double, Encoding::Rle));
 }
 
 #[test]
