@@ -228,6 +228,14 @@ pub fn decode_times(body: &[u8], encoding: Encoding) -> Result<Vec<i64>, String>
     d.map(|d| d.values).map_err(|e| format!("{e:?}"))
 }
 
+/// The integer stream inside a scaled FLOAT / DOUBLE page: TS_2DIFF or RLE.
+pub(crate) fn scaled_inner(e: Encoding) -> float_scaled::Inner {
+    match e {
+        Encoding::Rle => float_scaled::Inner::Rle,
+        _ => float_scaled::Inner::Ts2Diff,
+    }
+}
+
 /// Decode exactly `n` non-null values of a value page. Where the official
 /// writers' layouts differ (SPRINTZ INT64 / DOUBLE, RLBE FLOAT / DOUBLE),
 /// the page is read as the C++ writer writes it.
@@ -371,28 +379,16 @@ pub fn decode_values(body: &[u8], t: ColumnType, e: Encoding, n: usize) -> Resul
             .into_iter()
             .map(Value::Bytes)
             .collect(),
-        // TS_2DIFF on floats: the scaled-integer wrapper (maxPointNumber
-        // and bitmaps in the page), every value to the page's end.
-        (Float, Encoding::Ts2Diff) => float_scaled::decode_f32(body, float_scaled::Inner::Ts2Diff, n)
+        // TS_2DIFF and RLE (the Java writer's) on floats: the scaled-integer
+        // wrapper (maxPointNumber and bitmaps in the page), every value to
+        // the page's end.
+        (Float, Encoding::Ts2Diff | Encoding::Rle) => float_scaled::decode_f32(body, scaled_inner(e), n)
             .map_err(err)?
             .values
             .into_iter()
             .map(|v| Value::F32(v.to_bits()))
             .collect(),
-        (Double, Encoding::Ts2Diff) => float_scaled::decode_f64(body, float_scaled::Inner::Ts2Diff, n)
-            .map_err(err)?
-            .values
-            .into_iter()
-            .map(|v| Value::F64(v.to_bits()))
-            .collect(),
-        // RLE on floats (the Java writer): the same wrapper around RLE.
-        (Float, Encoding::Rle) => float_scaled::decode_f32(body, float_scaled::Inner::Rle, n)
-            .map_err(err)?
-            .values
-            .into_iter()
-            .map(|v| Value::F32(v.to_bits()))
-            .collect(),
-        (Double, Encoding::Rle) => float_scaled::decode_f64(body, float_scaled::Inner::Rle, n)
+        (Double, Encoding::Ts2Diff | Encoding::Rle) => float_scaled::decode_f64(body, scaled_inner(e), n)
             .map_err(err)?
             .values
             .into_iter()

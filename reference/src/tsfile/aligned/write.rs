@@ -114,24 +114,14 @@ pub fn values_body(t: ColumnType, e: Encoding, values: &[Value]) -> Vec<u8> {
         (Double, Encoding::Rlbe) => rlbe::encode_f64(&doubles(f64s()), rlbe::Flavour::CppBits, rlbe::TopBit::Cleared),
         (Double, Encoding::Camel) => camel::encode(&doubles(f64s())),
         // maxPointNumber 2, the C++ writer's (and Java's default).
-        (Float, Encoding::Ts2Diff) => float_scaled::encode_f32(
+        (Float, Encoding::Ts2Diff | Encoding::Rle) => float_scaled::encode_f32(
             &floats(f32s()),
-            float_scaled::Inner::Ts2Diff,
+            super::page::scaled_inner(e),
             float_scaled::DEFAULT_MAX_POINT_NUMBER,
         ),
-        (Double, Encoding::Ts2Diff) => float_scaled::encode_f64(
+        (Double, Encoding::Ts2Diff | Encoding::Rle) => float_scaled::encode_f64(
             &doubles(f64s()),
-            float_scaled::Inner::Ts2Diff,
-            float_scaled::DEFAULT_MAX_POINT_NUMBER,
-        ),
-        (Float, Encoding::Rle) => float_scaled::encode_f32(
-            &floats(f32s()),
-            float_scaled::Inner::Rle,
-            float_scaled::DEFAULT_MAX_POINT_NUMBER,
-        ),
-        (Double, Encoding::Rle) => float_scaled::encode_f64(
-            &doubles(f64s()),
-            float_scaled::Inner::Rle,
+            super::page::scaled_inner(e),
             float_scaled::DEFAULT_MAX_POINT_NUMBER,
         ),
         (Double, Encoding::Chimp) => chimp::encode64(&f64s(), Some(chimp::TERMINATOR_F64)),

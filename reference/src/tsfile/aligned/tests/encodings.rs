@@ -444,3 +444,25 @@ fn a_value_page_body_reads_row_count_bitmap_then_the_encoding() {
         [vec![0, 0, 0, 3, 0xA0], hex("b2 01 3f f8 00 00 00 00 00 00 41 06 80 00")].concat()
     );
 }
+
+/// RLE floats are RLE inside the scaled wrapper, both ways: a page built by
+/// hand (maxPointNumber 1, one RLE package of width 8 holding a run of two
+/// 15s) reads as 1.5, 1.5, and the builder's pages read back through the
+/// page family's RLE wrapper.
+#[test]
+fn rle_floats_are_rle_inside_the_scaled_wrapper() {
+    use crate::tsfile::float_scaled::{decode_f32, decode_f64, Inner};
+    let page = [0x01, 0x03, 0x08, 0x04, 0x0f];
+    assert_eq!(
+        decode_values(&page, ColumnType::Float, Encoding::Rle, 2),
+        Ok(vec![f32v(1.5), f32v(1.5)])
+    );
+    assert_eq!(
+        decode_values(&page, ColumnType::Double, Encoding::Rle, 2),
+        Ok(vec![f64v(1.5), f64v(1.5)])
+    );
+    let body = crate::tsfile::aligned::write::values_body(ColumnType::Float, Encoding::Rle, &[f32v(0.25), f32v(-2.5)]);
+    assert_eq!(decode_f32(&body, Inner::Rle, 2).unwrap().values, vec![0.25, -2.5]);
+    let body = crate::tsfile::aligned::write::values_body(ColumnType::Double, Encoding::Rle, &[f64v(0.25), f64v(-2.5)]);
+    assert_eq!(decode_f64(&body, Inner::Rle, 2).unwrap().values, vec![0.25, -2.5]);
+}
