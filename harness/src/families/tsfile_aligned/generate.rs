@@ -919,10 +919,8 @@ mod tests {
     use super::*;
     use crate::engine::case_rng;
 
-    /// Every pair both scanners read is drawn, and clean groups holding it
-    /// (every column requested, no filter) scan without error with cells of
-    /// it present: the generators exercise the pairs' decoders, not only
-    /// their refusals.
+    /// Literal-only LZ4 blocks at the edges of the length's extra bytes
+    /// (15 in the token, then 255 per byte) read back as their body.
     #[test]
     fn lz4_literal_blocks_decompress_to_their_body() {
         for n in [0, 1, 14, 15, 16, 269, 270, 271, 524, 525, 1000] {
@@ -933,6 +931,10 @@ mod tests {
         }
     }
 
+    /// Every pair both scanners read is drawn, and clean groups holding it
+    /// (every column requested, no filter) scan without error with cells of
+    /// it present: the generators exercise the pairs' decoders, not only
+    /// their refusals.
     #[test]
     fn every_supported_pair_is_drawn_and_read() {
         use r::ColumnType::*;
