@@ -182,17 +182,21 @@ mod tests {
     use super::*;
     use crate::probe::Counting;
 
-    /// A slow MSB-first packer, local to the test.
+    /// An MSB-first packer, local to the test: bits go into an accumulator
+    /// and leave it a byte at a time.
     fn pack(values: &[u64], width: u32) -> Vec<u8> {
-        let mut out = vec![0u8; (values.len() * width as usize).div_ceil(8)];
-        let mut bit = 0;
+        let mut out = Vec::with_capacity((values.len() * width as usize).div_ceil(8));
+        let (mut acc, mut bits) = (0u128, 0u32);
         for &v in values {
-            for i in (0..width).rev() {
-                if (v >> i) & 1 == 1 {
-                    out[bit / 8] |= 0x80 >> (bit % 8);
-                }
-                bit += 1;
+            acc = (acc << width) | u128::from(v);
+            bits += width;
+            while bits >= 8 {
+                bits -= 8;
+                out.push((acc >> bits) as u8);
             }
+        }
+        if bits > 0 {
+            out.push((acc << (8 - bits)) as u8);
         }
         out
     }
