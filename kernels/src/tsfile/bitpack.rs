@@ -78,28 +78,41 @@ fn unpack_w<const W: u32, P: Probe, T: Lane, F: FnMut(u64) -> T>(packed: &[u8], 
         group::<W, T, F>(packed, g * w, &mut out[g * 8..g * 8 + 8], &mut emit);
         P::count(Step::GroupFromInput, 1);
     }
-    let mut done = fast * 8;
-    let mut src = fast * w;
-    // A last, partial group whose loads still fit (the caller passed bytes
-    // beyond the packed ones, e.g. the next block of the page): straight
-    // from the input, its extra lanes dropped. Its loads fitting means every
-    // full group's did, so fewer than 8 values are left.
-    if done < n && src + w + 16 <= packed.len() {
-        let mut tmp = [T::default(); 8];
-        group::<W, T, F>(packed, src, &mut tmp, &mut emit);
-        out[done..n].copy_from_slice(&tmp[..n - done]);
-        done = n;
-        P::count(Step::GroupFromInput, 1);
+    if fast * 8 < n {
+        tail::<W, P, T, F>(packed, fast * w, &mut out[fast * 8..n], &mut emit);
     }
-    // The rest through a zero-padded copy of the input that is left,
-    // refilled when the next group's loads would run past it.
+}
+
+/// The values after the groups `unpack_w` decoded from the input: at most
+/// one call per block, so out of line. One group-decoding site serves the
+/// whole tail: each width's unpacker (compiled once per width, lane and
+/// `emit`) then holds two copies of `group`, not three, which is most of
+/// the kernels' compile time.
+///
+/// The first tail group is decoded straight from the input when its loads
+/// fit (a last, partial group of a block followed by more bytes, e.g. the
+/// next block of the page; its extra lanes are dropped). Otherwise no later
+/// group's loads fit either, and the rest goes through a zero-padded copy of
+/// the input that is left, refilled when the next group's loads would run
+/// past it.
+#[inline(never)]
+fn tail<const W: u32, P: Probe, T: Lane, F: FnMut(u64) -> T>(
+    packed: &[u8],
+    mut src: usize,
+    out: &mut [T],
+    emit: &mut F,
+) {
+    let w = W as usize;
     let mut buf = [0u8; TAIL];
     let mut base = TAIL;
-    for chunk in out[done..n].chunks_mut(8) {
-        if base + w + 16 > TAIL {
-            // Fewer than W + 16 input bytes are left once the tail starts
-            // (or its group would have been decoded from the input), so
-            // they all fit the copy.
+    for chunk in out.chunks_mut(8) {
+        let from_input = src + w + 16 <= packed.len();
+        if from_input {
+            P::count(Step::GroupFromInput, 1);
+        } else if base + w + 16 > TAIL {
+            // Fewer than W + 16 input bytes are left once the padded copy
+            // is needed (or its group would have been decoded from the
+            // input), so they all fit the copy.
             let rest = &packed[src.min(packed.len())..];
             debug_assert!(rest.len() < w + 16);
             buf = [0u8; TAIL];
@@ -107,13 +120,16 @@ fn unpack_w<const W: u32, P: Probe, T: Lane, F: FnMut(u64) -> T>(packed: &[u8], 
             base = 0;
             P::count(Step::PaddedCopy, 1);
         }
-        // Lanes past `n` are emitted too (from zero bits) but not kept;
-        // `emit` must tolerate that (the prefix sum's extra adds are
-        // discarded with them).
+        let (bytes, at) = if from_input { (packed, src) } else { (&buf[..], base) };
+        // Lanes past the chunk are emitted too (from the bytes after the
+        // packed ones, or zero bits) but not kept; `emit` must tolerate
+        // that (the prefix sum's extra adds are discarded with them).
         let mut tmp = [T::default(); 8];
-        group::<W, T, F>(&buf, base, &mut tmp, &mut emit);
+        group::<W, T, F>(bytes, at, &mut tmp, emit);
         chunk.copy_from_slice(&tmp[..chunk.len()]);
-        base += w;
+        if !from_input {
+            base += w;
+        }
         src += w;
     }
 }
