@@ -79,7 +79,7 @@ fn unpack_w<const W: u32, P: Probe, T: Lane, F: FnMut(u64) -> T>(packed: &[u8], 
         P::count(Step::GroupFromInput, 1);
     }
     if fast * 8 < n {
-        tail::<W, P, T, F>(packed, fast * w, &mut out[fast * 8..n], &mut emit);
+        tail::<W, P, T, F>(packed, fast * w, &mut out[fast * 8..n], emit);
     }
 }
 
@@ -87,7 +87,9 @@ fn unpack_w<const W: u32, P: Probe, T: Lane, F: FnMut(u64) -> T>(packed: &[u8], 
 /// one call per block, so out of line. One group-decoding site serves the
 /// whole tail: each width's unpacker (compiled once per width, lane and
 /// `emit`) then holds two copies of `group`, not three, which is most of
-/// the kernels' compile time.
+/// the kernels' compile time. `emit` moves in: were its address passed, its
+/// state (a predictor, a running sum) would live in memory through the
+/// input loop as well, a store and a load on every value's dependency chain.
 ///
 /// The first tail group is decoded straight from the input when its loads
 /// fit (a last, partial group of a block followed by more bytes, e.g. the
@@ -100,7 +102,7 @@ fn tail<const W: u32, P: Probe, T: Lane, F: FnMut(u64) -> T>(
     packed: &[u8],
     mut src: usize,
     out: &mut [T],
-    emit: &mut F,
+    mut emit: F,
 ) {
     let w = W as usize;
     let mut buf = [0u8; TAIL];
@@ -125,7 +127,7 @@ fn tail<const W: u32, P: Probe, T: Lane, F: FnMut(u64) -> T>(
         // packed ones, or zero bits) but not kept; `emit` must tolerate
         // that (the prefix sum's extra adds are discarded with them).
         let mut tmp = [T::default(); 8];
-        group::<W, T, F>(bytes, at, &mut tmp, emit);
+        group::<W, T, F>(bytes, at, &mut tmp, &mut emit);
         chunk.copy_from_slice(&tmp[..chunk.len()]);
         if !from_input {
             base += w;

@@ -205,7 +205,7 @@ fn fused64<T: Lane, const WIDE: bool>(start: u64, packed: &[u8], width: u32, dst
 fn predict32(start: u64, packed: &[u8], width: u32) -> [u32; 8] {
     let mut bits = [0u32; 8];
     let mut fire = Fire32::new(start);
-    bitpack::unpack_map(packed, width, 8, &mut bits, |e| fire.next(e) as u32);
+    bitpack::unpack_map(packed, width, 8, &mut bits, move |e| fire.next(e) as u32);
     bits
 }
 
@@ -214,7 +214,7 @@ fn predict32(start: u64, packed: &[u8], width: u32) -> [u32; 8] {
 fn predict64<const WIDE: bool>(start: u64, packed: &[u8], width: u32) -> [u64; 8] {
     let mut bits = [0u64; 8];
     let mut fire = Fire64::<WIDE>::new(start);
-    bitpack::unpack_map(packed, width, 8, &mut bits, |e| fire.next(e));
+    bitpack::unpack_map(packed, width, 8, &mut bits, move |e| fire.next(e));
     bits
 }
 
