@@ -311,7 +311,7 @@ fn main() -> ExitCode {
         Command::Tsfile {
             paths,
             repro_dir,
-            writer: _,
+            writer,
             time_encoding: _,
             max_page_values,
             max_page_bytes,
@@ -323,21 +323,33 @@ fn main() -> ExitCode {
             block_rows,
             print_rows,
             repeat,
-        } => tsfile_scan_command(
-            paths,
-            crossdec_harness::cli::tsfile_scan::ScanArgs {
-                filter,
-                devices: device,
-                columns,
-                offset,
-                limit,
-                block_rows,
-                print_rows,
-                repeat,
-                read: read_options(max_page_values, max_page_bytes),
-                repro_dir,
-            },
-        ),
+        } => {
+            use crossdec_harness::families::tsfile_aligned::{WRITER_CPP, WRITER_JAVA};
+            let writer = match writer.as_str() {
+                "cpp" => WRITER_CPP,
+                "java" => WRITER_JAVA,
+                other => {
+                    eprintln!("--writer {other}: cpp or java");
+                    return ExitCode::from(2);
+                }
+            };
+            tsfile_scan_command(
+                paths,
+                crossdec_harness::cli::tsfile_scan::ScanArgs {
+                    filter,
+                    devices: device,
+                    columns,
+                    offset,
+                    limit,
+                    block_rows,
+                    print_rows,
+                    repeat,
+                    read: read_options(max_page_values, max_page_bytes),
+                    writer,
+                    repro_dir,
+                },
+            )
+        }
         Command::Tsfile {
             paths,
             repro_dir,

@@ -18,7 +18,7 @@
 //! the reference scanner.
 //!
 //! ```no_run
-//! use crossdec_kernels::tsfile::aligned::{Filter, Request, ScanOptions, TimeFilter};
+//! use crossdec_kernels::tsfile::aligned::{Filter, Request, ScanOptions, TimeFilter, Writer};
 //! use crossdec_tsfile::TsFileReader;
 //!
 //! let mut reader = TsFileReader::open("data.tsfile")?;
@@ -30,6 +30,7 @@
 //!     limit: None,
 //!     columns: (0..layout.columns.len()).collect(),
 //!     block_rows: 4096,
+//!     writer: Writer::Cpp, // the file's writer, where the layouts differ
 //! };
 //! let scan = reader.scan_aligned(&layout, &request, ScanOptions::default())?;
 //! println!("{} rows; {:?}", scan.rows, scan.stats);
@@ -450,6 +451,7 @@ impl<R: Read + Seek> TsFileReader<R> {
             limit: None,
             columns: vec![c],
             block_rows: 1,
+            writer: k::Writer::default(),
         };
         let out = k::scan(&kernel, &nothing, k::ScanOptions::default());
         match out.result {
@@ -494,6 +496,7 @@ impl<R: Read + Seek> TsFileReader<R> {
             limit: request.limit,
             columns: request.columns.clone(),
             block_rows: request.block_rows,
+            writer: k::Writer::default(),
         };
         let involved_field = request.filter.field.as_ref().map(|f| f.column);
         across_groups_with(self, device, &sizes, involved_field, None, |group, q| {
@@ -504,6 +507,7 @@ impl<R: Read + Seek> TsFileReader<R> {
                 limit: q.limit,
                 columns: q.columns.clone(),
                 block_rows: q.block_rows,
+                writer: request.writer,
             };
             let blocks = r::scan_with(&g, &rq, &codecs).map_err(|e| group.reference_error(&e))?;
             Ok((blocks.iter().map(|b| b.times.len() as u64).sum(), blocks, None))

@@ -304,6 +304,50 @@ impl PageDecoder for Kernels {
     }
 
     fn decode(&mut self, page: &EncodedPage<'_>) -> Result<Decoded, PageFault> {
+        let none = PageFault::NoDecoder {
+            encoding: page.encoding,
+            data_type: page.data_type,
+        };
+        let physical = page.data_type.physical().ok_or(none.clone())?;
+        let p = page.bytes;
+        // The buffer: the rows where they are known; for a time column, what
+        // the page itself can hold, so no buffer is sized by a count the
+        // page does not back: TS_2DIFF's block headers, PLAIN's length,
+        // ZIGZAG's bytes (one a value at least), GORILLA's and CHIMP's bits
+        // (one a value after the first at least). RLE, SPRINTZ and RLBE runs
+        // hold any number of values in a few bytes: their buffer starts at
+        // the bits' bound and doubles while the kernel runs out of room, up
+        // to the page's most values.
+        let bits = p.len().saturating_mul(8).saturating_add(1);
+        let (mut n, grows) = match page.count {
+            Count::Exactly(n) => (n, false),
+            Count::AtMost(max) => match (page.encoding, physical) {
+                (Encoding::Ts2Diff, Physical::Int64) => {
+                    (kernel::ts2diff::count::<i64>(p, max).map_err(PageFault::Kernel)?, false)
+                }
+                (Encoding::Plain, Physical::Int64) => ((p.len() / 8).min(max), false),
+                (Encoding::Zigzag, Physical::Int64) => (p.len().min(max), false),
+                (Encoding::Gorilla | Encoding::Chimp, Physical::Int64) => (bits.min(max), false),
+                (Encoding::Rle | Encoding::Sprintz | Encoding::Rlbe, Physical::Int64) => (bits.min(max), true),
+                _ => return Err(none),
+            },
+        };
+        loop {
+            match self.decode_into(page, physical, n) {
+                Err(PageFault::Kernel(kernel::DecodeError::TooManyValues { .. }))
+                    if grows && n < page.count.bound() =>
+                {
+                    n = n.saturating_mul(2).min(page.count.bound());
+                }
+                done => return done,
+            }
+        }
+    }
+}
+
+impl Kernels {
+    /// Decode `page` into a buffer of `n` values.
+    fn decode_into(&mut self, page: &EncodedPage<'_>, physical: Physical, n: usize) -> Result<Decoded, PageFault> {
         use kernel::{camel, chimp, dictionary, float_scaled, gorilla, plain, rlbe, rle, sprintz, ts2diff, zigzag};
         let p = page.bytes;
         let (sprintz_writer, rlbe_flavour) = match self.writer {
@@ -313,20 +357,6 @@ impl PageDecoder for Kernels {
         let none = PageFault::NoDecoder {
             encoding: page.encoding,
             data_type: page.data_type,
-        };
-        let physical = page.data_type.physical().ok_or(none.clone())?;
-        // The buffer: the rows where they are known; for a time column, what
-        // the page itself can hold, so no buffer is sized by a count the
-        // page does not back.
-        let n = match page.count {
-            Count::Exactly(n) => n,
-            Count::AtMost(max) => match (page.encoding, physical) {
-                (Encoding::Ts2Diff, Physical::Int64) => ts2diff::count::<i64>(p, max).map_err(PageFault::Kernel)?,
-                (Encoding::Plain, Physical::Int64) => (p.len() / 8).min(max),
-                // Every GORILLA value after the first takes at least one bit.
-                (Encoding::Gorilla, Physical::Int64) => (p.len().saturating_mul(8).saturating_add(1)).min(max),
-                _ => return Err(none),
-            },
         };
         let stop = match page.count {
             Count::Exactly(n) => gorilla::Stop::Count(n),
@@ -445,6 +475,70 @@ impl PageDecoder for Fastest {
         match self.kernels.decode(page) {
             Err(PageFault::NoDecoder { .. }) => self.reference.decode(page),
             other => other,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crossdec_reference::tsfile::aligned::write::time_body;
+    use crossdec_reference::tsfile::aligned::{Encoding as R, Writer as W};
+
+    fn time_page(encoding: Encoding, bytes: &[u8], max: usize) -> EncodedPage<'_> {
+        EncodedPage {
+            encoding,
+            data_type: DataType::Int64,
+            bytes,
+            count: Count::AtMost(max),
+        }
+    }
+
+    /// Time columns in every INT64 encoding decode with the kernels as with
+    /// the reference: the page's own times, up to the most allowed.
+    #[test]
+    fn kernels_read_time_pages_in_every_int64_encoding() {
+        let times: Vec<i64> = [-3, 0, 5, 1000, 1001].into_iter().chain(2000..2100).collect();
+        for (e, r) in [
+            (Encoding::Plain, R::Plain),
+            (Encoding::Ts2Diff, R::Ts2Diff),
+            (Encoding::Gorilla, R::Gorilla),
+            (Encoding::Rle, R::Rle),
+            (Encoding::Zigzag, R::Zigzag),
+            (Encoding::Chimp, R::Chimp),
+            (Encoding::Sprintz, R::Sprintz),
+            (Encoding::Rlbe, R::Rlbe),
+        ] {
+            let body = time_body(&times, r, W::Java);
+            let page = time_page(e, &body, 1 << 20);
+            let mut kernels = Kernels {
+                writer: Writer::Java,
+                ..Kernels::default()
+            };
+            let got = kernels.decode(&page).and_then(|d| check(&page, d));
+            assert_eq!(got, Ok(Values::Int64(times.clone())), "{e}");
+            let reference = Reference { writer: Writer::Java }
+                .decode(&page)
+                .and_then(|d| check(&page, d));
+            assert_eq!(got, reference, "{e}");
+        }
+    }
+
+    /// An RLE run holds more times than the page has bits: the kernels'
+    /// buffer grows to it, and no further than the most allowed.
+    #[test]
+    fn kernels_grow_a_time_buffer_up_to_the_most_allowed() {
+        // One run of 100 sevens.
+        let run = [0x04, 0x03, 0xc8, 0x01, 0x07];
+        let got = Kernels::default().decode(&time_page(Encoding::Rle, &run, 1000));
+        assert_eq!(got.map(|d| d.values), Ok(Values::Int64(vec![7; 100])));
+        for max in [99, 50] {
+            let page = time_page(Encoding::Rle, &run, max);
+            let got = Kernels::default().decode(&page);
+            assert!(
+                matches!(got, Err(PageFault::Kernel(kernel::DecodeError::TooManyValues { max: m, .. })) if m == max),
+                "{got:?}"
+            );
         }
     }
 }

@@ -158,6 +158,8 @@ pub fn verify_queries(path: &Path, queries_json: &str) -> Result<QueriesVerified
                 limit,
                 columns: columns.clone(),
                 block_rows,
+                // The official answers come from the C++ library's files.
+                writer: k::Writer::Cpp,
             };
             // How many rows of the window the device has (the kernel's
             // count; the scans below are compared with the official answer).
@@ -176,6 +178,7 @@ pub fn verify_queries(path: &Path, queries_json: &str) -> Result<QueriesVerified
                 limit,
                 columns: columns.clone(),
                 block_rows,
+                writer: r::Writer::Cpp,
             };
             let by_reference = reader
                 .scan_aligned_reference(layout, &rq)

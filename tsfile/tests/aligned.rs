@@ -172,6 +172,7 @@ fn check_device(path: &Path, device: &DeviceId, seen: &mut Checked) {
             limit: None,
             columns: vec![c],
             block_rows: 1 << 20,
+            writer: r::Writer::Cpp,
         };
         match reader.scan_aligned_reference(&layout, &q) {
             Ok(_) => {
@@ -221,6 +222,7 @@ fn check_device(path: &Path, device: &DeviceId, seen: &mut Checked) {
                         limit,
                         columns: readable.clone(),
                         block_rows,
+                        writer: r::Writer::Cpp,
                     };
                     let want: Vec<Row> = all
                         .iter()
@@ -249,6 +251,7 @@ fn check_device(path: &Path, device: &DeviceId, seen: &mut Checked) {
                         limit,
                         columns: readable.clone(),
                         block_rows,
+                        writer: k::Writer::Cpp,
                     };
                     for options in [k::ScanOptions::default(), k::ScanOptions::baseline()] {
                         let by_kernel = reader.scan_aligned(&layout, &kq, options).unwrap();
@@ -327,4 +330,89 @@ fn a_device_that_is_not_aligned_or_not_there_is_a_clear_error() {
         }
     }
     panic!("no non-aligned device in the fixtures");
+}
+
+/// The time chunk of a fixture's group written again in each INT64
+/// encoding, as a writer whose time encoding is set to it writes it (the
+/// chunk header names the encoding): both scanners read the group through
+/// the file layer's chunks exactly as the TS_2DIFF original.
+#[test]
+fn time_chunks_in_every_int64_encoding_scan_as_the_original() {
+    use crossdec_reference::tsfile::aligned::write::{time_body, time_page, Stats};
+    use crossdec_tsfile::{AlignedGroup, ChunkKind, Codecs, Limits, PageBody};
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/scan-uncompressed-0.tsfile");
+    let mut reader = TsFileReader::open(&path).unwrap();
+    let device = aligned_devices(&reader)[0].clone();
+    let layout = reader.aligned_device(&device).unwrap();
+    let columns: Vec<usize> = (0..layout.columns.len())
+        .filter(|&c| reader.aligned_column_readable(&layout, c).is_ok())
+        .collect();
+    let group = reader.read_group(&layout, 0, &columns).unwrap();
+    assert_eq!(
+        (group.time.header.encoding_id, group.time.header.compression_id),
+        (4, 0)
+    );
+    let rq = r::Request {
+        filter: r::Filter::default(),
+        offset: 0,
+        limit: None,
+        columns: columns.clone(),
+        block_rows: 1 << 20,
+        writer: r::Writer::Cpp,
+    };
+    let kq = k::Request {
+        filter: k::Filter::default(),
+        offset: 0,
+        limit: None,
+        columns: columns.clone(),
+        block_rows: 1 << 20,
+        writer: k::Writer::Cpp,
+    };
+    let codecs = Codecs::default();
+    let want = r::scan_with(&group.reference_group().unwrap(), &rq, &codecs).unwrap();
+    assert!(!want.is_empty());
+    let pages = group.time.pages(&Limits::default()).unwrap();
+    assert!(pages.len() > 1, "a chunk of several pages");
+    let page_times: Vec<(Vec<i64>, bool)> = pages
+        .iter()
+        .map(|p| {
+            let PageBody::Times(body) = p.parts(ChunkKind::AlignedTime).unwrap() else {
+                unreachable!("a time chunk's page")
+            };
+            let times = crossdec_reference::tsfile::ts2diff::decode_i64(body, 1 << 20)
+                .unwrap()
+                .values;
+            (times, p.statistics.is_some())
+        })
+        .collect();
+    for (id, e) in [
+        (0, r::Encoding::Plain),
+        (2, r::Encoding::Rle),
+        (8, r::Encoding::Gorilla),
+        (9, r::Encoding::Zigzag),
+        (11, r::Encoding::Chimp),
+        (12, r::Encoding::Sprintz),
+        (13, r::Encoding::Rlbe),
+    ] {
+        let mut time = group.time.clone();
+        time.header.encoding_id = id;
+        time.data = page_times
+            .iter()
+            .flat_map(|(times, statistics)| {
+                assert!(statistics);
+                time_page(&time_body(times, e, r::Writer::Cpp), Stats::of(times))
+            })
+            .collect();
+        let recoded = AlignedGroup {
+            time,
+            values: group.values.clone(),
+        };
+        let got = r::scan_with(&recoded.reference_group().unwrap(), &rq, &codecs);
+        assert_eq!(got.as_ref(), Ok(&want), "reference, {e:?}");
+        for options in [k::ScanOptions::default(), k::ScanOptions::baseline()] {
+            let out = k::scan_with(&recoded.kernel_group().unwrap(), &kq, options, &codecs);
+            let blocks = out.result.unwrap_or_else(|err| panic!("kernel, {e:?}: {err:?}"));
+            assert_eq!(kernel_rows(&blocks), reference_rows(&want), "kernel, {e:?} {options:?}");
+        }
+    }
 }

@@ -52,7 +52,10 @@ fn chunks(times: &[i64], columns: &[Vec<Option<r::Value>>], page: usize) -> (Vec
     for start in (0..times.len()).step_by(page) {
         let end = (start + page).min(times.len());
         let ts = &times[start..end];
-        t.extend(time_page(&time_body(ts, r::Encoding::Ts2Diff), Stats::of(ts)));
+        t.extend(time_page(
+            &time_body(ts, r::Encoding::Ts2Diff, r::Writer::Cpp),
+            Stats::of(ts),
+        ));
         for (column, out) in columns.iter().zip(&mut values) {
             out.extend(value_page_for(
                 r::ColumnType::Int64,
@@ -60,6 +63,7 @@ fn chunks(times: &[i64], columns: &[Vec<Option<r::Value>>], page: usize) -> (Vec
                 ts,
                 &column[start..end],
                 false,
+                r::Writer::Cpp,
             ));
         }
     }
@@ -98,6 +102,7 @@ fn bench(c: &mut Criterion) {
                 limit: None,
                 columns: (0..COLUMNS).collect(),
                 block_rows: block,
+                writer: k::Writer::Cpp,
             };
             let window = kq(k::TimeFilter::Between(lo, hi), None);
             let id = |who: &str| BenchmarkId::new(who, format!("pages {page}, blocks {block}"));
@@ -117,6 +122,7 @@ fn bench(c: &mut Criterion) {
                 limit: None,
                 columns: (0..COLUMNS).collect(),
                 block_rows: block,
+                writer: r::Writer::Cpp,
             };
             g.bench_function(id("reference"), |b| b.iter(|| black_box(r::scan(&rg, &rq))));
             // The slow paths, so their cost is visible: a TimeIn of every

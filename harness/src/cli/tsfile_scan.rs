@@ -36,6 +36,9 @@ pub struct ScanArgs {
     /// scan reads the device's chunks from the file again).
     pub repeat: usize,
     pub read: ReadOptions,
+    /// Whose layouts the files hold where the writers differ:
+    /// `family::WRITER_CPP` or `family::WRITER_JAVA`.
+    pub writer: u8,
     pub repro_dir: PathBuf,
 }
 
@@ -115,8 +118,9 @@ fn request(args: &ScanArgs, parsed: &super::filter_text::ParsedFilter, columns: 
     }
 }
 
-/// One group and a request as the family's input (the reproducer form).
-pub fn group_input(group: &AlignedGroup, request: &Request) -> AlignedInput {
+/// One group, a request and the writer as the family's input (the
+/// reproducer form).
+pub fn group_input(group: &AlignedGroup, request: &Request, writer: u8) -> AlignedInput {
     let stored = |c: &crossdec_tsfile::RawChunk| (c.header.compression_id, !c.header.single_page());
     let mut storage = vec![stored(&group.time)];
     storage.extend(group.values.iter().map(|c| c.as_ref().map_or((0, true), stored)));
@@ -136,6 +140,7 @@ pub fn group_input(group: &AlignedGroup, request: &Request) -> AlignedInput {
             .collect(),
         request: request.clone(),
         storage: Some(storage),
+        writer,
     }
 }
 
@@ -211,7 +216,7 @@ fn scan_device<R: std::io::Read + std::io::Seek>(
     }
     report.columns = columns.iter().map(|&c| layout.columns[c].name.clone()).collect();
     let q = request(args, &parsed, &columns);
-    let rq = reference_request(&q).ok_or("the request does not fit this host's sizes")?;
+    let rq = reference_request(&q, args.writer).ok_or("the request does not fit this host's sizes")?;
     let (expected, ms) = timed(args.repeat, || reader.scan_aligned_reference(&layout, &rq));
     let expected = expected.map_err(fail)?;
     report.timings.push(("reference".into(), ms));
@@ -225,7 +230,7 @@ fn scan_device<R: std::io::Read + std::io::Seek>(
             format!("{t}  {}", cells.join("  "))
         })
         .collect();
-    let kq = kernel_request(&q).ok_or("the request does not fit this host's sizes")?;
+    let kq = kernel_request(&q, args.writer).ok_or("the request does not fit this host's sizes")?;
     for (name, options) in KERNELS {
         let (got, ms) = timed(args.repeat, || reader.scan_aligned(&layout, &kq, options()));
         report.timings.push((name.to_string(), ms));
@@ -286,7 +291,7 @@ fn narrow<R: std::io::Read + std::io::Seek>(
     involved.extend(q.field.as_ref().map(|f| f.column as usize));
     for g in 0..layout.groups.len() {
         let group = reader.read_group(layout, g, &involved)?;
-        let input = group_input(&group, &per_group);
+        let input = group_input(&group, &per_group, args.writer);
         let expected = family::reference_scan(&input);
         let got = family::kernel_scan(&input, options);
         if expected != got {
@@ -363,6 +368,7 @@ mod tests {
             print_rows: 3,
             repeat: 1,
             read: ReadOptions::default(),
+            writer: family::WRITER_CPP,
             repro_dir: std::env::temp_dir().join("crossdec-tsfile-scan-test"),
         }
     }
@@ -417,14 +423,14 @@ mod tests {
         let parsed = parse_filter("time >= 687759290627 and f2 is not null", &names).unwrap();
         let q = request(&args(""), &parsed, &[0, 1, 2, 3, 4, 5]);
         let group = reader.read_group(&layout, 0, &[0, 1, 2, 3, 4, 5]).unwrap();
-        let input = group_input(&group, &q);
+        let input = group_input(&group, &q, family::WRITER_CPP);
         let bytes = family::canonical_input(&input);
         assert_eq!(
             <AlignedInput as crate::engine::Parse>::parse(&bytes),
             Some(input.clone())
         );
         let from_file = reader
-            .scan_aligned_reference(&layout, &reference_request(&q).unwrap())
+            .scan_aligned_reference(&layout, &reference_request(&q, family::WRITER_CPP).unwrap())
             .unwrap();
         let scanned = family::reference_scan(&input).unwrap();
         let want: Vec<Block> = from_file.blocks.iter().map(Block::from_reference).collect();

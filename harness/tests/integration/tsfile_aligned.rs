@@ -126,7 +126,7 @@ fn has_or(f: &r::TimeFilter) -> bool {
 /// pages of fixed-width columns without FIELD filter that fit one block;
 /// neither with the optimizations off; the counts match the plan.
 fn plan_rules(case: &Scenario, options: k::ScanOptions, out: &k::ScanOutput) -> Result<(), String> {
-    let q = &reference_request(&case.request).expect("a request of this host's sizes");
+    let q = &reference_request(&case.request, case.writer_id()).expect("a request of this host's sizes");
     let s = &out.stats;
     let matches = |t: i64| q.filter.time.as_ref().is_none_or(|f| f.matches(t));
     let field = q.filter.field.is_some();
@@ -235,8 +235,8 @@ fn check(case: &Scenario, time: Vec<u8>, values: Vec<Vec<u8>>, rules: bool) -> R
     let input = case.input_with(time, values);
     let rg = reference_group(&input).expect("known ids");
     let kg = kernel_group(&input).expect("known ids");
-    let rq = reference_request(&input.request).expect("sizes of this host");
-    let kq = kernel_request(&input.request).expect("sizes of this host");
+    let rq = reference_request(&input.request, input.writer).expect("sizes of this host");
+    let kq = kernel_request(&input.request, input.writer).expect("sizes of this host");
     let expected = r::scan(&rg, &rq);
     for options in [k::ScanOptions::default(), k::ScanOptions::baseline()] {
         let out = k::scan(&kg, &kq, options);
@@ -321,6 +321,7 @@ fn plans_of_known_scans() {
         times: times.clone(),
         page_sizes: vec![8; 5],
         time_encoding: r::Encoding::Ts2Diff,
+        writer: r::Writer::Cpp,
         cols: vec![
             Some(Column {
                 t: r::ColumnType::Int64,
@@ -351,7 +352,10 @@ fn plans_of_known_scans() {
         let (t, values) = chunks(case);
         check(case, t, values, true).unwrap();
         let input = case.input();
-        let (g, q) = (kernel_group(&input).unwrap(), kernel_request(&input.request).unwrap());
+        let (g, q) = (
+            kernel_group(&input).unwrap(),
+            kernel_request(&input.request, input.writer).unwrap(),
+        );
         k::scan(&g, &q, k::ScanOptions::default()).stats
     };
     let s = stats(&mk(Some(TimeFilter::Between(3, 36)), false, vec![0]));
@@ -376,7 +380,10 @@ fn generator_reaches_every_plan_class() {
     let mut seen = [0usize; 9];
     for seed in 0..400 {
         let input = gen_case(seed).input();
-        let (g, q) = (kernel_group(&input).unwrap(), kernel_request(&input.request).unwrap());
+        let (g, q) = (
+            kernel_group(&input).unwrap(),
+            kernel_request(&input.request, input.writer).unwrap(),
+        );
         let out = k::scan(&g, &q, k::ScanOptions::default());
         let s = &out.stats;
         let blocks = out.result.as_ref().map_or(0, Vec::len);
@@ -416,7 +423,10 @@ fn stored_categories_reach_codecs_unannotated_pages_and_broken_bodies() {
         let input = generate("stored", seed, rng).remove(0).steps.remove(0);
         let (compression, statistics) = input.stored_as(0);
         let expected = reference_scan(&input).expect("a stored group reads whole");
-        let (g, q) = (kernel_group(&input).unwrap(), kernel_request(&input.request).unwrap());
+        let (g, q) = (
+            kernel_group(&input).unwrap(),
+            kernel_request(&input.request, input.writer).unwrap(),
+        );
         let out = k::scan_with(&g, &q, k::ScanOptions::default(), &Codecs);
         assert!(out.result.is_ok(), "seed {seed}: {:?}", out.result);
         codecs_read.insert(compression);

@@ -6,7 +6,9 @@
 use crossdec_kernels::tsfile::aligned as k;
 use crossdec_reference::tsfile::aligned as r;
 
-use super::types::{AlignedInput, Block, Cell, Fault, FieldOp, Request, Scanned, TimeFilter, Unread};
+use super::types::{
+    AlignedInput, Block, Cell, Fault, FieldOp, Request, Scanned, TimeFilter, Unread, WRITER_CPP, WRITER_JAVA,
+};
 use super::AlignedFamily;
 use crate::engine::Outcome;
 
@@ -278,9 +280,9 @@ const K_OPS: [k::CmpOp; 6] = [
     k::CmpOp::NotEq,
 ];
 
-/// The reference's request (`None`: a size past `usize` or an unknown
-/// comparison operator).
-pub fn reference_request(q: &Request) -> Option<r::Request> {
+/// The reference's request for chunks `writer` wrote (`None`: a size past
+/// `usize`, an unknown comparison operator or writer).
+pub fn reference_request(q: &Request, writer: u8) -> Option<r::Request> {
     let (columns, block_rows, field_column) = sizes(q)?;
     let field = match (&q.field, field_column) {
         (Some(f), Some(column)) => Some(r::FieldFilter {
@@ -302,11 +304,16 @@ pub fn reference_request(q: &Request) -> Option<r::Request> {
         limit: q.limit,
         columns,
         block_rows,
+        writer: match writer {
+            WRITER_CPP => r::Writer::Cpp,
+            WRITER_JAVA => r::Writer::Java,
+            _ => return None,
+        },
     })
 }
 
 /// The kernel's request (`None` as for [`reference_request`]).
-pub fn kernel_request(q: &Request) -> Option<k::Request> {
+pub fn kernel_request(q: &Request, writer: u8) -> Option<k::Request> {
     let (columns, block_rows, field_column) = sizes(q)?;
     let field = match (&q.field, field_column) {
         (Some(f), Some(column)) => Some(k::FieldFilter {
@@ -328,6 +335,11 @@ pub fn kernel_request(q: &Request) -> Option<k::Request> {
         limit: q.limit,
         columns,
         block_rows,
+        writer: match writer {
+            WRITER_CPP => k::Writer::Cpp,
+            WRITER_JAVA => k::Writer::Java,
+            _ => return None,
+        },
     })
 }
 

@@ -21,7 +21,7 @@ mod types;
 pub use convert::{kernel_group, kernel_request, reference_group, reference_request, scanned_from_kernel, Codecs};
 pub use types::{
     AlignedInput, Block, Cell, Fault, FieldFilter, FieldOp, Request, Scanned, TimeFilter, Unread, ValueChunk,
-    MAX_FILTER_DEPTH,
+    MAX_FILTER_DEPTH, WRITER_CPP, WRITER_JAVA,
 };
 
 use crossdec_kernels::tsfile::aligned as k;
@@ -62,7 +62,8 @@ pub fn campaign() -> Campaign<AlignedFamily> {
             campaign.kernel_fn(name, move |input: &AlignedInput| kernel_scan(input, options()))
         })
         .kernel_fn("aligned/arrow", |input: &AlignedInput| {
-            let (Some(group), Some(request)) = (kernel_group(input), kernel_request(&input.request)) else {
+            let (Some(group), Some(request)) = (kernel_group(input), kernel_request(&input.request, input.writer))
+            else {
                 return kernel_scan(input, k::ScanOptions::default());
             };
             let out = k::scan_with(&group, &request, k::ScanOptions::default(), &Codecs);
@@ -75,7 +76,7 @@ pub fn reference_scan(input: &AlignedInput) -> Outcome<AlignedFamily> {
     let Some(group) = reference_group(input) else {
         return Err(Fault::unknown_tag());
     };
-    let Some(request) = reference_request(&input.request) else {
+    let Some(request) = reference_request(&input.request, input.writer) else {
         return Err(Fault::bad_request());
     };
     match r::scan_with(&group, &request, &Codecs) {
@@ -92,7 +93,7 @@ pub fn kernel_scan(input: &AlignedInput, options: k::ScanOptions) -> Outcome<Ali
     let Some(group) = kernel_group(input) else {
         return Err(Fault::unknown_tag());
     };
-    let Some(request) = kernel_request(&input.request) else {
+    let Some(request) = kernel_request(&input.request, input.writer) else {
         return Err(Fault::bad_request());
     };
     scanned_from_kernel(&k::scan_with(&group, &request, options, &Codecs))

@@ -9,10 +9,18 @@ use crate::engine::{canonical_enum, canonical_struct, Canonical, FromCanonical, 
 /// stack of the parser or of a scanner's recursive evaluation.
 pub const MAX_FILTER_DEPTH: u32 = 64;
 
-/// One scan: the chunks' page areas, how they are stored, and the request.
+/// [`AlignedInput::writer`]: the C++ writer's layouts.
+pub const WRITER_CPP: u8 = 0;
+/// [`AlignedInput::writer`]: the Java writer's layouts.
+pub const WRITER_JAVA: u8 = 1;
+
+/// One scan: the chunks' page areas, how they are stored, whose layouts
+/// they hold, and the request.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AlignedInput {
-    /// The time chunk's encoding (TsFile id: 0 PLAIN, 4 TS_2DIFF).
+    /// The time chunk's encoding (TsFile id of an INT64 encoding: 0 PLAIN,
+    /// 2 RLE, 4 TS_2DIFF, 8 GORILLA, 9 ZIGZAG, 11 CHIMP, 12 SPRINTZ, 13
+    /// RLBE).
     pub time_encoding: u8,
     /// The time chunk's pages.
     pub time: Vec<u8>,
@@ -26,6 +34,12 @@ pub struct AlignedInput {
     /// nothing at all, so inputs from before it parse, and digest, as they
     /// did.
     pub storage: Option<Vec<(u8, bool)>>,
+    /// Which official writer's layouts the pages hold where the writers
+    /// differ (RLBE FLOAT / DOUBLE, SPRINTZ INT64 / DOUBLE):
+    /// [`WRITER_CPP`] or [`WRITER_JAVA`]. C++ is written as nothing; Java
+    /// as a byte after the storage list (an empty list when `storage` is
+    /// `None`, which reads back as `None`).
+    pub writer: u8,
 }
 
 impl AlignedInput {
@@ -211,31 +225,45 @@ impl Canonical for AlignedInput {
         self.time.encode(out);
         self.values.encode(out);
         self.request.encode(out);
-        if let Some(storage) = &self.storage {
+        if self.writer != WRITER_CPP {
+            self.storage.clone().unwrap_or_default().encode(out);
+            self.writer.encode(out);
+        } else if let Some(storage) = &self.storage {
             storage.encode(out);
         }
     }
 }
 
 impl FromCanonical for AlignedInput {
-    /// The storage list is the input's optional tail: present exactly when
-    /// bytes are left after the request.
+    /// The storage list and the writer are the input's optional tail: the
+    /// list present exactly when bytes are left after the request, the
+    /// writer (Java, the one other than the default) when bytes are left
+    /// after the list.
     fn read(bytes: &mut &[u8]) -> Option<Self> {
         let time_encoding = FromCanonical::read(bytes)?;
         let time = FromCanonical::read(bytes)?;
         let values = FromCanonical::read(bytes)?;
         let request = FromCanonical::read(bytes)?;
-        let storage = if bytes.is_empty() {
+        let mut storage: Option<Vec<(u8, bool)>> = if bytes.is_empty() {
             None
         } else {
             Some(FromCanonical::read(bytes)?)
         };
+        let mut writer = WRITER_CPP;
+        if !bytes.is_empty() {
+            writer = u8::read(bytes)?;
+            if writer != WRITER_JAVA {
+                return None;
+            }
+            storage = storage.filter(|s| !s.is_empty());
+        }
         Some(AlignedInput {
             time_encoding,
             time,
             values,
             request,
             storage,
+            writer,
         })
     }
 }
@@ -410,6 +438,7 @@ mod tests {
                 block_rows: 1,
             },
             storage: None,
+            writer: WRITER_CPP,
         };
         let plain = input.to_canonical();
         assert_eq!(AlignedInput::parse(&plain), Some(input.clone()));
@@ -424,6 +453,44 @@ mod tests {
         );
         // A tail that is not a whole storage list is not an input.
         assert_eq!(AlignedInput::parse(&stored[..stored.len() - 1]), None);
+    }
+
+    #[test]
+    fn the_java_writer_is_a_byte_after_the_storage_list() {
+        let mut input = AlignedInput {
+            time_encoding: 8,
+            time: vec![1, 2],
+            values: vec![None],
+            request: Request {
+                time: None,
+                field: None,
+                offset: 0,
+                limit: None,
+                columns: vec![0],
+                block_rows: 1,
+            },
+            storage: None,
+            writer: WRITER_JAVA,
+        };
+        let cpp = AlignedInput {
+            writer: WRITER_CPP,
+            ..input.clone()
+        }
+        .to_canonical();
+        let java = input.to_canonical();
+        assert_eq!(&java[..cpp.len()], cpp, "the writer only adds a tail");
+        assert_eq!(java.len(), cpp.len() + 8 + 1, "an empty storage list, the writer");
+        assert_eq!(AlignedInput::parse(&java), Some(input.clone()));
+        input.storage = Some(vec![(1, false)]);
+        let stored = input.to_canonical();
+        assert_eq!(stored.len(), cpp.len() + 8 + 2 + 1);
+        assert_eq!(AlignedInput::parse(&stored), Some(input.clone()));
+        // Writer ids other than Java's (C++ is never written) are not inputs.
+        for id in [WRITER_CPP, 2, 255] {
+            let mut bytes = stored.clone();
+            *bytes.last_mut().unwrap() = id;
+            assert_eq!(AlignedInput::parse(&bytes), None, "writer {id}");
+        }
     }
 
     #[test]

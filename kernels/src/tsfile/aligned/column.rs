@@ -1,7 +1,7 @@
 //! Typed column buffers: the output blocks, the per-page staging buffers,
 //! and the decode of a page's non-null values into a range of one.
 
-use super::{ColumnType, Encoding, Value};
+use super::{ColumnType, Encoding, Value, Writer};
 use crate::tsfile::{
     camel, chimp, dictionary, float_scaled, gorilla, plain, rlbe, rle, sprintz, ts2diff, zigzag, DecodeError, Done,
 };
@@ -157,22 +157,24 @@ impl Block {
     }
 }
 
-/// Decode exactly the values of a page into `out[at..at + n]` (`out`
-/// already that long), with the kernels' page decoders. Returns how many
-/// values the page held (at most `n`: more is the decoder's TooManyValues).
+/// Decode exactly the values of a page into `out[rows]` (`out` already
+/// that long), with the kernels' page decoders. Returns how many values the
+/// page held (at most `rows.len()`: more is the decoder's TooManyValues).
 /// Where the official writers' layouts differ (SPRINTZ INT64 / DOUBLE, RLBE
-/// FLOAT / DOUBLE), the page is read as the C++ writer writes it.
+/// FLOAT / DOUBLE), the page is read as `writer` writes it.
 pub(crate) fn decode_into(
     t: ColumnType,
     e: Encoding,
+    writer: Writer,
     body: &[u8],
     out: &mut Data,
-    at: usize,
-    n: usize,
+    rows: std::ops::Range<usize>,
     scratch: &mut Vec<u32>,
 ) -> Result<usize, DecodeError> {
     use ColumnType::*;
-    let r = at..at + n;
+    let n = rows.len();
+    let r = rows;
+    let (sprintz_writer, rlbe_flavour) = layouts(writer);
     let done: Done = match (t, e, out) {
         (Boolean, Encoding::Plain, Data::Bool(v)) => plain::decode_bool_into(body, &mut v[r])?,
         (Boolean, Encoding::Rle, Data::Bool(v)) => rle::decode_bool_into(body, scratch, &mut v[r])?,
@@ -233,16 +235,25 @@ pub(crate) fn decode_into(
         (Double, Encoding::Rle, Data::F64(v)) => float_scaled::rle_f64_into(body, &mut v[r])?,
         (Int32 | Date, Encoding::Sprintz, Data::I32(v)) => sprintz::decode_i32_into(body, &mut v[r])?,
         (Int64 | Timestamp, Encoding::Sprintz, Data::I64(v)) => {
-            sprintz::decode_i64_into(body, sprintz::Writer::Cpp, &mut v[r])?
+            sprintz::decode_i64_into(body, sprintz_writer, &mut v[r])?
         }
         (Float, Encoding::Sprintz, Data::F32(v)) => sprintz::decode_f32_into(body, &mut v[r])?,
-        (Double, Encoding::Sprintz, Data::F64(v)) => sprintz::decode_f64_into(body, sprintz::Writer::Cpp, &mut v[r])?,
+        (Double, Encoding::Sprintz, Data::F64(v)) => sprintz::decode_f64_into(body, sprintz_writer, &mut v[r])?,
         (Int32 | Date, Encoding::Rlbe, Data::I32(v)) => rlbe::decode_i32_into(body, &mut v[r])?,
         (Int64 | Timestamp, Encoding::Rlbe, Data::I64(v)) => rlbe::decode_i64_into(body, &mut v[r])?,
-        (Float, Encoding::Rlbe, Data::F32(v)) => rlbe::decode_f32_into(body, rlbe::Flavour::CppBits, &mut v[r])?,
-        (Double, Encoding::Rlbe, Data::F64(v)) => rlbe::decode_f64_into(body, rlbe::Flavour::CppBits, &mut v[r])?,
+        (Float, Encoding::Rlbe, Data::F32(v)) => rlbe::decode_f32_into(body, rlbe_flavour, &mut v[r])?,
+        (Double, Encoding::Rlbe, Data::F64(v)) => rlbe::decode_f64_into(body, rlbe_flavour, &mut v[r])?,
         (Double, Encoding::Camel, Data::F64(v)) => camel::decode_into(body, &mut v[r])?,
         _ => unreachable!("pairs checked by page::supported, buffers built from the type"),
     };
     Ok(done.values)
+}
+
+/// The page kernels' names for `writer`'s SPRINTZ predictor and RLBE float
+/// layout.
+pub(crate) fn layouts(writer: Writer) -> (sprintz::Writer, rlbe::Flavour) {
+    match writer {
+        Writer::Cpp => (sprintz::Writer::Cpp, rlbe::Flavour::CppBits),
+        Writer::Java => (sprintz::Writer::Java, rlbe::Flavour::JavaFloatDiffs),
+    }
 }

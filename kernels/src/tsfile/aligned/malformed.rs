@@ -55,6 +55,7 @@ fn all(columns: Vec<usize>) -> Request {
         limit: None,
         columns,
         block_rows: 100,
+        writer: Writer::Cpp,
     }
 }
 
@@ -385,15 +386,17 @@ fn requests_that_cannot_be_served_are_bad_requests() {
     });
     assert_eq!(result(&g, &field), bad);
     assert!(result(&g, &all(vec![0])).is_ok());
-    // The time chunk must be PLAIN or TS_2DIFF.
-    let g = Group {
-        time: Chunk::plain(ColumnType::Int64, Encoding::Gorilla, &t),
-        values: vec![],
-    };
-    assert_eq!(
-        result(&g, &all(vec![])),
-        err(ErrorKind::Unsupported, ChunkId::Time, 0, 0)
-    );
+    // The time chunk must be in an INT64 encoding.
+    for encoding in [Encoding::Dictionary, Encoding::Camel] {
+        let g = Group {
+            time: Chunk::plain(ColumnType::Int64, encoding, &t),
+            values: vec![],
+        };
+        assert_eq!(
+            result(&g, &all(vec![])),
+            err(ErrorKind::Unsupported, ChunkId::Time, 0, 0)
+        );
+    }
 }
 
 #[test]

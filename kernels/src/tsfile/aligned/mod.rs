@@ -79,10 +79,12 @@ pub enum Encoding {
     Zigzag,
     Chimp,
     Dictionary,
-    /// SPRINTZ; INT64 / DOUBLE pages read with the C++ writer's predictor.
+    /// SPRINTZ; INT64 / DOUBLE pages read with the predictor of the
+    /// request's [`Writer`].
     Sprintz,
-    /// RLBE; FLOAT / DOUBLE pages read as the C++ writer writes them (the
-    /// integer RLBE of the values' bits).
+    /// RLBE; FLOAT / DOUBLE pages read in the layout of the request's
+    /// [`Writer`] (C++: the integer RLBE of the values' bits; Java: float
+    /// differences).
     Rlbe,
     /// CAMEL (DOUBLE only).
     Camel,
@@ -136,8 +138,9 @@ impl Decompress for NoDecompress {
     }
 }
 
-/// The time chunk (INT64, TS_2DIFF or PLAIN) and one entry per
-/// measurement (`None`: missing from the group, all null).
+/// The time chunk (INT64: PLAIN, TS_2DIFF, GORILLA, RLE, ZIGZAG, CHIMP,
+/// SPRINTZ or RLBE) and one entry per measurement (`None`: missing from the
+/// group, all null).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Group<'a> {
     pub time: Chunk<'a>,
@@ -154,6 +157,22 @@ pub struct Request {
     pub columns: Vec<usize>,
     /// At least 1.
     pub block_rows: usize,
+    /// Whose layouts to read where the official writers' differ.
+    pub writer: Writer,
+}
+
+/// Which official writer wrote the chunks. Two encodings differ between
+/// them and nothing in a page says which (`docs/tsfile-encodings.md`):
+/// RLBE on FLOAT / DOUBLE (Java encodes float differences, C++ the values'
+/// bits) and SPRINTZ on INT64 / DOUBLE, a time column's included (the
+/// predictor's product wrapped in 64 bits by Java, taken in 128 by C++).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Writer {
+    /// The C++ library (the PyPI `tsfile` package, the C and Python APIs).
+    #[default]
+    Cpp,
+    /// The Java library (IoTDB, the Java API).
+    Java,
 }
 
 /// Switches for the two optimizations (both on by default).

@@ -345,6 +345,7 @@ fn run(case: &Case) -> (ScanOutput, Vec<Vec<Row>>) {
         limit: case.limit,
         columns: case.requested.clone(),
         block_rows: case.block_rows,
+        writer: Writer::Cpp,
     };
     let out = scan_with(&group, &request, case.options, &Reversed);
     let got = match &out.result {

@@ -3,14 +3,14 @@
 
 use std::borrow::Cow;
 
-use super::column::{decode_into, Block, Column};
+use super::column::{decode_into, layouts, Block, Column};
 use super::filter::TimePlan;
 use super::page::{directory, supported, value_page, PageRef};
 use super::{
     Chunk, ChunkId, ColumnType, Decompress, Encoding, ErrorKind, Group, NoDecompress, PageAction, Request, ScanError,
-    ScanOptions, ScanOutput, ScanStats, MAX_PAGE_ROWS,
+    ScanOptions, ScanOutput, ScanStats, Writer, MAX_PAGE_ROWS,
 };
-use crate::tsfile::{plain, ts2diff};
+use crate::tsfile::{chimp, gorilla, plain, rlbe, rle, sprintz, ts2diff, zigzag, DecodeError, Done};
 
 fn fail(kind: ErrorKind, chunk: ChunkId, page: usize, offset: usize) -> ScanError {
     ScanError {
@@ -51,12 +51,13 @@ pub fn scan_with(group: &Group<'_>, request: &Request, options: ScanOptions, cod
 }
 
 /// An involved value column: its index, chunk and page directory, and the
-/// scan's codec.
+/// scan's codec and writer.
 struct Involved<'a> {
     index: usize,
     chunk: Option<Chunk<'a>>,
     pages: Vec<PageRef>,
     codec: &'a dyn Decompress,
+    writer: Writer,
 }
 
 fn run<'a>(
@@ -81,7 +82,8 @@ fn run<'a>(
     indices.dedup();
 
     let time = group.time;
-    if !matches!(time.encoding, Encoding::Ts2Diff | Encoding::Plain) {
+    // Times are INT64: every encoding the value columns read INT64 in.
+    if !supported(ColumnType::Int64, time.encoding) {
         return Err(fail(ErrorKind::Unsupported, ChunkId::Time, 0, 0));
     }
     let time_pages = directory(
@@ -133,6 +135,7 @@ fn run<'a>(
             chunk,
             pages,
             codec,
+            writer: request.writer,
         });
     }
     // Output column j reads involved[slot[j]].
@@ -188,7 +191,7 @@ fn run<'a>(
                 bulk: false,
             }
         });
-        decode_times(time, page, p, codec, &mut times)?;
+        decode_times(time, page, p, codec, request.writer, &mut times)?;
         let rows = times.len();
         // A page without statistics is planned from its decoded times.
         let full = match (page.has_statistics, times.first(), times.last()) {
@@ -292,25 +295,56 @@ fn decode_times(
     page: &PageRef,
     p: usize,
     codec: &dyn Decompress,
+    writer: Writer,
     times: &mut Vec<i64>,
 ) -> Result<(), ScanError> {
     let body = page_body(&time, page, ChunkId::Time, p, codec)?;
     let body = &body[..];
-    let decode_error =
-        |e: crate::tsfile::DecodeError| fail(ErrorKind::Decode(format!("{e:?}")), ChunkId::Time, p, page.body_at);
-    // Size the buffer from what the body can back: TS_2DIFF block headers
-    // (walked, capped), PLAIN's length.
-    let n = match time.encoding {
-        Encoding::Ts2Diff => ts2diff::count::<i64>(body, MAX_PAGE_ROWS).map_err(decode_error)?,
-        _ => body.len().div_ceil(8).min(MAX_PAGE_ROWS),
-    };
-    times.clear();
-    times.resize(n, 0);
-    let done = match time.encoding {
-        Encoding::Ts2Diff => ts2diff::decode_i64_into(body, times),
-        _ => plain::decode_be64_into(body, times),
+    let decode_error = |e: DecodeError| fail(ErrorKind::Decode(format!("{e:?}")), ChunkId::Time, p, page.body_at);
+    // GORILLA and CHIMP pages hold as many times as the statistics count
+    // (as a value page holds its bitmap's values; a time equal to the
+    // terminator is a time); without statistics, up to the terminator.
+    let counted = matches!(time.encoding, Encoding::Gorilla | Encoding::Chimp);
+    let count = (counted && page.has_statistics).then_some(page.count as usize);
+    if count.is_some_and(|c| c > MAX_PAGE_ROWS) {
+        // What the decoders answer a count above their room, without
+        // making the room: the count is the header's, backed by nothing.
+        return Err(decode_error(DecodeError::TooManyValues {
+            max: MAX_PAGE_ROWS,
+            offset: 0,
+        }));
     }
-    .map_err(decode_error)?;
+    // Size the buffer from what the body can back, never from the
+    // statistics alone: TS_2DIFF's block headers (walked), PLAIN's length,
+    // ZIGZAG's bytes (a value takes one at least), GORILLA's and CHIMP's
+    // bits (each value after the first takes one at least). RLE, SPRINTZ
+    // and RLBE runs can hold any number of values in a few bytes: their
+    // buffer starts at the bits' bound and doubles while the decoder runs
+    // out of room, up to the cap, so the cap's error is the reference's.
+    let bits = body.len().saturating_mul(8).saturating_add(1);
+    let mut n = match time.encoding {
+        Encoding::Ts2Diff => ts2diff::count::<i64>(body, MAX_PAGE_ROWS).map_err(decode_error)?,
+        Encoding::Plain => body.len().div_ceil(8),
+        Encoding::Zigzag => body.len(),
+        Encoding::Gorilla | Encoding::Chimp => count.map_or(bits, |c| c.min(bits)),
+        Encoding::Rle | Encoding::Sprintz | Encoding::Rlbe => bits,
+        Encoding::Dictionary | Encoding::Camel => unreachable!("no INT64 pages: refused by page::supported"),
+    }
+    .min(MAX_PAGE_ROWS);
+    let stop = match count {
+        Some(_) => gorilla::Stop::Count(n),
+        None => gorilla::Stop::AtTerminator,
+    };
+    let done = loop {
+        times.clear();
+        times.resize(n, 0);
+        match decode_time_values(time.encoding, writer, body, stop, times) {
+            Err(DecodeError::TooManyValues { .. }) if n < MAX_PAGE_ROWS => {
+                n = n.saturating_mul(2).min(MAX_PAGE_ROWS);
+            }
+            done => break done.map_err(decode_error)?,
+        }
+    };
     times.truncate(done.values);
     let truthful =
         times.len() == page.count as usize && times.first() == Some(&page.start) && times.last() == Some(&page.end);
@@ -321,6 +355,28 @@ fn decode_times(
         return Err(fail(ErrorKind::TimesNotIncreasing, ChunkId::Time, p, page.body_at));
     }
     Ok(())
+}
+
+/// One time page's INT64 values into `out` (its length the most accepted),
+/// with the page kernels; `stop` says where GORILLA and CHIMP end.
+fn decode_time_values(
+    encoding: Encoding,
+    writer: Writer,
+    body: &[u8],
+    stop: gorilla::Stop,
+    out: &mut [i64],
+) -> Result<Done, DecodeError> {
+    match encoding {
+        Encoding::Ts2Diff => ts2diff::decode_i64_into(body, out),
+        Encoding::Gorilla => gorilla::decode_i64_into(body, stop, out),
+        Encoding::Chimp => chimp::decode_i64_into(body, stop, out),
+        Encoding::Rle => rle::decode_i64_into(body, out),
+        Encoding::Zigzag => zigzag::decode_i64_into(body, out),
+        Encoding::Sprintz => sprintz::decode_i64_into(body, layouts(writer).0, out),
+        Encoding::Rlbe => rlbe::decode_i64_into(body, out),
+        Encoding::Plain => plain::decode_be64_into(body, out),
+        Encoding::Dictionary | Encoding::Camel => unreachable!("no INT64 pages: refused by page::supported"),
+    }
 }
 
 /// The most rows a fresh output block reserves room for.
@@ -351,10 +407,10 @@ fn decode_column(
     let got = decode_into(
         chunk.data_type,
         chunk.encoding,
+        v.writer,
         vp.values,
         &mut column.data,
-        base,
-        reserved,
+        base..base + reserved,
         scratch,
     )
     .map_err(|e| fail(ErrorKind::Decode(format!("{e:?}")), id, p, vp.values_at))?;

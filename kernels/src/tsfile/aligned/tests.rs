@@ -80,6 +80,7 @@ fn request(time: Option<TimeFilter>, block_rows: usize) -> Request {
         limit: None,
         columns: vec![0, 1],
         block_rows,
+        writer: Writer::Cpp,
     }
 }
 
@@ -656,6 +657,7 @@ fn new_encodings_read_pages_of_the_official_writer() {
                         limit: None,
                         columns: vec![0],
                         block_rows,
+                        writer: Writer::Cpp,
                     };
                     let want: Vec<(i64, Option<Value>)> = (0..rows)
                         .filter(|&t| keep(t))
@@ -836,7 +838,7 @@ fn every_supported_pair_has_its_decoder() {
             // must be this pair's decoder that says it (a pair without one
             // reaches the unreachable arm).
             let mut out = Data::for_type(Some(t));
-            let _ = decode_into(t, e, &[], &mut out, 0, 0, &mut Vec::new());
+            let _ = decode_into(t, e, Writer::Cpp, &[], &mut out, 0..0, &mut Vec::new());
             pairs += 1;
         }
     }
@@ -855,7 +857,15 @@ fn rle_float_pages_are_scaled_integers() {
         v.resize(3, 0.0);
     }
     assert_eq!(
-        decode_into(ColumnType::Float, Encoding::Rle, &page, &mut out, 1, 2, &mut Vec::new()),
+        decode_into(
+            ColumnType::Float,
+            Encoding::Rle,
+            Writer::Cpp,
+            &page,
+            &mut out,
+            1..3,
+            &mut Vec::new()
+        ),
         Ok(2)
     );
     assert!(matches!(&out, Data::F32(v) if v == &[0.0, 1.5, 1.5]));
@@ -867,10 +877,10 @@ fn rle_float_pages_are_scaled_integers() {
         decode_into(
             ColumnType::Double,
             Encoding::Rle,
+            Writer::Cpp,
             &page,
             &mut out,
-            0,
-            2,
+            0..2,
             &mut Vec::new()
         ),
         Ok(2)
@@ -992,4 +1002,279 @@ fn a_discrete_or_negated_form_anywhere_in_the_tree_keeps_boundary_pages_row_by_r
         ScanOptions::default(),
     );
     assert!(out.stats.boundary_bulk > 0);
+}
+
+// Time chunks in every INT64 encoding: pages the reference encoders wrote
+// for the times [-3, 0, 5, 1000, 1001] (the bytes as the format notes
+// describe them; each read back by the reference scanner in its tests).
+const TIMES: [i64; 5] = [-3, 0, 5, 1000, 1001];
+const TIME_PAGES: [(Encoding, &str); 8] = [
+    (
+        Encoding::Plain,
+        "ffff ffff ffff fffd 0000 0000 0000 0000 0000 0000 0000 0005 0000 0000 0000 03e8 0000 0000 0000 03e9",
+    ),
+    (
+        Encoding::Ts2Diff,
+        "0000 0004 0000 000a 0000 0000 0000 0001 ffff ffff ffff fffd 0080 4f88 00",
+    ),
+    (
+        Encoding::Gorilla,
+        "ffff ffff ffff fffd c0ff ffff ffff ffff fff6 0000 0000 0000 0005 8000 0000 0000 00fb 6000 0000 0000 0000 \
+         1a00 0000 0000 000f a4",
+    ),
+    (
+        Encoding::Rle,
+        "4340 0305 ffff ffff ffff fffd 0000 0000 0000 0000 0000 0000 0000 0005 0000 0000 0000 03e8 0000 0000 0000 \
+         03e9 0000 0000 0000 0000 0000 0000 0000 0000 0000 0000 0000 0000",
+    ),
+    (Encoding::Zigzag, "0705 0500 0ad0 0fd2 0f"),
+    (
+        Encoding::Chimp,
+        "ffff ffff ffff fffd c7ff ffff ffff ffff efc0 0000 0001 6000 0000 3ed8 0000 0000 0502 0180",
+    ),
+    (
+        Encoding::Sprintz,
+        "8543 4003 05ff ffff ffff ffff fd00 0000 0000 0000 0000 0000 0000 0000 0500 0000 0000 0003 e800 0000 0000 \
+         0003 e900 0000 0000 0000 0000 0000 0000 0000 0000 0000 0000 0000 00",
+    ),
+    (Encoding::Rlbe, "0000 0005 81bf ffff ffff ffff fe82 f07d 15fc 6078"),
+];
+
+/// A time page of `body` whose header says `count` times from `start` to
+/// `end`.
+fn time_page_of(body: &[u8], count: usize, start: i64, end: i64) -> Vec<u8> {
+    let mut out = Vec::new();
+    header(&mut out, body.len(), count, start, end);
+    out.extend_from_slice(body);
+    out
+}
+
+/// A chunk's one page without statistics.
+fn unannotated_page(body: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    uvarint(&mut out, body.len() as u64);
+    uvarint(&mut out, body.len() as u64);
+    out.extend_from_slice(body);
+    out
+}
+
+fn time_chunk(encoding: Encoding, statistics: bool, data: &[u8]) -> Group<'_> {
+    Group {
+        time: Chunk {
+            page_statistics: statistics,
+            ..Chunk::plain(ColumnType::Int64, encoding, data)
+        },
+        values: vec![],
+    }
+}
+
+/// Times of a scan of `group` (every row, no column), or its error.
+fn times_of(group: &Group<'_>, writer: Writer) -> Result<Vec<i64>, ScanError> {
+    let r = Request {
+        columns: vec![],
+        writer,
+        ..request(None, 1000)
+    };
+    let mut times = Vec::new();
+    for options in [ScanOptions::default(), ScanOptions::baseline()] {
+        let out = scan(group, &r, options);
+        let got: Result<Vec<i64>, ScanError> = out.result.map(|b| b.iter().flat_map(|b| b.times.clone()).collect());
+        if options != ScanOptions::default() {
+            assert_eq!(Ok(&times), got.as_ref(), "baseline");
+        }
+        times = got?;
+    }
+    Ok(times)
+}
+
+#[test]
+fn time_chunks_in_every_int64_encoding_read_their_times() {
+    for (e, hex) in TIME_PAGES {
+        let body = unhex(hex);
+        // A page with statistics, and one without.
+        let page = time_page_of(&body, 5, -3, 1001);
+        assert_eq!(
+            times_of(&time_chunk(e, true, &page), Writer::Cpp),
+            Ok(TIMES.to_vec()),
+            "{e:?}"
+        );
+        let one = unannotated_page(&body);
+        for writer in [Writer::Cpp, Writer::Java] {
+            assert_eq!(
+                times_of(&time_chunk(e, false, &one), writer),
+                Ok(TIMES.to_vec()),
+                "{e:?}"
+            );
+        }
+        // Statistics that lie about the count are found where the page is
+        // decoded (GORILLA and CHIMP: fewer times counted, the last wrong).
+        let lying = time_page_of(&body, 4, -3, 1001);
+        assert_eq!(
+            times_of(&time_chunk(e, true, &lying), Writer::Cpp),
+            Err(ScanError {
+                kind: ErrorKind::StatisticsLie,
+                chunk: ChunkId::Time,
+                page: 0,
+                offset: 0,
+            }),
+            "{e:?}"
+        );
+    }
+}
+
+/// A decode error of the time chunk's page 0 (its body at byte 19, after a
+/// header with statistics; 2 without).
+fn time_decode_error(detail: &str, body_at: usize) -> Result<Vec<i64>, ScanError> {
+    Err(ScanError {
+        kind: ErrorKind::Decode(detail.into()),
+        chunk: ChunkId::Time,
+        page: 0,
+        offset: body_at,
+    })
+}
+
+#[test]
+fn gorilla_and_chimp_times_are_counted_by_statistics_else_stop_at_the_terminator() {
+    // [i64::MIN, i64::MIN + 2, 7]: the first time is the terminator.
+    let pages = [
+        (
+            Encoding::Gorilla,
+            "8000 0000 0000 0000 fe03 81fc 0000 0000 0000 002d 0000 0000 0000 000e",
+        ),
+        (
+            Encoding::Chimp,
+            "8000 0000 0000 0000 f800 0000 0016 2000 0000 0000 0001 4000",
+        ),
+    ];
+    let times = [i64::MIN, i64::MIN + 2, 7];
+    for (e, hex) in pages {
+        let body = unhex(hex);
+        let counted = time_page_of(&body, 3, times[0], 7);
+        assert_eq!(
+            times_of(&time_chunk(e, true, &counted), Writer::Cpp),
+            Ok(times.to_vec()),
+            "{e:?}"
+        );
+        // Without statistics the page ends at its first time: no rows.
+        let one = unannotated_page(&body);
+        assert_eq!(times_of(&time_chunk(e, false, &one), Writer::Cpp), Ok(vec![]), "{e:?}");
+    }
+    let gorilla = unhex(TIME_PAGES[2].1);
+    let counted = |count: usize| time_page_of(&gorilla, count, -3, 1001);
+    let chunk = |data: &[u8]| times_of(&time_chunk(Encoding::Gorilla, true, data), Writer::Cpp);
+    // A count past the page's bits: decoded until the bits run out, as the
+    // reference does (not refused for the buffer's size).
+    assert_eq!(
+        chunk(&counted(MAX_PAGE_ROWS)),
+        time_decode_error("Truncated { field: GorillaControl, offset: 51, bit: 0 }", 21)
+    );
+    // A count past the cap: the decoders' TooManyValues, nothing decoded.
+    assert_eq!(
+        chunk(&counted(MAX_PAGE_ROWS + 1)),
+        time_decode_error("TooManyValues { max: 1048576, offset: 0 }", 21)
+    );
+    // One more than written: the terminator is read as a time.
+    assert_eq!(chunk(&counted(6)).unwrap_err().kind, ErrorKind::StatisticsLie,);
+    // The statistics count only GORILLA and CHIMP pages: a PLAIN page whose
+    // count passes the cap is a lie found after decoding.
+    let plain = unhex(TIME_PAGES[0].1);
+    let lying = time_page_of(&plain, MAX_PAGE_ROWS + 1, -3, 1001);
+    assert_eq!(
+        times_of(&time_chunk(Encoding::Plain, true, &lying), Writer::Cpp)
+            .unwrap_err()
+            .kind,
+        ErrorKind::StatisticsLie
+    );
+}
+
+#[test]
+fn rle_time_pages_hold_more_times_than_their_bits_up_to_the_cap() {
+    // One RLE run of 100 times 7: more times than the page has bits, read
+    // whole (and then not increasing).
+    let run = unhex("0403 c801 07");
+    let page = unannotated_page(&run);
+    assert_eq!(
+        times_of(&time_chunk(Encoding::Rle, false, &page), Writer::Cpp),
+        Err(ScanError {
+            kind: ErrorKind::TimesNotIncreasing,
+            chunk: ChunkId::Time,
+            page: 0,
+            offset: 2,
+        })
+    );
+    // A run one past the cap: the reference's TooManyValues.
+    let run = unhex("0603 8280 8001 07");
+    let page = unannotated_page(&run);
+    assert_eq!(
+        times_of(&time_chunk(Encoding::Rle, false, &page), Writer::Cpp),
+        time_decode_error("TooManyValues { max: 1048576, offset: 2 }", 2)
+    );
+}
+
+#[test]
+fn sprintz_time_pages_read_with_the_writers_predictor() {
+    // Nine times 2^59 / 3 apart (and more), written with Java's predictor:
+    // the C++ one reads other times from the fourth on, the fifth below it.
+    let body = unhex(
+        "3b00 0000 0000 0000 00ab aaaa aaaa aaaa 75b5 5555 5555 5556 bec8 0400 0003 8ed8 c756 ffff ff8e 3b3a aaaa \
+         aaaa aaab 6b64 0600 0001 c76d e3ac 7fff ffc7 1dcd 5555 5555 5555",
+    );
+    let written: Vec<i64> = (0..9i64).map(|i| i * (1 << 59) / 3 + i * i * (1 << 50)).collect();
+    let page = unannotated_page(&body);
+    let g = time_chunk(Encoding::Sprintz, false, &page);
+    assert_eq!(times_of(&g, Writer::Java), Ok(written.clone()));
+    assert_eq!(
+        times_of(&g, Writer::Cpp).unwrap_err().kind,
+        ErrorKind::TimesNotIncreasing
+    );
+}
+
+#[test]
+fn value_pages_read_in_the_requested_writers_layout() {
+    // Java's RLBE FLOAT page (float differences) reads back with Java's
+    // layout; the C++ SPRINTZ INT64 / DOUBLE page reads another last value
+    // with Java's predictor.
+    let java = unhex("00 00 00 03 79 ff 80 00 01 f8 00 00 04 19 fc 00 00 00");
+    let cases = [
+        (
+            ColumnType::Float,
+            Encoding::Rlbe,
+            java,
+            [1.5f32, 2.0, 1.0].map(f32v).to_vec(),
+            Writer::Java,
+        ),
+        (
+            ColumnType::Double,
+            Encoding::Sprintz,
+            unhex(CPP_SPRINTZ_PAGE),
+            CPP_SPRINTZ_VALUES.map(Value::F64).to_vec(),
+            Writer::Cpp,
+        ),
+        (
+            ColumnType::Int64,
+            Encoding::Sprintz,
+            unhex(CPP_SPRINTZ_PAGE),
+            CPP_SPRINTZ_VALUES.map(|b| Value::I64(b as i64)).to_vec(),
+            Writer::Cpp,
+        ),
+    ];
+    for (t, e, encoded, values, writer) in cases {
+        let (time, value, cells) = twice_with_nulls(t, &encoded, &values);
+        let g = Group {
+            time: Chunk::plain(ColumnType::Int64, Encoding::Plain, &time),
+            values: vec![Some(Chunk::plain(t, e, &value))],
+        };
+        for w in [Writer::Cpp, Writer::Java] {
+            let r = Request {
+                columns: vec![0],
+                writer: w,
+                ..request(None, 100)
+            };
+            for options in [ScanOptions::default(), ScanOptions::baseline()] {
+                let got: Vec<Option<Value>> = rows_of(&scan(&g, &r, options)).into_iter().map(|(_, c)| c).collect();
+                assert_eq!(got.len(), cells.len());
+                assert_eq!(got == cells, w == writer, "{t:?} {e:?} read as {w:?}, {options:?}");
+            }
+        }
+    }
 }

@@ -8,7 +8,9 @@
 //! checks each page's statistics against its decoded times, evaluates the
 //! filter on every row, applies offset / limit and appends rows one at a
 //! time into blocks. Statistics are only *checked*, never used to decide
-//! which rows to read.
+//! which rows to read; the one number taken from them is a GORILLA or
+//! CHIMP time page's count, which is how many times such a page holds (as
+//! a value page's bitmap says how many values it holds).
 
 pub mod filter;
 pub mod page;
@@ -19,9 +21,9 @@ pub use filter::{CmpOp, FieldFilter, FieldOp, Filter, TimeFilter};
 pub use scan::{scan, scan_with};
 
 /// The most rows one page may hold. A time page's row count is not in its
-/// body (only in its statistics, which the reference does not trust), so
-/// decoding is bounded by this cap: a small hostile page cannot make the
-/// scanner produce millions of rows.
+/// body (only in its statistics, which may lie), so decoding is bounded by
+/// this cap: a small hostile page cannot make the scanner produce millions
+/// of rows.
 pub const MAX_PAGE_ROWS: usize = 1 << 20;
 
 /// TsFile data types a value column may have.
@@ -51,10 +53,10 @@ pub enum Encoding {
     Zigzag,
     Chimp,
     Dictionary,
-    /// SPRINTZ; INT64 / DOUBLE pages read with the C++ writer's predictor.
+    /// SPRINTZ; INT64 / DOUBLE pages read with the predictor of the
+    /// request's [`Writer`].
     Sprintz,
-    /// RLBE; FLOAT / DOUBLE pages read as the C++ writer writes them (the
-    /// integer RLBE of the values' bits).
+    /// RLBE; FLOAT / DOUBLE pages read in the request's [`Writer`]'s layout.
     Rlbe,
     /// CAMEL (DOUBLE only).
     Camel,
@@ -107,9 +109,10 @@ impl Decompress for NoDecompress {
     }
 }
 
-/// An aligned chunk group: the time chunk (INT64 times, TS_2DIFF or PLAIN)
-/// and one entry per measurement; `None` is a measurement missing from the
-/// group (every row of it is null).
+/// An aligned chunk group: the time chunk (INT64 times, in any encoding
+/// [`page::supported`] takes for INT64) and one entry per measurement;
+/// `None` is a measurement missing from the group (every row of it is
+/// null).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Group<'a> {
     pub time: Chunk<'a>,
@@ -128,6 +131,23 @@ pub struct Request {
     pub columns: Vec<usize>,
     /// The most rows per block (at least 1).
     pub block_rows: usize,
+    /// Whose layouts to read where the official writers' differ.
+    pub writer: Writer,
+}
+
+/// Which official writer wrote the chunks. Nothing in a page says so, and
+/// two encodings differ between them (`formats/tsfile.md`,
+/// `docs/tsfile-encodings.md`): RLBE on FLOAT / DOUBLE (Java codes the
+/// differences of the float values, C++ the integer RLBE of their bits)
+/// and SPRINTZ on INT64 / DOUBLE, time columns included (Java wraps the
+/// predictor's product in 64 bits, C++ takes it in 128).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Writer {
+    /// The C++ library (PyPI `tsfile`, the C and Python APIs).
+    #[default]
+    Cpp,
+    /// The Java library (IoTDB, the Java API).
+    Java,
 }
 
 /// One value. Floats are kept as their bit patterns so that equality is

@@ -6,7 +6,7 @@
 //! i64 BE, end i64 BE, then the per-type part of a value page; absent in a
 //! chunk of one page), the body (compressed size bytes).
 
-use super::{ChunkId, ColumnType, Encoding, ErrorKind, ScanError, Value};
+use super::{ChunkId, ColumnType, Encoding, ErrorKind, ScanError, Value, Writer};
 use crate::tsfile::{camel, chimp, dictionary, float_scaled, gorilla, plain, rlbe, rle, sprintz, ts2diff, zigzag};
 
 /// One page as its header describes it.
@@ -218,14 +218,51 @@ pub fn supported(t: ColumnType, e: Encoding) -> bool {
     }
 }
 
-/// Decode a time page body (TS_2DIFF or PLAIN INT64) to its end.
-pub fn decode_times(body: &[u8], encoding: Encoding) -> Result<Vec<i64>, String> {
-    let d = match encoding {
-        Encoding::Ts2Diff => ts2diff::decode_i64(body, super::MAX_PAGE_ROWS),
-        Encoding::Plain => plain::decode_i64(body, super::MAX_PAGE_ROWS),
-        _ => unreachable!("checked by supported_time"),
+/// Decode a time page body: INT64 in any encoding [`supported`] takes for
+/// INT64, at most [`super::MAX_PAGE_ROWS`] times. GORILLA and CHIMP pages
+/// hold `count` times (the header's statistics, as a value page's bitmap
+/// counts its values; a time equal to the terminator is a time), or without
+/// statistics (`None`) as many as come before the terminator; every other
+/// encoding is read to the body's end.
+pub fn decode_times(body: &[u8], encoding: Encoding, writer: Writer, count: Option<u32>) -> Result<Vec<i64>, String> {
+    let max = super::MAX_PAGE_ROWS;
+    let stop = match count {
+        Some(n) => gorilla::Stop::Count(n as usize),
+        None => gorilla::Stop::AtTerminator,
     };
-    d.map(|d| d.values).map_err(|e| format!("{e:?}"))
+    let as_i64 = |d: crate::tsfile::Decoded<u64>| d.values.into_iter().map(|v| v as i64).collect::<Vec<_>>();
+    let err = |e: crate::tsfile::DecodeError| format!("{e:?}");
+    Ok(match encoding {
+        Encoding::Ts2Diff => ts2diff::decode_i64(body, max).map_err(err)?.values,
+        Encoding::Plain => plain::decode_i64(body, max).map_err(err)?.values,
+        Encoding::Gorilla => as_i64(gorilla::decode64(body, gorilla::TERMINATOR_I64, stop, max).map_err(err)?),
+        Encoding::Chimp => as_i64(chimp::decode64(body, chimp::TERMINATOR_I64, stop, max).map_err(err)?),
+        Encoding::Rle => rle::decode_i64(body, max).map_err(err)?.values,
+        Encoding::Zigzag => zigzag::decode_i64(body, max).map_err(err)?.values,
+        Encoding::Sprintz => {
+            sprintz::decode_i64_from(body, sprintz_writer(writer), max)
+                .map_err(err)?
+                .values
+        }
+        Encoding::Rlbe => rlbe::decode_i64(body, max).map_err(err)?.values,
+        Encoding::Dictionary | Encoding::Camel => unreachable!("no INT64 pages: refused by supported"),
+    })
+}
+
+/// The SPRINTZ predictor `writer` uses for INT64 / DOUBLE.
+fn sprintz_writer(writer: Writer) -> sprintz::Writer {
+    match writer {
+        Writer::Cpp => sprintz::Writer::Cpp,
+        Writer::Java => sprintz::Writer::Java,
+    }
+}
+
+/// The RLBE FLOAT / DOUBLE layout `writer` writes.
+pub(crate) fn rlbe_flavour(writer: Writer) -> rlbe::Flavour {
+    match writer {
+        Writer::Cpp => rlbe::Flavour::CppBits,
+        Writer::Java => rlbe::Flavour::JavaFloatDiffs,
+    }
 }
 
 /// The integer stream inside a scaled FLOAT / DOUBLE page: TS_2DIFF or RLE.
@@ -238,8 +275,8 @@ pub(crate) fn scaled_inner(e: Encoding) -> float_scaled::Inner {
 
 /// Decode exactly `n` non-null values of a value page. Where the official
 /// writers' layouts differ (SPRINTZ INT64 / DOUBLE, RLBE FLOAT / DOUBLE),
-/// the page is read as the C++ writer writes it.
-pub fn decode_values(body: &[u8], t: ColumnType, e: Encoding, n: usize) -> Result<Vec<Value>, String> {
+/// the page is read as `writer` writes it.
+pub fn decode_values(body: &[u8], t: ColumnType, e: Encoding, writer: Writer, n: usize) -> Result<Vec<Value>, String> {
     use ColumnType::*;
     let err = |e: crate::tsfile::DecodeError| format!("{e:?}");
     let values: Vec<Value> = match (t, e) {
@@ -394,15 +431,15 @@ pub fn decode_values(body: &[u8], t: ColumnType, e: Encoding, n: usize) -> Resul
             .into_iter()
             .map(|v| Value::F64(v.to_bits()))
             .collect(),
-        // SPRINTZ: blocks until the page ends; INT64 / DOUBLE with the C++
-        // predictor (128-bit product).
+        // SPRINTZ: blocks until the page ends; INT64 / DOUBLE with the
+        // writer's predictor.
         (Int32 | Date, Encoding::Sprintz) => sprintz::decode_i32(body, n)
             .map_err(err)?
             .values
             .into_iter()
             .map(Value::I32)
             .collect(),
-        (Int64 | Timestamp, Encoding::Sprintz) => sprintz::decode_i64_from(body, sprintz::Writer::Cpp, n)
+        (Int64 | Timestamp, Encoding::Sprintz) => sprintz::decode_i64_from(body, sprintz_writer(writer), n)
             .map_err(err)?
             .values
             .into_iter()
@@ -414,14 +451,14 @@ pub fn decode_values(body: &[u8], t: ColumnType, e: Encoding, n: usize) -> Resul
             .into_iter()
             .map(|v| Value::F32(v.to_bits()))
             .collect(),
-        (Double, Encoding::Sprintz) => sprintz::decode_f64_from(body, sprintz::Writer::Cpp, n)
+        (Double, Encoding::Sprintz) => sprintz::decode_f64_from(body, sprintz_writer(writer), n)
             .map_err(err)?
             .values
             .into_iter()
             .map(|v| Value::F64(v.to_bits()))
             .collect(),
-        // RLBE: blocks until the page ends; FLOAT / DOUBLE as the C++
-        // writer's integer RLBE of the bits.
+        // RLBE: blocks until the page ends; FLOAT / DOUBLE in the writer's
+        // layout.
         (Int32 | Date, Encoding::Rlbe) => rlbe::decode_i32(body, n)
             .map_err(err)?
             .values
@@ -434,13 +471,13 @@ pub fn decode_values(body: &[u8], t: ColumnType, e: Encoding, n: usize) -> Resul
             .into_iter()
             .map(Value::I64)
             .collect(),
-        (Float, Encoding::Rlbe) => rlbe::decode_f32(body, rlbe::Flavour::CppBits, n)
+        (Float, Encoding::Rlbe) => rlbe::decode_f32(body, rlbe_flavour(writer), n)
             .map_err(err)?
             .values
             .into_iter()
             .map(|v| Value::F32(v.to_bits()))
             .collect(),
-        (Double, Encoding::Rlbe) => rlbe::decode_f64(body, rlbe::Flavour::CppBits, n)
+        (Double, Encoding::Rlbe) => rlbe::decode_f64(body, rlbe_flavour(writer), n)
             .map_err(err)?
             .values
             .into_iter()

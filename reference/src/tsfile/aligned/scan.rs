@@ -3,7 +3,10 @@
 use std::borrow::Cow;
 
 use super::page::{decode_times, decode_values, directory, supported, PageRef};
-use super::{Block, Chunk, ChunkId, Decompress, Encoding, ErrorKind, Group, NoDecompress, Request, ScanError, Value};
+use super::{
+    Block, Chunk, ChunkId, ColumnType, Decompress, Encoding, ErrorKind, Group, NoDecompress, Request, ScanError, Value,
+    Writer,
+};
 
 fn error(kind: ErrorKind, chunk: ChunkId, page: usize, offset: usize) -> ScanError {
     ScanError {
@@ -46,7 +49,7 @@ pub fn scan_with(group: &Group<'_>, request: &Request, codec: &dyn Decompress) -
     involved.dedup();
 
     let time = &group.time;
-    if !matches!(time.encoding, Encoding::Ts2Diff | Encoding::Plain) {
+    if !supported(ColumnType::Int64, time.encoding) {
         return Err(error(ErrorKind::Unsupported, ChunkId::Time, 0, 0));
     }
     let time_pages = directory(
@@ -98,7 +101,11 @@ pub fn scan_with(group: &Group<'_>, request: &Request, codec: &dyn Decompress) -
     let mut out = Output::new(request);
     for (p, page) in time_pages.iter().enumerate() {
         let body = page_body(time, page, ChunkId::Time, p, codec)?;
-        let times = decode_times(&body, time.encoding)
+        // GORILLA and CHIMP times are counted by the statistics, where the
+        // header has them.
+        let counted = matches!(time.encoding, Encoding::Gorilla | Encoding::Chimp) && page.has_statistics;
+        let count = counted.then_some(page.count);
+        let times = decode_times(&body, time.encoding, request.writer, count)
             .map_err(|d| error(ErrorKind::Decode(d), ChunkId::Time, p, page.body_at))?;
         let truthful =
             times.len() == page.count as usize && times.first() == Some(&page.start) && times.last() == Some(&page.end);
@@ -112,7 +119,7 @@ pub fn scan_with(group: &Group<'_>, request: &Request, codec: &dyn Decompress) -
         let mut columns: Vec<(usize, Vec<Option<Value>>)> = Vec::new();
         for (c, pages) in &value_pages {
             let cells = match (pages, &group.values[*c]) {
-                (Some(pages), Some(chunk)) => value_page(chunk, &pages[p], *c, p, times.len(), codec)?,
+                (Some(pages), Some(chunk)) => value_page(chunk, &pages[p], *c, p, times.len(), request.writer, codec)?,
                 _ => vec![None; times.len()],
             };
             columns.push((*c, cells));
@@ -160,6 +167,7 @@ fn value_page(
     c: usize,
     p: usize,
     rows: usize,
+    writer: Writer,
     codec: &dyn Decompress,
 ) -> Result<Vec<Option<Value>>, ScanError> {
     let (t, e) = (chunk.data_type, chunk.encoding);
@@ -192,8 +200,8 @@ fn value_page(
     let present: Vec<bool> = (0..rows).map(|r| bitmap[r / 8] & (0x80 >> (r % 8)) != 0).collect();
     let non_null = present.iter().filter(|&&b| b).count();
     let values_at = inside(4 + bitmap_len);
-    let values =
-        decode_values(&body[4 + bitmap_len..], t, e, non_null).map_err(|d| at(ErrorKind::Decode(d), values_at))?;
+    let values = decode_values(&body[4 + bitmap_len..], t, e, writer, non_null)
+        .map_err(|d| at(ErrorKind::Decode(d), values_at))?;
     if values.len() != non_null {
         return Err(at(ErrorKind::ValueCountMismatch, values_at));
     }

@@ -2,7 +2,7 @@
 //! with statistics computed from the values or given by the caller (to make
 //! them lie). For tests and generators.
 
-use super::{ColumnType, Encoding, Value};
+use super::{ColumnType, Encoding, Value, Writer};
 use crate::tsfile::{
     camel, chimp, dictionary, float_scaled, gorilla, plain, rlbe, rle, sprintz, ts2diff, write_uvarint, zigzag,
 };
@@ -26,12 +26,12 @@ impl Stats {
     }
 }
 
-/// Encode a time page body.
-pub fn time_body(times: &[i64], encoding: Encoding) -> Vec<u8> {
-    match encoding {
-        Encoding::Plain => plain::encode_i64(times),
-        _ => ts2diff::encode_i64(times, ts2diff::DEFAULT_BLOCK, false),
-    }
+/// Encode a time page body (INT64, in any encoding `page::supported`
+/// takes for INT64), as `writer` writes it: an INT64 value page's
+/// encoding, without a bitmap.
+pub fn time_body(times: &[i64], encoding: Encoding, writer: Writer) -> Vec<u8> {
+    let values: Vec<Value> = times.iter().map(|&t| Value::I64(t)).collect();
+    values_body(ColumnType::Int64, encoding, &values, writer)
 }
 
 /// A whole time page: header with `stats`, then `body`.
@@ -50,15 +50,15 @@ fn write_common(out: &mut Vec<u8>, stats: Stats) {
     out.extend_from_slice(&stats.end.to_be_bytes());
 }
 
-/// Encode the non-null values of a value page, as the C++ writer (PyPI
-/// `tsfile` 2.5) writes them where the official writers differ: RLBE
-/// FLOAT / DOUBLE as the integer RLBE of the bits, top bit of full-width
-/// values cleared; TS_2DIFF FLOAT / DOUBLE with maxPointNumber 2. SPRINTZ
-/// INT64 / DOUBLE pages are the one exception: written with Java's
-/// predictor (the only SPRINTZ encoder the reference has). Read with the
-/// C++ predictor, as the scanners do, such a page gives back the written
-/// values unless a prediction's product `alpha * delta` passes 2^63.
-pub fn values_body(t: ColumnType, e: Encoding, values: &[Value]) -> Vec<u8> {
+/// Encode the non-null values of a value page, as `writer` writes them
+/// where the official writers differ: RLBE FLOAT / DOUBLE as the integer
+/// RLBE of the bits (C++) or as float differences (Java), top bit of
+/// full-width values cleared; TS_2DIFF FLOAT / DOUBLE with maxPointNumber 2
+/// (both). SPRINTZ INT64 / DOUBLE pages are written with Java's predictor
+/// for both writers (the only SPRINTZ encoder the reference has): read with
+/// the C++ predictor, such a page gives back the written values unless a
+/// prediction's product `alpha * delta` passes 2^63.
+pub fn values_body(t: ColumnType, e: Encoding, values: &[Value], writer: Writer) -> Vec<u8> {
     use ColumnType::*;
     let i32s = || {
         values
@@ -92,6 +92,7 @@ pub fn values_body(t: ColumnType, e: Encoding, values: &[Value]) -> Vec<u8> {
     };
     let floats = |bits: Vec<u32>| bits.into_iter().map(f32::from_bits).collect::<Vec<_>>();
     let doubles = |bits: Vec<u64>| bits.into_iter().map(f64::from_bits).collect::<Vec<_>>();
+    let rlbe_flavour = super::page::rlbe_flavour;
     match (t, e) {
         (Int32 | Date, Encoding::Zigzag) => zigzag::encode_i32(&i32s()),
         (Int64 | Timestamp, Encoding::Zigzag) => zigzag::encode_i64(&i64s()),
@@ -110,8 +111,8 @@ pub fn values_body(t: ColumnType, e: Encoding, values: &[Value]) -> Vec<u8> {
         (Double, Encoding::Sprintz) => sprintz::encode_f64(&doubles(f64s())),
         (Int32 | Date, Encoding::Rlbe) => rlbe::encode_i32(&i32s(), rlbe::TopBit::Cleared),
         (Int64 | Timestamp, Encoding::Rlbe) => rlbe::encode_i64(&i64s(), rlbe::TopBit::Cleared),
-        (Float, Encoding::Rlbe) => rlbe::encode_f32(&floats(f32s()), rlbe::Flavour::CppBits, rlbe::TopBit::Cleared),
-        (Double, Encoding::Rlbe) => rlbe::encode_f64(&doubles(f64s()), rlbe::Flavour::CppBits, rlbe::TopBit::Cleared),
+        (Float, Encoding::Rlbe) => rlbe::encode_f32(&floats(f32s()), rlbe_flavour(writer), rlbe::TopBit::Cleared),
+        (Double, Encoding::Rlbe) => rlbe::encode_f64(&doubles(f64s()), rlbe_flavour(writer), rlbe::TopBit::Cleared),
         (Double, Encoding::Camel) => camel::encode(&doubles(f64s())),
         // maxPointNumber 2, the C++ writer's (and Java's default).
         (Float, Encoding::Ts2Diff | Encoding::Rle) => float_scaled::encode_f32(
@@ -163,7 +164,7 @@ pub fn values_body(t: ColumnType, e: Encoding, values: &[Value]) -> Vec<u8> {
 }
 
 /// A value page body: row count, null bitmap, encoded non-null values.
-pub fn value_body(t: ColumnType, e: Encoding, cells: &[Option<Value>]) -> Vec<u8> {
+pub fn value_body(t: ColumnType, e: Encoding, cells: &[Option<Value>], writer: Writer) -> Vec<u8> {
     let mut out = (cells.len() as i32).to_be_bytes().to_vec();
     let mut bitmap = vec![0u8; cells.len().div_ceil(8)];
     for (r, c) in cells.iter().enumerate() {
@@ -173,7 +174,7 @@ pub fn value_body(t: ColumnType, e: Encoding, cells: &[Option<Value>]) -> Vec<u8
     }
     out.extend_from_slice(&bitmap);
     let present: Vec<Value> = cells.iter().flatten().cloned().collect();
-    out.extend(values_body(t, e, &present));
+    out.extend(values_body(t, e, &present, writer));
     out
 }
 
@@ -211,6 +212,7 @@ pub fn value_page_for(
     times: &[i64],
     cells: &[Option<Value>],
     empty_when_all_null: bool,
+    writer: Writer,
 ) -> Vec<u8> {
     let non_null = cells.iter().flatten().count();
     if non_null == 0 && empty_when_all_null {
@@ -220,7 +222,7 @@ pub fn value_page_for(
         count: non_null as u32,
         ..Stats::of(times)
     };
-    value_page(t, &value_body(t, e, cells), stats)
+    value_page(t, &value_body(t, e, cells, writer), stats)
 }
 
 /// A chunk's pages stored another way: each body through `compress` (which

@@ -108,9 +108,9 @@ fn every_new_pair_decodes_what_was_written() {
     for (t, e) in NEW_PAIRS {
         for n in [0, 1, 8, 9, 10, 17, 18, 40] {
             let values: Vec<Value> = (0..n).map(|i| written(t, e, i)).collect();
-            let body = crate::tsfile::aligned::write::values_body(t, e, &values);
+            let body = crate::tsfile::aligned::write::values_body(t, e, &values, Writer::Cpp);
             assert_eq!(
-                decode_values(&body, t, e, n),
+                decode_values(&body, t, e, Writer::Cpp, n),
                 Ok(values.clone()),
                 "{t:?} {e:?} {n} values"
             );
@@ -136,7 +136,10 @@ fn wide() -> Wide {
     let mut at = 0;
     for &size in &PAGES {
         let page = &times[at..at + size];
-        time.extend(time_page(&time_body(page, Encoding::Ts2Diff), Stats::of(page)));
+        time.extend(time_page(
+            &time_body(page, Encoding::Ts2Diff, Writer::Cpp),
+            Stats::of(page),
+        ));
         at += size;
     }
     let mut values = Vec::new();
@@ -150,7 +153,14 @@ fn wide() -> Wide {
                 column[at..at + size].fill(None);
             }
             let page_times = &times[at..at + size];
-            data.extend(value_page_for(t, e, page_times, &column[at..at + size], c % 2 == 0));
+            data.extend(value_page_for(
+                t,
+                e,
+                page_times,
+                &column[at..at + size],
+                c % 2 == 0,
+                Writer::Cpp,
+            ));
             at += size;
         }
         values.push(data);
@@ -206,6 +216,7 @@ fn whole_scans_of_every_new_pair_return_what_was_written() {
                     limit,
                     columns: columns.clone(),
                     block_rows,
+                    writer: Writer::Cpp,
                 };
                 let want: Vec<_> = all
                     .iter()
@@ -236,6 +247,7 @@ fn whole_scans_of_every_new_pair_return_what_was_written() {
             limit: None,
             columns: vec![c],
             block_rows: 16,
+            writer: Writer::Cpp,
         };
         let want: Vec<_> = (0..45)
             .filter(|&r| w.cells[c][r].is_some())
@@ -269,7 +281,7 @@ fn official_page(t: ColumnType, rows: usize, encoded: &[u8]) -> Vec<u8> {
 /// Scan one column of `rows` rows at times 0.. and return its cells.
 fn scan_one(t: ColumnType, e: Encoding, rows: usize, data: &[u8]) -> Result<Vec<Option<Value>>, ScanError> {
     let times: Vec<i64> = (0..rows as i64).collect();
-    let time = time_page(&time_body(&times, Encoding::Plain), Stats::of(&times));
+    let time = time_page(&time_body(&times, Encoding::Plain, Writer::Cpp), Stats::of(&times));
     let g = time_and_one_value((Encoding::Plain, &time), (t, e, data));
     let request = Request {
         columns: vec![0],
@@ -416,7 +428,7 @@ fn pages_of_the_official_writer_read_as_its_reader_reads_them() {
 fn a_value_more_or_fewer_than_the_bitmap_says_is_an_error() {
     for (t, e) in NEW_PAIRS {
         let values: Vec<Value> = (0..12).map(|i| written(t, e, i)).collect();
-        let encoded = crate::tsfile::aligned::write::values_body(t, e, &values);
+        let encoded = crate::tsfile::aligned::write::values_body(t, e, &values, Writer::Cpp);
         // 13 rows: a 13th present row the page has no value for.
         let page = official_page(t, 13, &encoded);
         let err = scan_one(t, e, 13, &page).unwrap_err();
@@ -438,7 +450,7 @@ fn a_value_more_or_fewer_than_the_bitmap_says_is_an_error() {
 fn a_value_page_body_reads_row_count_bitmap_then_the_encoding() {
     // The builders' own body for a new pair: row count, bitmap, values.
     let cells = [Some(f64v(1.5)), None, Some(f64v(2.25))];
-    let body = value_body(ColumnType::Double, Encoding::Camel, &cells);
+    let body = value_body(ColumnType::Double, Encoding::Camel, &cells, Writer::Cpp);
     assert_eq!(
         body,
         [vec![0, 0, 0, 3, 0xA0], hex("b2 01 3f f8 00 00 00 00 00 00 41 06 80 00")].concat()
@@ -454,15 +466,25 @@ fn rle_floats_are_rle_inside_the_scaled_wrapper() {
     use crate::tsfile::float_scaled::{decode_f32, decode_f64, Inner};
     let page = [0x01, 0x03, 0x08, 0x04, 0x0f];
     assert_eq!(
-        decode_values(&page, ColumnType::Float, Encoding::Rle, 2),
+        decode_values(&page, ColumnType::Float, Encoding::Rle, Writer::Cpp, 2),
         Ok(vec![f32v(1.5), f32v(1.5)])
     );
     assert_eq!(
-        decode_values(&page, ColumnType::Double, Encoding::Rle, 2),
+        decode_values(&page, ColumnType::Double, Encoding::Rle, Writer::Cpp, 2),
         Ok(vec![f64v(1.5), f64v(1.5)])
     );
-    let body = crate::tsfile::aligned::write::values_body(ColumnType::Float, Encoding::Rle, &[f32v(0.25), f32v(-2.5)]);
+    let body = crate::tsfile::aligned::write::values_body(
+        ColumnType::Float,
+        Encoding::Rle,
+        &[f32v(0.25), f32v(-2.5)],
+        Writer::Cpp,
+    );
     assert_eq!(decode_f32(&body, Inner::Rle, 2).unwrap().values, vec![0.25, -2.5]);
-    let body = crate::tsfile::aligned::write::values_body(ColumnType::Double, Encoding::Rle, &[f64v(0.25), f64v(-2.5)]);
+    let body = crate::tsfile::aligned::write::values_body(
+        ColumnType::Double,
+        Encoding::Rle,
+        &[f64v(0.25), f64v(-2.5)],
+        Writer::Cpp,
+    );
     assert_eq!(decode_f64(&body, Inner::Rle, 2).unwrap().values, vec![0.25, -2.5]);
 }

@@ -6,11 +6,11 @@ use crate::tsfile::aligned::write::*;
 use crate::tsfile::aligned::*;
 
 fn plain_times(times: &[i64]) -> Vec<u8> {
-    time_page(&time_body(times, Encoding::Plain), Stats::of(times))
+    time_page(&time_body(times, Encoding::Plain, Writer::Cpp), Stats::of(times))
 }
 
 fn lying_times(times: &[i64], stats: Stats) -> Vec<u8> {
-    time_page(&time_body(times, Encoding::Plain), stats)
+    time_page(&time_body(times, Encoding::Plain, Writer::Cpp), stats)
 }
 
 fn time_chunk(data: &[u8]) -> Chunk<'_> {
@@ -23,7 +23,7 @@ fn int32_chunk(data: &[u8]) -> Chunk<'_> {
 
 fn int32_page(times: &[i64], values: &[Option<i32>]) -> Vec<u8> {
     let cells: Vec<Option<Value>> = values.iter().map(|v| v.map(Value::I32)).collect();
-    value_page_for(ColumnType::Int32, Encoding::Plain, times, &cells, false)
+    value_page_for(ColumnType::Int32, Encoding::Plain, times, &cells, false, Writer::Cpp)
 }
 
 fn reading(columns: Vec<usize>) -> Request {
@@ -33,6 +33,7 @@ fn reading(columns: Vec<usize>) -> Request {
         limit: None,
         columns,
         block_rows: 100,
+        writer: Writer::Cpp,
     }
 }
 
@@ -85,7 +86,8 @@ fn bad_requests() {
 #[test]
 fn unsupported_encodings() {
     let t = plain_times(&[1]);
-    for encoding in [Encoding::Gorilla, Encoding::Rle] {
+    // Times are INT64: no DICTIONARY, no CAMEL.
+    for encoding in [Encoding::Dictionary, Encoding::Camel] {
         let g = Group {
             time: Chunk {
                 encoding,

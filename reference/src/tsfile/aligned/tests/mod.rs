@@ -9,6 +9,7 @@ mod filters;
 mod output;
 mod pages;
 mod storage;
+mod times;
 
 use super::write::{time_body, time_page, value_page_for, Stats};
 use super::*;
@@ -19,17 +20,34 @@ fn group_bytes(rows: usize, per_page: usize) -> (Vec<u8>, Vec<u8>, Vec<u8>) {
     let times: Vec<i64> = (0..rows as i64).map(|r| r * 10).collect();
     let (mut t, mut a, mut b) = (Vec::new(), Vec::new(), Vec::new());
     for page in times.chunks(per_page) {
-        t.extend(time_page(&time_body(page, Encoding::Ts2Diff), Stats::of(page)));
+        t.extend(time_page(
+            &time_body(page, Encoding::Ts2Diff, Writer::Cpp),
+            Stats::of(page),
+        ));
         let ints: Vec<Option<Value>> = page
             .iter()
             .map(|&x| (x % 30 != 0).then_some(Value::I64(x * 2)))
             .collect();
-        a.extend(value_page_for(ColumnType::Int64, Encoding::Gorilla, page, &ints, true));
+        a.extend(value_page_for(
+            ColumnType::Int64,
+            Encoding::Gorilla,
+            page,
+            &ints,
+            true,
+            Writer::Cpp,
+        ));
         let texts: Vec<Option<Value>> = page
             .iter()
             .map(|&x| Some(Value::Bytes(x.to_string().into_bytes())))
             .collect();
-        b.extend(value_page_for(ColumnType::Text, Encoding::Plain, page, &texts, true));
+        b.extend(value_page_for(
+            ColumnType::Text,
+            Encoding::Plain,
+            page,
+            &texts,
+            true,
+            Writer::Cpp,
+        ));
     }
     (t, a, b)
 }
@@ -72,6 +90,7 @@ fn request(time: Option<TimeFilter>, block_rows: usize) -> Request {
         limit: None,
         columns: vec![0, 1, 2],
         block_rows,
+        writer: Writer::Cpp,
     }
 }
 
@@ -135,7 +154,7 @@ fn offset_limit_field_filter_and_nested_time() {
 #[test]
 fn lying_statistics_and_malformed_pages_are_typed_errors() {
     let page = [5i64, 6, 7];
-    let body = time_body(&page, Encoding::Ts2Diff);
+    let body = time_body(&page, Encoding::Ts2Diff, Writer::Cpp);
     let lie = time_page(
         &body,
         Stats {
@@ -177,9 +196,16 @@ fn lying_statistics_and_malformed_pages_are_typed_errors() {
 #[test]
 fn extreme_times_and_value_page_row_mismatch() {
     let page = [i64::MIN, 0, i64::MAX];
-    let t = time_page(&time_body(&page, Encoding::Plain), Stats::of(&page));
+    let t = time_page(&time_body(&page, Encoding::Plain, Writer::Cpp), Stats::of(&page));
     let cells = [Some(Value::Bool(true)), None];
-    let v = value_page_for(ColumnType::Boolean, Encoding::Rle, &page[..2], &cells, false);
+    let v = value_page_for(
+        ColumnType::Boolean,
+        Encoding::Rle,
+        &page[..2],
+        &cells,
+        false,
+        Writer::Cpp,
+    );
     let g = time_and_one_value((Encoding::Plain, &t), (ColumnType::Boolean, Encoding::Rle, &v));
     let r = Request {
         columns: vec![0],

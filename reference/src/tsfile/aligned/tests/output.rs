@@ -8,9 +8,19 @@ fn chunks() -> (Vec<u8>, Vec<u8>) {
     let times: Vec<i64> = (0..10).collect();
     let (mut t, mut v) = (Vec::new(), Vec::new());
     for page in times.chunks(4) {
-        t.extend(time_page(&time_body(page, Encoding::Ts2Diff), Stats::of(page)));
+        t.extend(time_page(
+            &time_body(page, Encoding::Ts2Diff, Writer::Cpp),
+            Stats::of(page),
+        ));
         let cells: Vec<Option<Value>> = page.iter().map(|&x| Some(Value::I64(x * 3))).collect();
-        v.extend(value_page_for(ColumnType::Int64, Encoding::Ts2Diff, page, &cells, true));
+        v.extend(value_page_for(
+            ColumnType::Int64,
+            Encoding::Ts2Diff,
+            page,
+            &cells,
+            true,
+            Writer::Cpp,
+        ));
     }
     (t, v)
 }
@@ -26,6 +36,7 @@ fn request(offset: u64, limit: Option<u64>, block_rows: usize, columns: Vec<usiz
         limit,
         columns,
         block_rows,
+        writer: Writer::Cpp,
     }
 }
 
@@ -76,7 +87,7 @@ fn every_page_is_decoded_after_the_limit() {
     let (t, mut v) = chunks();
     // The last value page (rows 8 and 9) claims nine rows.
     let cells = [Some(Value::I64(24)), Some(Value::I64(27))];
-    let last_page = value_page_for(ColumnType::Int64, Encoding::Ts2Diff, &[8, 9], &cells, true);
+    let last_page = value_page_for(ColumnType::Int64, Encoding::Ts2Diff, &[8, 9], &cells, true, Writer::Cpp);
     assert!(v.ends_with(&last_page));
     let at = v.len() - last_page.len();
     v.truncate(at);

@@ -42,7 +42,7 @@ fn common(count: u8, start: i64, end: i64) -> Vec<u8> {
 
 #[test]
 fn a_time_page_is_sizes_statistics_and_body() {
-    let body = time_body(&[1, 2], Encoding::Plain);
+    let body = time_body(&[1, 2], Encoding::Plain, Writer::Cpp);
     assert_eq!(body, [[0, 0, 0, 0, 0, 0, 0, 1], [0, 0, 0, 0, 0, 0, 0, 2]].concat());
     let stats = Stats::of(&[1, 2]);
     assert_eq!(
@@ -56,10 +56,19 @@ fn a_time_page_is_sizes_statistics_and_body() {
     let page = time_page(&body, stats);
     assert_eq!(page, [vec![16, 16], common(2, 1, 2), body].concat());
     // TS_2DIFF times: the same values back.
-    let ts2diff = time_body(&[1, 2, 4], Encoding::Ts2Diff);
-    assert_eq!(decode_times(&ts2diff, Encoding::Ts2Diff).unwrap(), [1, 2, 4]);
+    let ts2diff = time_body(&[1, 2, 4], Encoding::Ts2Diff, Writer::Cpp);
     assert_eq!(
-        decode_times(&time_body(&[7], Encoding::Plain), Encoding::Plain).unwrap(),
+        decode_times(&ts2diff, Encoding::Ts2Diff, Writer::Cpp, None).unwrap(),
+        [1, 2, 4]
+    );
+    assert_eq!(
+        decode_times(
+            &time_body(&[7], Encoding::Plain, Writer::Cpp),
+            Encoding::Plain,
+            Writer::Cpp,
+            None
+        )
+        .unwrap(),
         [7]
     );
 }
@@ -67,19 +76,26 @@ fn a_time_page_is_sizes_statistics_and_body() {
 #[test]
 fn a_value_page_is_row_count_bitmap_and_non_null_values() {
     let cells = [Some(Value::I32(1)), None, Some(Value::I32(-1))];
-    let body = value_body(ColumnType::Int32, Encoding::Plain, &cells);
+    let body = value_body(ColumnType::Int32, Encoding::Plain, &cells, Writer::Cpp);
     // Rows 0 and 2 present: bits 0x80 and 0x20; PLAIN INT32 is zigzag.
     assert_eq!(body, [0, 0, 0, 3, 0xA0, 2, 1]);
-    let page = value_page_for(ColumnType::Int32, Encoding::Plain, &[10, 11, 12], &cells, true);
+    let page = value_page_for(
+        ColumnType::Int32,
+        Encoding::Plain,
+        &[10, 11, 12],
+        &cells,
+        true,
+        Writer::Cpp,
+    );
     let typed = vec![0u8; 24];
     assert_eq!(page, [vec![7, 7], common(2, 10, 12), typed, body].concat());
     let nulls = [None, None];
     assert_eq!(
-        value_page_for(ColumnType::Int64, Encoding::Plain, &[1, 2], &nulls, true),
+        value_page_for(ColumnType::Int64, Encoding::Plain, &[1, 2], &nulls, true, Writer::Cpp),
         empty_value_page()
     );
     assert_eq!(empty_value_page(), [0]);
-    let kept = value_page_for(ColumnType::Int64, Encoding::Plain, &[1, 2], &nulls, false);
+    let kept = value_page_for(ColumnType::Int64, Encoding::Plain, &[1, 2], &nulls, false, Writer::Cpp);
     assert_eq!(
         kept,
         [vec![5, 5], common(0, 1, 2), vec![0; 40], vec![0, 0, 0, 2, 0]].concat()
@@ -208,7 +224,7 @@ fn sizes_are_varints_of_up_to_five_bytes() {
 
 #[test]
 fn damaged_headers_name_their_page_and_field() {
-    let first = time_page(&time_body(&[1], Encoding::Plain), Stats::of(&[1]));
+    let first = time_page(&time_body(&[1], Encoding::Plain, Writer::Cpp), Stats::of(&[1]));
     let n = first.len();
     assert_eq!(n, 27);
     let with = |tail: &[u8]| [first.clone(), tail.to_vec()].concat();
@@ -247,7 +263,7 @@ fn damaged_headers_name_their_page_and_field() {
         Err(at(ErrorKind::TruncatedHeader, ChunkId::Value(2), 0, 19))
     );
     // A body one byte short; a body of exactly its size is fine.
-    let whole = time_page(&time_body(&[2], Encoding::Plain), Stats::of(&[2]));
+    let whole = time_page(&time_body(&[2], Encoding::Plain, Writer::Cpp), Stats::of(&[2]));
     assert_eq!(time(&with(&whole)).unwrap().len(), 2);
     let short = with(&whole[..whole.len() - 1]);
     assert_eq!(
@@ -325,9 +341,9 @@ fn every_supported_pair_decodes_what_was_written() {
         let old = |e: Encoding| supported(t, e) && !super::encodings::NEW_PAIRS.contains(&(t, e));
         for e in ENCODINGS.into_iter().filter(|&e| old(e)) {
             let values = sample(t);
-            let body = values_body(t, e, &values);
+            let body = values_body(t, e, &values, Writer::Cpp);
             assert_eq!(
-                decode_values(&body, t, e, values.len()),
+                decode_values(&body, t, e, Writer::Cpp, values.len()),
                 Ok(values.clone()),
                 "{t:?} {e:?}"
             );
@@ -337,13 +353,18 @@ fn every_supported_pair_decodes_what_was_written() {
 
 #[test]
 fn plain_values_beyond_the_count_are_an_error_and_fewer_come_back_short() {
-    let body = values_body(ColumnType::Int64, Encoding::Plain, &[Value::I64(1), Value::I64(2)]);
-    assert!(decode_values(&body, ColumnType::Int64, Encoding::Plain, 1).is_err());
+    let body = values_body(
+        ColumnType::Int64,
+        Encoding::Plain,
+        &[Value::I64(1), Value::I64(2)],
+        Writer::Cpp,
+    );
+    assert!(decode_values(&body, ColumnType::Int64, Encoding::Plain, Writer::Cpp, 1).is_err());
     assert_eq!(
-        decode_values(&body, ColumnType::Int64, Encoding::Plain, 3),
+        decode_values(&body, ColumnType::Int64, Encoding::Plain, Writer::Cpp, 3),
         Ok(vec![Value::I64(1), Value::I64(2)])
     );
-    assert!(decode_times(&[0; 7], Encoding::Plain).is_err());
-    let ts2diff = time_body(&[1, 5, 6], Encoding::Ts2Diff);
-    assert!(decode_times(&ts2diff[..ts2diff.len() - 1], Encoding::Ts2Diff).is_err());
+    assert!(decode_times(&[0; 7], Encoding::Plain, Writer::Cpp, None).is_err());
+    let ts2diff = time_body(&[1, 5, 6], Encoding::Ts2Diff, Writer::Cpp);
+    assert!(decode_times(&ts2diff[..ts2diff.len() - 1], Encoding::Ts2Diff, Writer::Cpp, None).is_err());
 }

@@ -124,7 +124,7 @@ fn compressed_pages_need_their_codec_and_its_exact_size() {
 #[test]
 fn sizes_may_differ_only_in_a_compressed_chunk() {
     let times = [5i64, 6];
-    let body = time_body(&times, Encoding::Plain);
+    let body = time_body(&times, Encoding::Plain, Writer::Cpp);
     let mut page = vec![body.len() as u8, body.len() as u8 + 1];
     page.extend(time_page(&body, Stats::of(&times))[2..19].iter());
     page.extend(reverse(&body));
@@ -156,10 +156,17 @@ fn sizes_may_differ_only_in_a_compressed_chunk() {
 #[test]
 fn errors_inside_a_compressed_value_page_are_at_its_body() {
     let times = [1i64, 2, 3];
-    let t = time_page(&time_body(&times, Encoding::Plain), Stats::of(&times));
+    let t = time_page(&time_body(&times, Encoding::Plain, Writer::Cpp), Stats::of(&times));
     // A value page whose row count says 4: caught after decompression.
     let cells = [Some(Value::I32(1)), None, Some(Value::I32(3)), None];
-    let v = value_page_for(ColumnType::Int32, Encoding::Plain, &[1, 2, 3, 4], &cells, false);
+    let v = value_page_for(
+        ColumnType::Int32,
+        Encoding::Plain,
+        &[1, 2, 3, 4],
+        &cells,
+        false,
+        Writer::Cpp,
+    );
     let v = stored(&v, Some(ColumnType::Int32), true, true);
     let body_at = v.len() - (v[0] as usize);
     let g = Group {
