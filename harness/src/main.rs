@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{Parser, Subcommand, ValueEnum};
 use crossdec_harness::families;
 
 use crossdec_harness::cli::gate::{self, GateArgs};
@@ -21,6 +21,15 @@ use crossdec_harness::cli::subjects::SubjectArgs;
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
+}
+
+/// `--writer`: whose layouts to read where the official writers' differ.
+#[derive(Clone, Copy, ValueEnum)]
+enum WriterArg {
+    /// The C++ library (PyPI `tsfile`, the C and Python APIs).
+    Cpp,
+    /// The Java library (IoTDB, the Java API).
+    Java,
 }
 
 #[derive(Subcommand)]
@@ -58,8 +67,8 @@ enum Command {
         repro_dir: PathBuf,
         /// The writer, where the Java and C++ layouts differ (RLBE floats,
         /// SPRINTZ INT64 / DOUBLE): cpp (the PyPI / C / Python library) or java.
-        #[arg(long, default_value = "cpp")]
-        writer: String,
+        #[arg(long, value_enum, default_value_t = WriterArg::Cpp)]
+        writer: WriterArg,
         /// The time column's encoding in non-aligned chunks (not recorded in
         /// the file): the writer's setting.
         #[arg(long, default_value = "TS_2DIFF")]
@@ -325,13 +334,9 @@ fn main() -> ExitCode {
             repeat,
         } => {
             use crossdec_harness::families::tsfile_aligned::{WRITER_CPP, WRITER_JAVA};
-            let writer = match writer.as_str() {
-                "cpp" => WRITER_CPP,
-                "java" => WRITER_JAVA,
-                other => {
-                    eprintln!("--writer {other}: cpp or java");
-                    return ExitCode::from(2);
-                }
+            let writer = match writer {
+                WriterArg::Cpp => WRITER_CPP,
+                WriterArg::Java => WRITER_JAVA,
             };
             tsfile_scan_command(
                 paths,
@@ -361,7 +366,7 @@ fn main() -> ExitCode {
         } => tsfile_command(
             paths,
             repro_dir,
-            &writer,
+            writer,
             &time_encoding,
             max_page_values,
             max_page_bytes,
@@ -372,7 +377,7 @@ fn main() -> ExitCode {
 fn tsfile_command(
     paths: Vec<PathBuf>,
     repro_dir: PathBuf,
-    writer: &str,
+    writer: WriterArg,
     time_encoding: &str,
     max_page_values: Option<u64>,
     max_page_bytes: Option<u64>,
@@ -380,12 +385,8 @@ fn tsfile_command(
     use crossdec_harness::cli::tsfile::{check_files, Options};
     let mut options = Options::new(repro_dir);
     options.writer = match writer {
-        "cpp" => crossdec_tsfile::Writer::Cpp,
-        "java" => crossdec_tsfile::Writer::Java,
-        other => {
-            eprintln!("--writer {other}: cpp or java");
-            return ExitCode::from(2);
-        }
+        WriterArg::Cpp => crossdec_tsfile::Writer::Cpp,
+        WriterArg::Java => crossdec_tsfile::Writer::Java,
     };
     let Some(&time) = crossdec_tsfile::Encoding::ALL
         .iter()

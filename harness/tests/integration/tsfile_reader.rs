@@ -227,3 +227,36 @@ fn fresh_files_of_every_encoding_and_a_large_page_match_the_official_reader() {
     println!("seed {seed}: {total:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `crossdec tsfile --filter` reads either writer's layouts and refuses a
+/// writer it does not know, naming the ones it does (the scan compares the
+/// reference and every kernel either way).
+#[test]
+fn the_filtered_scan_takes_either_writer_and_refuses_others() {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tsfile/tests/fixtures/scan-uncompressed-0.tsfile");
+    let scan = |writer: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_crossdec"))
+            .arg("tsfile")
+            .arg(&file)
+            .args(["--filter", "time >= 0", "--writer", writer])
+            .output()
+            .expect("crossdec runs")
+    };
+    for writer in ["cpp", "java"] {
+        let out = scan(writer);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "--writer {writer}: {stdout}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            stdout.contains("every implementation agreed"),
+            "--writer {writer}: {stdout}"
+        );
+    }
+    let out = scan("go");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("cpp") && stderr.contains("java"), "{stderr}");
+}
