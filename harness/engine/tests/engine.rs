@@ -4,7 +4,8 @@
 //! exact numbers and texts.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+// Counters are `AtomicUsize`: 32-bit powerpc has no 64-bit atomics.
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use crossdec_engine::bytes::{self, Payload};
@@ -474,11 +475,11 @@ fn the_family_trait_checks_bytes_lists_and_writes_corpora() {
 #[test]
 fn progress_sees_every_family_category_and_call() {
     #[derive(Default)]
-    struct Count(AtomicU64, AtomicU64, AtomicU64, AtomicU64);
+    struct Count(AtomicUsize, AtomicUsize, AtomicUsize, AtomicUsize);
     impl Progress for Count {
         fn family(&self, name: &str, calls: u64) {
             assert_eq!(name, "pairs");
-            self.0.fetch_add(calls, Ordering::Relaxed);
+            self.0.fetch_add(calls as usize, Ordering::Relaxed);
         }
         fn category(&self, _: &str) {
             self.1.fetch_add(1, Ordering::Relaxed);
@@ -698,7 +699,7 @@ fn failures_shrink_within_the_budget() {
 }
 
 /// [`Pairs`] whose reference counts its calls.
-struct CountedPairs(Arc<AtomicU64>);
+struct CountedPairs(Arc<AtomicUsize>);
 
 impl Spec for CountedPairs {
     type Input = Payload;
@@ -718,8 +719,8 @@ impl Spec for CountedPairs {
 
 #[test]
 fn workloads_decode_the_kept_categories_with_the_named_implementation() {
-    let reference_calls = Arc::new(AtomicU64::new(0));
-    let kernel_calls = Arc::new(AtomicU64::new(0));
+    let reference_calls = Arc::new(AtomicUsize::new(0));
+    let kernel_calls = Arc::new(AtomicUsize::new(0));
     let counter = kernel_calls.clone();
     let family: Box<dyn Family> = Box::new(
         Campaign::new(CountedPairs(reference_calls.clone()))
@@ -754,7 +755,7 @@ fn workloads_decode_the_kept_categories_with_the_named_implementation() {
 /// [`Pairs`] with a reference that counts its calls, a fuzz-mode cap on the
 /// payload's length, and a category of long inputs, marked large or not.
 struct Limited {
-    calls: Arc<AtomicU64>,
+    calls: Arc<AtomicUsize>,
     cap: usize,
     mark_large: bool,
 }
@@ -796,8 +797,8 @@ fn right_up_to_16(input: &Payload) -> Outcome<Limited> {
     })
 }
 
-fn limited(cap: usize, mark_large: bool) -> (Campaign<Limited>, Arc<AtomicU64>) {
-    let calls = Arc::new(AtomicU64::new(0));
+fn limited(cap: usize, mark_large: bool) -> (Campaign<Limited>, Arc<AtomicUsize>) {
+    let calls = Arc::new(AtomicUsize::new(0));
     let spec = Limited {
         calls: calls.clone(),
         cap,
