@@ -423,10 +423,10 @@ mod tests {
         assert_eq!(TimeFilter::read(&mut hostile.as_slice()), None);
     }
 
-    #[test]
-    fn storage_is_an_optional_tail_of_the_canonical_bytes() {
-        let mut input = AlignedInput {
-            time_encoding: 0,
+    /// Two times, one missing column, the plainest request.
+    fn two_rows(time_encoding: u8, writer: u8) -> AlignedInput {
+        AlignedInput {
+            time_encoding,
             time: vec![1, 2],
             values: vec![None],
             request: Request {
@@ -438,8 +438,13 @@ mod tests {
                 block_rows: 1,
             },
             storage: None,
-            writer: WRITER_CPP,
-        };
+            writer,
+        }
+    }
+
+    #[test]
+    fn storage_is_an_optional_tail_of_the_canonical_bytes() {
+        let mut input = two_rows(0, WRITER_CPP);
         let plain = input.to_canonical();
         assert_eq!(AlignedInput::parse(&plain), Some(input.clone()));
         input.storage = Some(vec![(7, false), (0, true)]);
@@ -457,21 +462,7 @@ mod tests {
 
     #[test]
     fn the_java_writer_is_a_byte_after_the_storage_list() {
-        let mut input = AlignedInput {
-            time_encoding: 8,
-            time: vec![1, 2],
-            values: vec![None],
-            request: Request {
-                time: None,
-                field: None,
-                offset: 0,
-                limit: None,
-                columns: vec![0],
-                block_rows: 1,
-            },
-            storage: None,
-            writer: WRITER_JAVA,
-        };
+        let mut input = two_rows(8, WRITER_JAVA);
         let cpp = AlignedInput {
             writer: WRITER_CPP,
             ..input.clone()
