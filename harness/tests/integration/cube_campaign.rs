@@ -19,7 +19,9 @@ fn kind(outcome: &Result<crossdec_harness::families::cube::Batch, CubeFault>) ->
 fn generators_reach_every_outcome_kind() {
     let family = CubeColumnar;
     let mut seen: BTreeMap<String, u64> = BTreeMap::new();
-    for category in family.categories() {
+    // Not the large tables: size is their only point, and 60 of them were
+    // most of this binary's time under QEMU.
+    for category in family.categories().into_iter().filter(|c| !c.large) {
         let mut ok_in_category = 0;
         for index in 0..60 {
             let mut rng = case_rng(7, family.name(), category.name, index);
