@@ -460,6 +460,8 @@ ts_fields! {
         CamelBits = 44, CamelFirst = 45, CamelType = 46, CamelVarLong = 47, CamelDecimal = 48, CamelXor = 49,
     ],
     reference_only: [
+        RegularMissing = 50, RegularBitmapLength = 51, RegularBitmap = 52, RegularCount = 53, RegularDelta = 54,
+        RegularFirst = 55,
     ],
 }
 
