@@ -458,10 +458,10 @@ ts_fields! {
         FloatHeader = 23, FloatCount = 24, FloatBitmap = 25, MaxPointNumber = 26,
         RlbeCount = 37, RlbeLength = 38, RlbeRun = 39, RlbeValue = 40,
         CamelBits = 44, CamelFirst = 45, CamelType = 46, CamelVarLong = 47, CamelDecimal = 48, CamelXor = 49,
-    ],
-    reference_only: [
         RegularMissing = 50, RegularBitmapLength = 51, RegularBitmap = 52, RegularCount = 53, RegularDelta = 54,
         RegularFirst = 55,
+    ],
+    reference_only: [
     ],
 }
 
