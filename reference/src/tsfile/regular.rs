@@ -316,6 +316,40 @@ pub fn encode_i64(values: &[i64], block_size: usize) -> Result<Vec<u8>, EncodeEr
     Ok(out)
 }
 
+/// Encode INT32 values a block at a time as the Java writer does where it
+/// writes a block a reader takes; a block it throws on or writes with count
+/// 0 is written instead as its first value and first delta without missing
+/// points (what builders of test files need: a page for any series, read
+/// back as the writer's page would be where there is one).
+pub fn encode_i32_readable(values: &[i32], block_size: usize) -> Vec<u8> {
+    let mut out = Vec::new();
+    for block in values.chunks(block_size.max(1)) {
+        match encode_i32(block, block.len()) {
+            Ok(page) if decode_i32(&page, usize::MAX).is_ok() => out.extend(page),
+            _ => {
+                let delta = block.get(1).map_or(0, |&b| b.wrapping_sub(block[0]));
+                write_block(&mut out, 4, None, block.len() as i32, delta as i64, block[0] as i64);
+            }
+        }
+    }
+    out
+}
+
+/// [`encode_i32_readable`] for INT64.
+pub fn encode_i64_readable(values: &[i64], block_size: usize) -> Vec<u8> {
+    let mut out = Vec::new();
+    for block in values.chunks(block_size.max(1)) {
+        match encode_i64(block, block.len()) {
+            Ok(page) if decode_i64(&page, usize::MAX).is_ok() => out.extend(page),
+            _ => {
+                let delta = block.get(1).map_or(0, |&b| b.wrapping_sub(block[0]));
+                write_block(&mut out, 8, None, block.len() as i32, delta, block[0]);
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -566,6 +600,22 @@ mod tests {
         ] {
             assert!(e.to_string().contains("block 3"), "{e}");
         }
+    }
+
+    #[test]
+    fn readable_pages_fall_back_per_block() {
+        // [5, 5, 6] (delta 0 with another step) and [0, 10, 5] (count 0):
+        // blocks of their first value and first delta.
+        let page = encode_i32_readable(&[0, 2, 4, 5, 5, 6], 3);
+        assert_eq!(&page[..13], &encode_i32(&[0, 2, 4], 3).unwrap()[..]);
+        assert_eq!(decode_i32(&page, 9).unwrap().values, vec![0, 2, 4, 5, 5, 5]);
+        let page = encode_i64_readable(&[0, 10, 5, 7], 3);
+        assert_eq!(decode_i64(&page, 9).unwrap().values, vec![0, 10, 20, 7]);
+        assert_eq!(
+            encode_i64_readable(&[0, 10, 20, 50], 128),
+            encode_i64(&[0, 10, 20, 50], 128).unwrap()
+        );
+        assert!(encode_i64_readable(&[], 128).is_empty());
     }
 
     #[test]

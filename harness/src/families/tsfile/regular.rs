@@ -3,8 +3,7 @@
 //! shared shapes (random walks, full-range values) are mostly series the
 //! Java writer cannot write or writes lossily. So pages are the writer's
 //! blocks where it can write them and a block of the same values' first
-//! value and first delta where it cannot (what a reader must take either
-//! way); `missing-points` writes realistic timestamp series with gaps,
+//! value and first delta where it cannot (`encode_*_readable`); `missing-points` writes realistic timestamp series with gaps,
 //! `irregular` the series the writer turns into odd bitmaps and count-1 and
 //! count-2 blocks, `wrapping-deltas` series whose steps wrap around the type.
 //! The targeted damage rewrites one block's header fields and bitmap bits.
@@ -30,43 +29,6 @@ fn word(dtype: DataType) -> usize {
     }
 }
 
-/// Values widened to i64 (INT32 ones sign-extended).
-fn widened(values: &Values) -> Vec<i64> {
-    match values {
-        Values::Int32(v) => v.iter().map(|&x| x as i64).collect(),
-        Values::Int64(v) => v.clone(),
-        _ => unreachable!("REGULAR types only"),
-    }
-}
-
-/// One block of `block` as the Java writer writes it, or, where the writer
-/// throws or writes a block no reader takes (count 0), the same values'
-/// first value and first delta as a block without missing points.
-fn write_block(out: &mut Vec<u8>, dtype: DataType, block: &[i64]) {
-    let written = match dtype {
-        DataType::Int32 => {
-            let v: Vec<i32> = block.iter().map(|&x| x as i32).collect();
-            regular::encode_i32(&v, v.len()).ok()
-        }
-        _ => regular::encode_i64(block, block.len()).ok(),
-    };
-    let readable = written.filter(|page| match dtype {
-        DataType::Int32 => regular::decode_i32(page, usize::MAX).is_ok(),
-        _ => regular::decode_i64(page, usize::MAX).is_ok(),
-    });
-    match readable {
-        Some(page) => out.extend(page),
-        None => {
-            let delta = if block.len() > 1 {
-                block[1].wrapping_sub(block[0])
-            } else {
-                0
-            };
-            regular::write_block(out, word(dtype), None, block.len() as i32, delta, block[0]);
-        }
-    }
-}
-
 /// A page of `values`: mostly the Java writer's 128-value blocks, sometimes
 /// other block sizes (the writer's constructor takes one).
 pub fn page(rng: &mut CaseRng, values: &Values) -> Vec<u8> {
@@ -75,12 +37,11 @@ pub fn page(rng: &mut CaseRng, values: &Values) -> Vec<u8> {
     } else {
         *[1usize, 2, 3, 8, 64, 200, 1000].choose(rng).unwrap()
     };
-    let dtype = values.dtype();
-    let mut out = Vec::new();
-    for block in widened(values).chunks(block_size) {
-        write_block(&mut out, dtype, block);
+    match values {
+        Values::Int32(v) => regular::encode_i32_readable(v, block_size),
+        Values::Int64(v) => regular::encode_i64_readable(v, block_size),
+        _ => unreachable!("REGULAR types only"),
     }
-    out
 }
 
 /// How many values the reference reads from a page [`page`] wrote (a lossy
