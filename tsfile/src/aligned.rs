@@ -185,6 +185,7 @@ fn kernel_encoding(e: Encoding) -> Option<k::Encoding> {
         Encoding::Sprintz => k::Encoding::Sprintz,
         Encoding::Rlbe => k::Encoding::Rlbe,
         Encoding::Camel => k::Encoding::Camel,
+        Encoding::Regular => k::Encoding::Regular,
         _ => return None,
     })
 }
@@ -201,6 +202,7 @@ fn reference_encoding(e: Encoding) -> Option<r::Encoding> {
         Encoding::Sprintz => r::Encoding::Sprintz,
         Encoding::Rlbe => r::Encoding::Rlbe,
         Encoding::Camel => r::Encoding::Camel,
+        Encoding::Regular => r::Encoding::Regular,
         _ => return None,
     })
 }

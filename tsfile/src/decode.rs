@@ -208,7 +208,9 @@ impl PageDecoder for Reference {
     }
 
     fn decode(&mut self, page: &EncodedPage<'_>) -> Result<Decoded, PageFault> {
-        use reference::{camel, chimp, dictionary, float_scaled, gorilla, plain, rlbe, rle, sprintz, ts2diff, zigzag};
+        use reference::{
+            camel, chimp, dictionary, float_scaled, gorilla, plain, regular, rlbe, rle, sprintz, ts2diff, zigzag,
+        };
         let (p, max) = (page.bytes, page.count.bound());
         let none = PageFault::NoDecoder {
             encoding: page.encoding,
@@ -257,6 +259,8 @@ impl PageDecoder for Reference {
             (E::Gorilla, P::Double) => ok(gorilla::decode64(p, 0x7FF8_0000_0000_0000, stop, max), f64s),
             (E::Zigzag, P::Int32) => ok(zigzag::decode_i32(p, max), Values::Int32),
             (E::Zigzag, P::Int64) => ok(zigzag::decode_i64(p, max), Values::Int64),
+            (E::Regular, P::Int32) => ok(regular::decode_i32(p, max), Values::Int32),
+            (E::Regular, P::Int64) => ok(regular::decode_i64(p, max), Values::Int64),
             (E::Chimp, P::Int32) => ok(chimp::decode32(p, i32::MIN as u32, stop, max), bits32),
             (E::Chimp, P::Int64) => ok(chimp::decode64(p, i64::MIN as u64, stop, max), bits64),
             (E::Chimp, P::Float) => ok(chimp::decode32(p, 0x7FC0_0000, stop, max), f32s),
@@ -315,9 +319,9 @@ impl PageDecoder for Kernels {
         // page does not back: TS_2DIFF's block headers, PLAIN's length,
         // ZIGZAG's bytes (one a value at least), GORILLA's and CHIMP's bits
         // (one a value after the first at least). RLE, SPRINTZ and RLBE runs
-        // hold any number of values in a few bytes: their buffer starts at
-        // the bits' bound and doubles while the kernel runs out of room, up
-        // to the page's most values.
+        // and REGULAR blocks hold any number of values in a few bytes: their
+        // buffer starts at the bits' bound and doubles while the kernel runs
+        // out of room, up to the page's most values.
         let bits = p.len().saturating_mul(8).saturating_add(1);
         let (mut n, grows) = match page.count {
             Count::Exactly(n) => (n, false),
@@ -328,7 +332,9 @@ impl PageDecoder for Kernels {
                 (Encoding::Plain, Physical::Int64) => ((p.len() / 8).min(max), false),
                 (Encoding::Zigzag, Physical::Int64) => (p.len().min(max), false),
                 (Encoding::Gorilla | Encoding::Chimp, Physical::Int64) => (bits.min(max), false),
-                (Encoding::Rle | Encoding::Sprintz | Encoding::Rlbe, Physical::Int64) => (bits.min(max), true),
+                (Encoding::Rle | Encoding::Sprintz | Encoding::Rlbe | Encoding::Regular, Physical::Int64) => {
+                    (bits.min(max), true)
+                }
                 _ => return Err(none),
             },
         };
@@ -348,7 +354,9 @@ impl PageDecoder for Kernels {
 impl Kernels {
     /// Decode `page` into a buffer of `n` values.
     fn decode_into(&mut self, page: &EncodedPage<'_>, physical: Physical, n: usize) -> Result<Decoded, PageFault> {
-        use kernel::{camel, chimp, dictionary, float_scaled, gorilla, plain, rlbe, rle, sprintz, ts2diff, zigzag};
+        use kernel::{
+            camel, chimp, dictionary, float_scaled, gorilla, plain, regular, rlbe, rle, sprintz, ts2diff, zigzag,
+        };
         let p = page.bytes;
         let (sprintz_writer, rlbe_flavour) = match self.writer {
             Writer::Cpp => (sprintz::Writer::Cpp, rlbe::Flavour::CppBits),
@@ -410,6 +418,8 @@ impl Kernels {
             (E::Rle, P::Double) => into(n, |o| float_scaled::rle_f64_into(p, o)).map(|(v, c)| (Values::Double(v), c)),
             (E::Zigzag, P::Int32) => into(n, |o| zigzag::decode_i32_into(p, o)).map(|(v, c)| (Values::Int32(v), c)),
             (E::Zigzag, P::Int64) => into(n, |o| zigzag::decode_i64_into(p, o)).map(|(v, c)| (Values::Int64(v), c)),
+            (E::Regular, P::Int32) => into(n, |o| regular::decode_i32_into(p, o)).map(|(v, c)| (Values::Int32(v), c)),
+            (E::Regular, P::Int64) => into(n, |o| regular::decode_i64_into(p, o)).map(|(v, c)| (Values::Int64(v), c)),
             (E::Chimp, P::Int32) => into(n, |o| chimp::decode_i32_into(p, stop, o)).map(|(v, c)| (Values::Int32(v), c)),
             (E::Chimp, P::Int64) => into(n, |o| chimp::decode_i64_into(p, stop, o)).map(|(v, c)| (Values::Int64(v), c)),
             (E::Chimp, P::Float) => into(n, |o| chimp::decode_f32_into(p, stop, o)).map(|(v, c)| (Values::Float(v), c)),
@@ -508,6 +518,7 @@ mod tests {
             (Encoding::Chimp, R::Chimp),
             (Encoding::Sprintz, R::Sprintz),
             (Encoding::Rlbe, R::Rlbe),
+            (Encoding::Regular, R::Regular),
         ] {
             let body = time_body(&times, r, W::Java);
             let page = time_page(e, &body, 1 << 20);

@@ -393,6 +393,7 @@ fn time_chunks_in_every_int64_encoding_scan_as_the_original() {
         (11, r::Encoding::Chimp),
         (12, r::Encoding::Sprintz),
         (13, r::Encoding::Rlbe),
+        (7, r::Encoding::Regular),
     ] {
         let mut time = group.time.clone();
         time.header.encoding_id = id;

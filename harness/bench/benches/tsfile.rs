@@ -7,12 +7,12 @@ use crossdec_harness::engine::case_rng;
 use crossdec_harness::families::tsfile::generate::{series, Shape};
 use crossdec_harness::families::tsfile::{DataType, Values};
 use crossdec_kernels::tsfile::{
-    camel as kcm, chimp as kc, dictionary as kd, float_scaled as kf, gorilla as kg, plain as kp, rlbe as kl, rle as kr,
-    sprintz as ks, ts2diff as kt, zigzag as kz,
+    camel as kcm, chimp as kc, dictionary as kd, float_scaled as kf, gorilla as kg, plain as kp, regular as kre,
+    rlbe as kl, rle as kr, sprintz as ks, ts2diff as kt, zigzag as kz,
 };
 use crossdec_reference::tsfile::{
-    camel as rcm, chimp as rc, dictionary as rd, float_scaled as rf, gorilla as rg, plain as rp, rlbe as rl, rle as rr,
-    sprintz as rs, ts2diff as rt, zigzag as rz,
+    camel as rcm, chimp as rc, dictionary as rd, float_scaled as rf, gorilla as rg, plain as rp, regular as rre,
+    rlbe as rl, rle as rr, sprintz as rs, ts2diff as rt, zigzag as rz,
 };
 use std::time::Duration;
 
@@ -370,6 +370,44 @@ fn zigzag(c: &mut Criterion) {
     g.finish();
 }
 
+/// A million epoch-millisecond timestamps a second apart from 2023-11-14,
+/// with a point missing at random 1 time in `missing_one_in` (0: none), as
+/// the Java writer writes them (blocks of 128).
+fn timestamps(missing_one_in: u64) -> Vec<i64> {
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let mut t = 1_700_000_000_000i64;
+    (0..N)
+        .map(|_| {
+            let out = t;
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let missing = missing_one_in != 0 && state.is_multiple_of(missing_one_in);
+            t += if missing { 2000 } else { 1000 };
+            out
+        })
+        .collect()
+}
+
+fn regular(c: &mut Criterion) {
+    for (name, missing_one_in) in [("regular-int64-timestamps", 0), ("regular-int64-missing-1pct", 100)] {
+        let times = timestamps(missing_one_in);
+        let page = rre::encode_i64(&times, rre::DEFAULT_BLOCK).expect("a regular series");
+        let mut g = c.benchmark_group(format!("tsfile/{name}"));
+        g.throughput(Throughput::Elements(N as u64));
+        let mut out = vec![0i64; N];
+        for imp in kre::IMPLEMENTATIONS_I64 {
+            g.bench_function(BenchmarkId::new("kernel", imp.name), |b| {
+                b.iter(|| (imp.get().expect("available"))(black_box(&page), &mut out).unwrap())
+            });
+        }
+        g.bench_function("reference", |b| {
+            b.iter(|| rre::decode_i64(black_box(&page), N).unwrap())
+        });
+        g.finish();
+    }
+}
+
 fn chimp(c: &mut Criterion) {
     for (dtype, name) in [
         (DataType::Double, "double"),
@@ -461,5 +499,5 @@ fn dictionary(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group! { name = benches; config = config(); targets = ts2diff, float_scaled, gorilla, plain, rle, zigzag, chimp, dictionary, sprintz, rlbe, camel }
+criterion_group! { name = benches; config = config(); targets = ts2diff, float_scaled, gorilla, plain, rle, zigzag, chimp, dictionary, sprintz, rlbe, camel, regular }
 criterion_main!(benches);

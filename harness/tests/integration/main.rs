@@ -21,3 +21,4 @@ mod subject_protocol;
 mod tsfile_aligned;
 mod tsfile_props;
 mod tsfile_reader;
+mod tsfile_regular;

@@ -1,6 +1,7 @@
 //! Apache TsFile page encodings: TS_2DIFF, GORILLA (id 8), PLAIN, the
-//! RLE / bit-packing hybrid, ZIGZAG, CHIMP, DICTIONARY, SPRINTZ, RLBE and
-//! CAMEL, and TS_2DIFF and RLE on FLOAT and DOUBLE, decoded with word buffers.
+//! RLE / bit-packing hybrid, ZIGZAG, CHIMP, DICTIONARY, SPRINTZ, RLBE,
+//! CAMEL and REGULAR, and TS_2DIFF and RLE on FLOAT and DOUBLE, decoded with
+//! word buffers.
 //!
 //! Every `*_into` decoder writes into a caller-owned slice whose length is the
 //! most values the caller accepts (the page's row count, a buffer): more
@@ -21,6 +22,7 @@ pub mod dictionary;
 pub mod float_scaled;
 pub mod gorilla;
 pub mod plain;
+pub mod regular;
 pub mod rlbe;
 pub mod rle;
 pub mod sprintz;
@@ -97,6 +99,14 @@ pub enum Field {
     CamelVarLong,
     CamelDecimal,
     CamelXor,
+    /// REGULAR: a block's missing-points byte, its bitmap's byte length, the
+    /// bitmap, the count of positions, the interval, the first value.
+    RegularMissing,
+    RegularBitmapLength,
+    RegularBitmap,
+    RegularCount,
+    RegularDelta,
+    RegularFirst,
 }
 
 /// Why a page was rejected.

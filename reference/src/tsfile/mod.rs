@@ -1,8 +1,8 @@
 //! Apache TsFile page encodings: TS_2DIFF, GORILLA (id 8), PLAIN and the
 //! RLE / bit-packing hybrid (`formats/tsfile.md`); ZIGZAG, TS_2DIFF / RLE on
-//! FLOAT and DOUBLE (`float_scaled`), CHIMP, SPRINTZ, RLBE, DICTIONARY and
-//! CAMEL (`docs/tsfile-encodings.md`). Reference decoders read one bit or one
-//! byte at a time, written from those notes; the encoders build the test
+//! FLOAT and DOUBLE (`float_scaled`), CHIMP, SPRINTZ, RLBE, DICTIONARY,
+//! CAMEL and REGULAR (`docs/tsfile-encodings.md`). Reference decoders read
+//! one bit or one byte at a time, written from those notes; the encoders build the test
 //! streams and write what the official writers write.
 //!
 //! Every decoder takes the page's value bytes and a `max_values` bound (what
@@ -23,6 +23,7 @@ pub mod dictionary;
 pub mod float_scaled;
 pub mod gorilla;
 pub mod plain;
+pub mod regular;
 pub mod rlbe;
 pub mod rle;
 pub mod sprintz;
@@ -130,6 +131,14 @@ pub enum Field {
     CamelVarLong,
     CamelDecimal,
     CamelXor,
+    /// REGULAR: a block's missing-points byte, its bitmap's byte length, the
+    /// bitmap, the count of positions, the interval, the first value.
+    RegularMissing,
+    RegularBitmapLength,
+    RegularBitmap,
+    RegularCount,
+    RegularDelta,
+    RegularFirst,
 }
 
 /// Why a page was rejected.

@@ -3,7 +3,8 @@
 //! pages), filled with a canary before every call.
 
 use crossdec_kernels::tsfile::{
-    self as kernel, camel, chimp, dictionary, float_scaled, gorilla, plain, rlbe, rle, sprintz, ts2diff, zigzag, Done,
+    self as kernel, camel, chimp, dictionary, float_scaled, gorilla, plain, regular, rlbe, rle, sprintz, ts2diff,
+    zigzag, Done,
 };
 
 use super::{DataType, Encoding, StopMode, TsFamily, TsFault, TsInput, TsValue, Values, Writer};
@@ -251,6 +252,14 @@ impl Adapter {
                 let imp = crossdec_kernels::by_name(camel::IMPLEMENTATIONS, name).expect("registered");
                 out!(decode_values(b, max, |o| imp(page, o)), Double)
             }
+            (Encoding::Regular, DataType::Int32) => {
+                let imp = crossdec_kernels::by_name(regular::IMPLEMENTATIONS_I32, name).expect("registered");
+                out!(decode_values(b, max, |o| imp(page, o)), Int32)
+            }
+            (Encoding::Regular, DataType::Int64) => {
+                let imp = crossdec_kernels::by_name(regular::IMPLEMENTATIONS_I64, name).expect("registered");
+                out!(decode_values(b, max, |o| imp(page, o)), Int64)
+            }
             (e, t) => unreachable!("{e:?} does not decode {t:?}"),
         }
     }
@@ -283,6 +292,7 @@ pub fn kernel_names(encoding: Encoding) -> Vec<(&'static str, bool)> {
         Encoding::Sprintz => list(sprintz::IMPLEMENTATIONS_64),
         Encoding::Rlbe => list(rlbe::IMPLEMENTATIONS_64),
         Encoding::Camel => list(camel::IMPLEMENTATIONS),
+        Encoding::Regular => list(regular::IMPLEMENTATIONS_I64),
     }
 }
 

@@ -305,7 +305,15 @@ pub fn encode(rng: &mut CaseRng, encoding: Encoding, values: &Values) -> TsInput
         (Encoding::Rlbe, Values::Float(v)) => rlbe::encode_f32(&floats(v), rlbe_flavour, top(rng)),
         (Encoding::Rlbe, Values::Double(v)) => rlbe::encode_f64(&doubles(v), rlbe_flavour, top(rng)),
         (Encoding::Camel, Values::Double(v)) => camel::encode(&doubles(v)),
+        (Encoding::Regular, v) => super::regular::page(rng, v),
         (e, v) => unreachable!("{e:?} does not encode {:?}", v.dtype()),
+    };
+    // A REGULAR page of a series that is not regular gives back another
+    // number of values.
+    let len = if encoding == Encoding::Regular {
+        super::regular::decoded_len(&page, values.dtype())
+    } else {
+        len
     };
     let max_values = if rng.gen_bool(0.8) {
         len
@@ -408,6 +416,10 @@ fn corrupt(rng: &mut CaseRng, encoding: Encoding) -> TsInput {
     }
     if encoding == Encoding::Dictionary && targeted {
         super::dictionary::corrupt(rng, &mut input);
+        return input;
+    }
+    if encoding == Encoding::Regular && targeted {
+        super::regular::corrupt(rng, &mut input);
         return input;
     }
     if super::float_scaled::applies(encoding, input.dtype) && targeted {
@@ -527,6 +539,7 @@ fn bad_counts(rng: &mut CaseRng, encoding: Encoding) -> TsInput {
             input.max_values = rng.gen_range(0..1000);
         }
         1 if encoding == Encoding::Zigzag => super::zigzag::bad_counts(rng, &mut input),
+        1 if encoding == Encoding::Regular => super::regular::bad_counts(rng, &mut input),
         1 if encoding == Encoding::Dictionary => input = super::dictionary::huge_run(rng),
         1 if encoding == Encoding::Ts2Diff => {
             // writeIndex up to the cap with width 0: 24 bytes claiming 65537 values.
@@ -652,6 +665,33 @@ fn large(rng: &mut CaseRng, encoding: Encoding, index: u64) -> Vec<Case<TsInput>
         | Encoding::Sprintz
         | Encoding::Rlbe
         | Encoding::Camel => {}
+        Encoding::Regular => {
+            // Blocks without missing points, up to 2^20 values each in 13 or
+            // 21 bytes.
+            let dtype = *[DataType::Int32, DataType::Int64].choose(rng).unwrap();
+            let mut page = Vec::new();
+            let mut left = len;
+            while left > 0 {
+                let n = left.min(rng.gen_range(1..=1 << 20));
+                crossdec_reference::tsfile::regular::write_block(
+                    &mut page,
+                    word(dtype),
+                    None,
+                    n as i32,
+                    rng.gen(),
+                    rng.gen(),
+                );
+                left -= n;
+            }
+            out.push(Case::one(TsInput {
+                encoding,
+                dtype,
+                stop: StopMode::AtTerminator,
+                writer: Default::default(),
+                max_values: len as u32,
+                page,
+            }));
+        }
     }
     out
 }
@@ -688,6 +728,9 @@ pub fn generate(encoding: Encoding, category: &str, index: u64, rng: &mut CaseRn
             let values = super::dictionary::low_cardinality(rng);
             vec![Case::one(encode(rng, encoding, &values))]
         }
+        "missing-points" => vec![Case::one(super::regular::missing_points(rng))],
+        "irregular" => vec![Case::one(super::regular::irregular(rng))],
+        "wrapping-deltas" => vec![Case::one(super::regular::wrapping_deltas(rng))],
         "control-forms" => vec![Case::one(super::chimp::control_forms(rng))],
         "ring-periods" => {
             let values = super::chimp::ring_periods(rng);

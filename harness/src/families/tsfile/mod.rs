@@ -1,6 +1,6 @@
 //! Families `tsfile-ts2diff`, `tsfile-gorilla`, `tsfile-plain`,
 //! `tsfile-rle`, `tsfile-zigzag`, `tsfile-chimp`, `tsfile-dictionary`,
-//! `tsfile-sprintz`, `tsfile-rlbe` and `tsfile-camel`:
+//! `tsfile-sprintz`, `tsfile-rlbe`, `tsfile-camel` and `tsfile-regular`:
 //! one Apache TsFile page (value bytes) of one data type, decoded by the
 //! reference and by every kernel, compared on values, consumed bytes
 //! and errors with their positions. `crossdec tsfile` (`crate::cli::tsfile`)
@@ -13,6 +13,7 @@ mod chimp;
 mod dictionary;
 mod float_scaled;
 pub mod generate;
+mod regular;
 mod varint_edges;
 mod zigzag;
 
@@ -50,10 +51,11 @@ pub enum Encoding {
     Sprintz,
     Rlbe,
     Camel,
+    Regular,
 }
 
 impl Encoding {
-    pub const ALL: [Encoding; 10] = [
+    pub const ALL: [Encoding; 11] = [
         Encoding::Ts2Diff,
         Encoding::Gorilla,
         Encoding::Plain,
@@ -64,6 +66,7 @@ impl Encoding {
         Encoding::Sprintz,
         Encoding::Rlbe,
         Encoding::Camel,
+        Encoding::Regular,
     ];
 
     /// TsFile's encoding id.
@@ -79,6 +82,7 @@ impl Encoding {
             Encoding::Sprintz => 12,
             Encoding::Rlbe => 13,
             Encoding::Camel => 14,
+            Encoding::Regular => 7,
         }
     }
 
@@ -98,6 +102,7 @@ impl Encoding {
             Encoding::Sprintz => "tsfile-sprintz",
             Encoding::Rlbe => "tsfile-rlbe",
             Encoding::Camel => "tsfile-camel",
+            Encoding::Regular => "tsfile-regular",
         }
     }
 
@@ -215,6 +220,15 @@ impl Encoding {
                 "harness/tests/tsfile_*",
                 "harness/tests/integration/tsfile_*",
             ],
+            Encoding::Regular => &[
+                "kernels/src/tsfile/regular.rs",
+                "reference/src/tsfile/regular.rs",
+                "kernels/src/tsfile/mod.rs",
+                "reference/src/tsfile/mod.rs",
+                "harness/src/families/tsfile/",
+                "harness/tests/tsfile_*",
+                "harness/tests/integration/tsfile_*",
+            ],
         }
     }
 
@@ -222,11 +236,13 @@ impl Encoding {
     /// written: TS_2DIFF and RLE keep FLOAT / DOUBLE to `maxPointNumber`
     /// decimals only, RLBE adds FLOAT / DOUBLE differences in float
     /// arithmetic, SPRINTZ drops prediction errors of 2^30 (2^62) and more,
-    /// CAMEL reads a later NaN as 0.0 (and keeps no -0.0 or subnormal).
+    /// CAMEL reads a later NaN as 0.0 (and keeps no -0.0 or subnormal),
+    /// REGULAR gives back a series that is not regular as another one (of
+    /// another length, even).
     pub fn is_lossless(self, dtype: DataType) -> bool {
         let float = matches!(dtype, DataType::Float | DataType::Double);
         match self {
-            Encoding::Sprintz | Encoding::Camel => false,
+            Encoding::Sprintz | Encoding::Camel | Encoding::Regular => false,
             Encoding::Ts2Diff | Encoding::Rle | Encoding::Rlbe => !float,
             _ => true,
         }
@@ -245,6 +261,7 @@ impl Encoding {
             Encoding::Dictionary => &[Text],
             Encoding::Sprintz | Encoding::Rlbe => &[Int32, Int64, Float, Double],
             Encoding::Camel => &[Double],
+            Encoding::Regular => &[Int32, Int64],
         }
     }
 }
@@ -458,6 +475,8 @@ ts_fields! {
         FloatHeader = 23, FloatCount = 24, FloatBitmap = 25, MaxPointNumber = 26,
         RlbeCount = 37, RlbeLength = 38, RlbeRun = 39, RlbeValue = 40,
         CamelBits = 44, CamelFirst = 45, CamelType = 46, CamelVarLong = 47, CamelDecimal = 48, CamelXor = 49,
+        RegularMissing = 50, RegularBitmapLength = 51, RegularBitmap = 52, RegularCount = 53, RegularDelta = 54,
+        RegularFirst = 55,
     ],
     reference_only: [
     ],
@@ -541,7 +560,9 @@ fn rlbe_flavour(input: &TsInput) -> reference::rlbe::Flavour {
 
 /// Decode one page with the reference decoders.
 pub fn reference_decode(input: &TsInput) -> Result<TsValue, TsFault> {
-    use reference::{camel, chimp, dictionary, float_scaled, gorilla, plain, rlbe, rle, sprintz, ts2diff, zigzag};
+    use reference::{
+        camel, chimp, dictionary, float_scaled, gorilla, plain, regular, rlbe, rle, sprintz, ts2diff, zigzag,
+    };
     let max = input.max_values as usize;
     let stop = match input.stop {
         StopMode::AtTerminator => gorilla::Stop::AtTerminator,
@@ -646,6 +667,8 @@ pub fn reference_decode(input: &TsInput) -> Result<TsValue, TsFault> {
             go!(rlbe::decode_f64(page, rlbe_flavour(input), max), Double, f64::to_bits)
         }
         (Encoding::Camel, DataType::Double) => go!(camel::decode(page, max), Double, f64::to_bits),
+        (Encoding::Regular, DataType::Int32) => go!(regular::decode_i32(page, max), Int32),
+        (Encoding::Regular, DataType::Int64) => go!(regular::decode_i64(page, max), Int64),
         (e, t) => unreachable!("{e:?} does not decode {t:?}; inputs are built and parsed for their family"),
     })
 }
@@ -745,6 +768,9 @@ impl Spec for TsFamily {
         }
         if encoding == Encoding::Dictionary {
             table.push(dictionary::LOW_CARDINALITY);
+        }
+        if encoding == Encoding::Regular {
+            table.extend([regular::MISSING_POINTS, regular::IRREGULAR, regular::WRAPPING_DELTAS]);
         }
         let categories = super::named_categories(&table, move |category, index, rng| {
             generate::generate(encoding, category, index, rng)

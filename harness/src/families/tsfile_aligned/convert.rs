@@ -16,7 +16,7 @@ use crate::engine::Outcome;
 pub const TYPE_IDS: [u8; 10] = [0, 1, 2, 3, 4, 8, 9, 5, 11, 10];
 /// TsFile's encoding ids: PLAIN, TS_2DIFF, GORILLA, RLE, ZIGZAG, CHIMP,
 /// DICTIONARY, SPRINTZ, RLBE, CAMEL.
-pub const ENCODING_IDS: [u8; 10] = [0, 4, 8, 2, 9, 11, 1, 12, 13, 14];
+pub const ENCODING_IDS: [u8; 11] = [0, 4, 8, 2, 9, 11, 1, 12, 13, 14, 7];
 
 const R_TYPES: [r::ColumnType; 10] = [
     r::ColumnType::Boolean,
@@ -42,7 +42,7 @@ const K_TYPES: [k::ColumnType; 10] = [
     k::ColumnType::String,
     k::ColumnType::Blob,
 ];
-const R_ENCODINGS: [r::Encoding; 10] = [
+const R_ENCODINGS: [r::Encoding; 11] = [
     r::Encoding::Plain,
     r::Encoding::Ts2Diff,
     r::Encoding::Gorilla,
@@ -53,8 +53,9 @@ const R_ENCODINGS: [r::Encoding; 10] = [
     r::Encoding::Sprintz,
     r::Encoding::Rlbe,
     r::Encoding::Camel,
+    r::Encoding::Regular,
 ];
-const K_ENCODINGS: [k::Encoding; 10] = [
+const K_ENCODINGS: [k::Encoding; 11] = [
     k::Encoding::Plain,
     k::Encoding::Ts2Diff,
     k::Encoding::Gorilla,
@@ -65,6 +66,7 @@ const K_ENCODINGS: [k::Encoding; 10] = [
     k::Encoding::Sprintz,
     k::Encoding::Rlbe,
     k::Encoding::Camel,
+    k::Encoding::Regular,
 ];
 
 /// Page decompression for both scanners: the streaming reader's codecs

@@ -99,8 +99,16 @@ fn pick<T: Copy>(rng: &mut CaseRng, items: &[T]) -> T {
     items[below(rng, items.len())]
 }
 
-fn gen_times(rng: &mut CaseRng, n: usize, mode: Option<u32>) -> Vec<i64> {
-    let step = |rng: &mut CaseRng| rng.gen_range(1..=3i64);
+fn gen_times(rng: &mut CaseRng, n: usize, mode: Option<u32>, regular: bool) -> Vec<i64> {
+    // REGULAR times step 1, 2 or 4: a block's smallest step divides every
+    // other, so the Java writer's blocks give the times back.
+    let step = |rng: &mut CaseRng| {
+        if regular {
+            1 << rng.gen_range(0..3)
+        } else {
+            rng.gen_range(1..=3i64)
+        }
+    };
     let mut times = Vec::with_capacity(n);
     match mode.unwrap_or_else(|| rng.gen_range(0..4u32)) {
         0 => {
@@ -262,6 +270,23 @@ fn gen_step(rng: &mut CaseRng, t: r::ColumnType, width: u32, prev: Option<&r::Va
     }
 }
 
+/// A value for REGULAR: the previous one plus 1000 times 1, 2 or 4 (a
+/// fixed interval with points missing, whose blocks the Java writer writes
+/// exactly, wrapping past the type's end); the first any value of the type
+/// or an epoch millisecond.
+fn gen_regular(rng: &mut CaseRng, t: r::ColumnType, prev: Option<&r::Value>) -> r::Value {
+    let step = 1000i64 << rng.gen_range(0..3);
+    match prev {
+        Some(r::Value::I32(v)) => r::Value::I32(v.wrapping_add(step as i32)),
+        Some(r::Value::I64(v)) => r::Value::I64(v.wrapping_add(step)),
+        _ if rng.gen() => gen_value(rng, t),
+        _ => match t {
+            r::ColumnType::Int32 | r::ColumnType::Date => r::Value::I32(rng.gen_range(-1000..1000)),
+            _ => r::Value::I64(1_700_000_000_000 + rng.gen_range(-1000..1000)),
+        },
+    }
+}
+
 /// A value of a column of type `t` encoded with `e` (`prev`: the column's
 /// previous non-null value; `width`: its step width): what exercises that
 /// encoding.
@@ -272,6 +297,7 @@ fn gen_cell(rng: &mut CaseRng, t: r::ColumnType, e: r::Encoding, width: u32, pre
         (Float | Double, Ts2Diff | Rle) => gen_scaled(rng, t, prev),
         (Double, Camel) => gen_decimal(rng, prev),
         (_, Sprintz | Rlbe) => gen_step(rng, t, width, prev),
+        (_, Regular) => gen_regular(rng, t, prev),
         _ => gen_value(rng, t),
     }
 }
@@ -288,7 +314,7 @@ fn gen_col(rng: &mut CaseRng, n: usize) -> Column {
     // Every pair both scanners read (`page::supported`).
     let encodings: &[r::Encoding] = match t {
         Boolean => &[Plain, Rle],
-        Int32 | Date | Int64 | Timestamp => &[Plain, Rle, Ts2Diff, Gorilla, Zigzag, Chimp, Sprintz, Rlbe],
+        Int32 | Date | Int64 | Timestamp => &[Plain, Rle, Ts2Diff, Gorilla, Zigzag, Chimp, Sprintz, Rlbe, Regular],
         Float => &[Plain, Gorilla, Chimp, Ts2Diff, Sprintz, Rlbe, Rle],
         Double => &[Plain, Gorilla, Chimp, Ts2Diff, Sprintz, Rlbe, Camel, Rle],
         Text | String => &[Plain, Dictionary],
@@ -414,9 +440,11 @@ fn gen_field(rng: &mut CaseRng, cols: &[Option<Column>]) -> FieldFilter {
 
 /// Every INT64 encoding, a time chunk's: TS_2DIFF (both writers'
 /// default) twice as likely.
-pub const TIME_ENCODINGS: [r::Encoding; 9] = {
+pub const TIME_ENCODINGS: [r::Encoding; 10] = {
     use r::Encoding::*;
-    [Ts2Diff, Ts2Diff, Plain, Gorilla, Rle, Zigzag, Chimp, Sprintz, Rlbe]
+    [
+        Ts2Diff, Ts2Diff, Plain, Gorilla, Rle, Zigzag, Chimp, Sprintz, Rlbe, Regular,
+    ]
 };
 
 /// A random scenario within `knobs`.
@@ -424,7 +452,8 @@ pub fn scenario(rng: &mut CaseRng, knobs: Knobs) -> Scenario {
     let max_rows = knobs.max_rows.max(1);
     let sizes = [0, 1, rng.gen_range(1..20u32).min(max_rows), rng.gen_range(1..=max_rows)];
     let n = pick(rng, &sizes).max(knobs.min_rows) as usize;
-    let times = gen_times(rng, n, knobs.time_mode);
+    let time_encoding = pick(rng, &TIME_ENCODINGS);
+    let times = gen_times(rng, n, knobs.time_mode, time_encoding == r::Encoding::Regular);
     let (page_sizes, typical) = gen_page_sizes(rng, n, knobs.max_page.max(1));
     let cols: Vec<Option<Column>> = (0..rng.gen_range(1..=knobs.max_cols.max(1)))
         .map(|_| (rng.gen_range(0..6u32) != 0).then(|| gen_col(rng, n)))
@@ -453,7 +482,7 @@ pub fn scenario(rng: &mut CaseRng, knobs: Knobs) -> Scenario {
     Scenario {
         times,
         page_sizes,
-        time_encoding: pick(rng, &TIME_ENCODINGS),
+        time_encoding,
         writer: if rng.gen() { r::Writer::Cpp } else { r::Writer::Java },
         cols,
         request: Request {
@@ -977,7 +1006,7 @@ mod tests {
         use r::ColumnType::*;
         let mut read = std::collections::HashSet::new();
         let mut times_read = std::collections::HashSet::new();
-        for index in 0..600 {
+        for index in 0..1000 {
             let mut s = scenario(&mut case_rng(1, "tsfile-aligned", "groups", index), Knobs::default());
             s.request = Request {
                 time: None,
@@ -1004,7 +1033,7 @@ mod tests {
             Boolean, Int32, Int64, Float, Double, Timestamp, Date, Text, String, Blob,
         ];
         let encodings = [
-            Plain, Ts2Diff, Gorilla, Rle, Zigzag, Chimp, Dictionary, Sprintz, Rlbe, Camel,
+            Plain, Ts2Diff, Gorilla, Rle, Zigzag, Chimp, Dictionary, Sprintz, Rlbe, Camel, Regular,
         ];
         for t in types {
             for e in encodings.into_iter().filter(|&e| r::page::supported(t, e)) {

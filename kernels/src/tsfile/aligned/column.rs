@@ -3,7 +3,8 @@
 
 use super::{ColumnType, Encoding, Value, Writer};
 use crate::tsfile::{
-    camel, chimp, dictionary, float_scaled, gorilla, plain, rlbe, rle, sprintz, ts2diff, zigzag, DecodeError, Done,
+    camel, chimp, dictionary, float_scaled, gorilla, plain, regular, rlbe, rle, sprintz, ts2diff, zigzag, DecodeError,
+    Done,
 };
 
 /// A column's values, one slot per row (a null row holds the type's default).
@@ -210,6 +211,8 @@ pub(crate) fn decode_into(
         }
         (Int32 | Date, Encoding::Zigzag, Data::I32(v)) => zigzag::decode_i32_into(body, &mut v[r])?,
         (Int64 | Timestamp, Encoding::Zigzag, Data::I64(v)) => zigzag::decode_i64_into(body, &mut v[r])?,
+        (Int32 | Date, Encoding::Regular, Data::I32(v)) => regular::decode_i32_into(body, &mut v[r])?,
+        (Int64 | Timestamp, Encoding::Regular, Data::I64(v)) => regular::decode_i64_into(body, &mut v[r])?,
         (Int32 | Date, Encoding::Chimp, Data::I32(v)) => {
             chimp::decode_i32_into(body, chimp::Stop::Count(n), &mut v[r])?
         }

@@ -88,6 +88,8 @@ pub enum Encoding {
     Rlbe,
     /// CAMEL (DOUBLE only).
     Camel,
+    /// REGULAR (INT32 / DATE / INT64 / TIMESTAMP, the Java writer's).
+    Regular,
 }
 
 /// One chunk's page area as the file stores it.

@@ -150,7 +150,7 @@ pub(crate) fn supported(t: ColumnType, e: Encoding) -> bool {
         Encoding::Ts2Diff | Encoding::Gorilla | Encoding::Chimp | Encoding::Sprintz | Encoding::Rlbe => {
             matches!(t, Int32 | Date | Int64 | Timestamp | Float | Double)
         }
-        Encoding::Zigzag => matches!(t, Int32 | Date | Int64 | Timestamp),
+        Encoding::Zigzag | Encoding::Regular => matches!(t, Int32 | Date | Int64 | Timestamp),
         Encoding::Dictionary => matches!(t, Text | String),
         Encoding::Camel => t == Double,
     }

@@ -10,7 +10,7 @@ use super::{
     Chunk, ChunkId, ColumnType, Decompress, Encoding, ErrorKind, Group, NoDecompress, PageAction, Request, ScanError,
     ScanOptions, ScanOutput, ScanStats, Writer, MAX_PAGE_ROWS,
 };
-use crate::tsfile::{chimp, gorilla, plain, rlbe, rle, sprintz, ts2diff, zigzag, DecodeError, Done};
+use crate::tsfile::{chimp, gorilla, plain, regular, rlbe, rle, sprintz, ts2diff, zigzag, DecodeError, Done};
 
 fn fail(kind: ErrorKind, chunk: ChunkId, page: usize, offset: usize) -> ScanError {
     ScanError {
@@ -318,7 +318,8 @@ fn decode_times(
     // statistics alone: TS_2DIFF's block headers (walked), PLAIN's length,
     // ZIGZAG's bytes (a value takes one at least), GORILLA's and CHIMP's
     // bits (each value after the first takes one at least). RLE, SPRINTZ
-    // and RLBE runs can hold any number of values in a few bytes: their
+    // and RLBE runs and REGULAR blocks can hold any number of values in a
+    // few bytes: their
     // buffer starts at the bits' bound and doubles while the decoder runs
     // out of room, up to the cap, so the cap's error is the reference's.
     let bits = body.len().saturating_mul(8).saturating_add(1);
@@ -327,7 +328,7 @@ fn decode_times(
         Encoding::Plain => body.len().div_ceil(8),
         Encoding::Zigzag => body.len(),
         Encoding::Gorilla | Encoding::Chimp => count.map_or(bits, |c| c.min(bits)),
-        Encoding::Rle | Encoding::Sprintz | Encoding::Rlbe => bits,
+        Encoding::Rle | Encoding::Sprintz | Encoding::Rlbe | Encoding::Regular => bits,
         Encoding::Dictionary | Encoding::Camel => unreachable!("no INT64 pages: refused by page::supported"),
     }
     .min(MAX_PAGE_ROWS);
@@ -374,6 +375,7 @@ fn decode_time_values(
         Encoding::Zigzag => zigzag::decode_i64_into(body, out),
         Encoding::Sprintz => sprintz::decode_i64_into(body, layouts(writer).0, out),
         Encoding::Rlbe => rlbe::decode_i64_into(body, out),
+        Encoding::Regular => regular::decode_i64_into(body, out),
         Encoding::Plain => plain::decode_be64_into(body, out),
         Encoding::Dictionary | Encoding::Camel => unreachable!("no INT64 pages: refused by page::supported"),
     }

@@ -590,6 +590,32 @@ fn official_pages() -> Vec<(ColumnType, Encoding, &'static str, Vec<Value>)> {
             CPP_SPRINTZ_PAGE,
             CPP_SPRINTZ_VALUES.map(|b| Value::I64(b as i64)).to_vec(),
         ),
+        // REGULAR pages the Java writer wrote (apache/tsfile a9f54614) and
+        // what its reader returned; the second the lossy page of [0, 5, 7].
+        (
+            Int64,
+            Encoding::Regular,
+            "01 00 00 00 02 67 02 00 00 00 0a 00 00 00 00 00 00 00 0a 00 00 00 00 00 00 00 00",
+            [0, 10, 20, 50, 60, 90].map(Value::I64).to_vec(),
+        ),
+        (
+            Date,
+            Encoding::Regular,
+            "01 00 00 00 01 0d 00 00 00 04 00 00 00 02 00 00 00 00",
+            [0, 4, 6].map(Value::I32).to_vec(),
+        ),
+        (
+            Int32,
+            Encoding::Regular,
+            "01 00 00 00 02 33 02 00 00 00 0a 00 00 00 02 00 00 00 07",
+            [7, 9, 15, 17, 25].map(Value::I32).to_vec(),
+        ),
+        (
+            Timestamp,
+            Encoding::Regular,
+            "00 00 00 00 0a 00 00 00 00 00 00 03 e8 00 00 01 8b cf e5 68 00",
+            (0..10).map(|i| Value::I64(1_700_000_000_000 + 1000 * i)).collect(),
+        ),
     ]
 }
 
@@ -750,6 +776,8 @@ fn the_supported_pairs_include_every_pair_the_official_writers_write() {
             assert_eq!(page::supported(t, e), is_numeric, "{t:?} {e:?}");
         }
         assert_eq!(page::supported(t, Encoding::Camel), t == Double, "{t:?}");
+        let integer = matches!(t, Int32 | Date | Int64 | Timestamp);
+        assert_eq!(page::supported(t, Encoding::Regular), integer, "{t:?}");
     }
     // RLE: BOOLEAN and the integer types (both writers), FLOAT and DOUBLE
     // (the Java writer's), nothing binary.
@@ -827,6 +855,7 @@ fn every_supported_pair_has_its_decoder() {
         Encoding::Sprintz,
         Encoding::Rlbe,
         Encoding::Camel,
+        Encoding::Regular,
     ];
     let mut pairs = 0;
     for t in types {
@@ -842,7 +871,7 @@ fn every_supported_pair_has_its_decoder() {
             pairs += 1;
         }
     }
-    assert_eq!(pairs, 54);
+    assert_eq!(pairs, 58);
 }
 
 /// RLE on FLOAT / DOUBLE (the Java writer's) is the scaled-integer wrapper
@@ -1008,7 +1037,7 @@ fn a_discrete_or_negated_form_anywhere_in_the_tree_keeps_boundary_pages_row_by_r
 // for the times [-3, 0, 5, 1000, 1001] (the bytes as the format notes
 // describe them; each read back by the reference scanner in its tests).
 const TIMES: [i64; 5] = [-3, 0, 5, 1000, 1001];
-const TIME_PAGES: [(Encoding, &str); 8] = [
+const TIME_PAGES: [(Encoding, &str); 9] = [
     (
         Encoding::Plain,
         "ffff ffff ffff fffd 0000 0000 0000 0000 0000 0000 0000 0005 0000 0000 0000 03e8 0000 0000 0000 03e9",
@@ -1038,6 +1067,14 @@ const TIME_PAGES: [(Encoding, &str); 8] = [
          0003 e900 0000 0000 0000 0000 0000 0000 0000 0000 0000 0000 0000 00",
     ),
     (Encoding::Rlbe, "0000 0005 81bf ffff ffff ffff fe82 f07d 15fc 6078"),
+    // REGULAR, by hand: [-3, 0] (count 2, delta 3), [5] as a count-1 block
+    // with missing points (bitmap 01), [1000, 1001] (count 2, delta 1).
+    (
+        Encoding::Regular,
+        "00 0000 0002 0000 0000 0000 0003 ffff ffff ffff fffd \
+         01 0000 0001 01 0000 0001 7fff ffff ffff ffff 0000 0000 0000 0005 \
+         00 0000 0002 0000 0000 0000 0001 0000 0000 0000 03e8",
+    ),
 ];
 
 /// A time page of `body` whose header says `count` times from `start` to

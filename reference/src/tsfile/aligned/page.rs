@@ -7,7 +7,9 @@
 //! chunk of one page), the body (compressed size bytes).
 
 use super::{ChunkId, ColumnType, Encoding, ErrorKind, ScanError, Value, Writer};
-use crate::tsfile::{camel, chimp, dictionary, float_scaled, gorilla, plain, rlbe, rle, sprintz, ts2diff, zigzag};
+use crate::tsfile::{
+    camel, chimp, dictionary, float_scaled, gorilla, plain, regular, rlbe, rle, sprintz, ts2diff, zigzag,
+};
 
 /// One page as its header describes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -212,7 +214,7 @@ pub fn supported(t: ColumnType, e: Encoding) -> bool {
         Encoding::Ts2Diff | Encoding::Gorilla | Encoding::Chimp | Encoding::Sprintz | Encoding::Rlbe => {
             matches!(t, Int32 | Date | Int64 | Timestamp | Float | Double)
         }
-        Encoding::Zigzag => matches!(t, Int32 | Date | Int64 | Timestamp),
+        Encoding::Zigzag | Encoding::Regular => matches!(t, Int32 | Date | Int64 | Timestamp),
         Encoding::Dictionary => matches!(t, Text | String),
         Encoding::Camel => t == Double,
     }
@@ -245,6 +247,7 @@ pub fn decode_times(body: &[u8], encoding: Encoding, writer: Writer, count: Opti
                 .values
         }
         Encoding::Rlbe => rlbe::decode_i64(body, max).map_err(err)?.values,
+        Encoding::Regular => regular::decode_i64(body, max).map_err(err)?.values,
         Encoding::Dictionary | Encoding::Camel => unreachable!("no INT64 pages: refused by supported"),
     })
 }
@@ -456,6 +459,19 @@ pub fn decode_values(body: &[u8], t: ColumnType, e: Encoding, writer: Writer, n:
             .values
             .into_iter()
             .map(|v| Value::F64(v.to_bits()))
+            .collect(),
+        // REGULAR: blocks until the page ends.
+        (Int32 | Date, Encoding::Regular) => regular::decode_i32(body, n)
+            .map_err(err)?
+            .values
+            .into_iter()
+            .map(Value::I32)
+            .collect(),
+        (Int64 | Timestamp, Encoding::Regular) => regular::decode_i64(body, n)
+            .map_err(err)?
+            .values
+            .into_iter()
+            .map(Value::I64)
             .collect(),
         // RLBE: blocks until the page ends; FLOAT / DOUBLE in the writer's
         // layout.

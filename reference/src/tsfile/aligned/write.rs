@@ -4,7 +4,7 @@
 
 use super::{ColumnType, Encoding, Value, Writer};
 use crate::tsfile::{
-    camel, chimp, dictionary, float_scaled, gorilla, plain, rlbe, rle, sprintz, ts2diff, write_uvarint, zigzag,
+    camel, chimp, dictionary, float_scaled, gorilla, plain, regular, rlbe, rle, sprintz, ts2diff, write_uvarint, zigzag,
 };
 
 /// Statistics of a page header: count, start time, end time.
@@ -96,6 +96,9 @@ pub fn values_body(t: ColumnType, e: Encoding, values: &[Value], writer: Writer)
     match (t, e) {
         (Int32 | Date, Encoding::Zigzag) => zigzag::encode_i32(&i32s()),
         (Int64 | Timestamp, Encoding::Zigzag) => zigzag::encode_i64(&i64s()),
+        // The Java writer's blocks where it writes one a reader takes.
+        (Int32 | Date, Encoding::Regular) => regular::encode_i32_readable(&i32s(), regular::DEFAULT_BLOCK),
+        (Int64 | Timestamp, Encoding::Regular) => regular::encode_i64_readable(&i64s(), regular::DEFAULT_BLOCK),
         (Int32 | Date, Encoding::Chimp) => {
             let v: Vec<u32> = i32s().into_iter().map(|x| x as u32).collect();
             chimp::encode32(&v, Some(chimp::TERMINATOR_I32))

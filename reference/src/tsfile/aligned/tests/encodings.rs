@@ -1,5 +1,5 @@
-//! The encodings beyond the first seven (SPRINTZ, RLBE, CAMEL, TS_2DIFF on
-//! FLOAT / DOUBLE): every such pair decodes what the builders wrote, in
+//! The encodings beyond the first seven (SPRINTZ, RLBE, CAMEL, REGULAR,
+//! TS_2DIFF on FLOAT / DOUBLE): every such pair decodes what the builders wrote, in
 //! whole scans of multi-page chunks with nulls, empty pages, filters,
 //! offsets and block sizes; pages the official C++ writer wrote read as it
 //! reads them; and a page with a value more or fewer than its bitmap says
@@ -11,7 +11,7 @@ use crate::tsfile::aligned::write::{value_body, value_page};
 
 /// The pairs added to the first seven encodings' (every one of them
 /// `supported`, and nothing else of these encodings is).
-pub(super) const NEW_PAIRS: [(ColumnType, Encoding); 17] = [
+pub(super) const NEW_PAIRS: [(ColumnType, Encoding); 21] = [
     (ColumnType::Int32, Encoding::Sprintz),
     (ColumnType::Date, Encoding::Sprintz),
     (ColumnType::Int64, Encoding::Sprintz),
@@ -25,6 +25,10 @@ pub(super) const NEW_PAIRS: [(ColumnType, Encoding); 17] = [
     (ColumnType::Float, Encoding::Rlbe),
     (ColumnType::Double, Encoding::Rlbe),
     (ColumnType::Double, Encoding::Camel),
+    (ColumnType::Int32, Encoding::Regular),
+    (ColumnType::Date, Encoding::Regular),
+    (ColumnType::Int64, Encoding::Regular),
+    (ColumnType::Timestamp, Encoding::Regular),
     (ColumnType::Float, Encoding::Ts2Diff),
     (ColumnType::Double, Encoding::Ts2Diff),
     (ColumnType::Float, Encoding::Rle),
@@ -44,7 +48,10 @@ fn f64v(x: f64) -> Value {
 /// errors must stay below 2^30 / 2^62, and INT64 / DOUBLE steps small
 /// enough that the Java predictor the builders write with and the C++ one
 /// the scanners read with agree; TS_2DIFF and RLE floats: hundredths,
-/// rounded and raw forms; CAMEL: few decimals; RLBE: anything).
+/// rounded and raw forms; CAMEL: few decimals; RLBE: anything; REGULAR: a
+/// fixed step, INT32 wrapping past `i32::MAX`, so that with a row in four
+/// null every page still has neighbours one step apart and its blocks are
+/// exact).
 fn written(t: ColumnType, e: Encoding, i: usize) -> Value {
     use ColumnType::*;
     let k = i as i64;
@@ -73,6 +80,8 @@ fn written(t: ColumnType, e: Encoding, i: usize) -> Value {
             ]
             .map(f64v),
         ),
+        (Int32 | Date, Encoding::Regular) => Value::I32((i32::MAX - 100).wrapping_add(7 * k as i32)),
+        (Int64 | Timestamp, Encoding::Regular) => Value::I64(1_700_000_000_000 + 1000 * k),
         (Double, Encoding::Camel) => {
             pick(&[1.5, 2.25, -3.0, f64::INFINITY, 0.125, 100.5, 0.001, -12345.678, 7.0].map(f64v))
         }
@@ -91,7 +100,7 @@ fn the_new_pairs_are_exactly_what_the_official_writers_write() {
         Boolean, Int32, Int64, Float, Double, Timestamp, Date, Text, String, Blob,
     ];
     for t in types {
-        for e in [Encoding::Sprintz, Encoding::Rlbe, Encoding::Camel] {
+        for e in [Encoding::Sprintz, Encoding::Rlbe, Encoding::Camel, Encoding::Regular] {
             let listed = NEW_PAIRS.contains(&(t, e));
             assert_eq!(supported(t, e), listed, "{t:?} {e:?}");
         }

@@ -19,7 +19,7 @@ const TYPES: [ColumnType; 10] = [
     ColumnType::String,
     ColumnType::Blob,
 ];
-const ENCODINGS: [Encoding; 10] = [
+const ENCODINGS: [Encoding; 11] = [
     Encoding::Plain,
     Encoding::Ts2Diff,
     Encoding::Gorilla,
@@ -30,6 +30,7 @@ const ENCODINGS: [Encoding; 10] = [
     Encoding::Sprintz,
     Encoding::Rlbe,
     Encoding::Camel,
+    Encoding::Regular,
 ];
 
 /// Count, start and end as a page header writes them.
@@ -304,7 +305,7 @@ fn the_supported_pairs() {
                 Encoding::Ts2Diff | Encoding::Gorilla | Encoding::Chimp | Encoding::Sprintz | Encoding::Rlbe => {
                     !matches!(t, Boolean | Text | String | Blob)
                 }
-                Encoding::Zigzag => matches!(t, Int32 | Date | Int64 | Timestamp),
+                Encoding::Zigzag | Encoding::Regular => matches!(t, Int32 | Date | Int64 | Timestamp),
                 Encoding::Dictionary => matches!(t, Text | String),
                 Encoding::Camel => t == Double,
             };

@@ -89,6 +89,53 @@ fn times_in_every_encoding_read_back_as_written() {
     }
 }
 
+/// REGULAR time chunks: timestamps every second with points missing (the
+/// series REGULAR is for, read back exactly), in pages with and without
+/// statistics; a page the Java writer wrote; a page whose blocks give other
+/// times than its statistics say is a lie.
+#[test]
+fn regular_time_chunks_read_back_as_written() {
+    let e = Encoding::Regular;
+    assert!(supported(ColumnType::Int64, e) && supported(ColumnType::Timestamp, e));
+    let start = 1_700_000_000_000i64;
+    let pages: Vec<Vec<i64>> = vec![
+        (0..300).filter(|k| k % 7 != 3).map(|k| start + 1000 * k).collect(),
+        vec![start + 400_000],
+        (0..5).map(|k| start + 500_000 + 8000 * k).collect(),
+    ];
+    let written: Vec<i64> = pages.concat();
+    for writer in [Writer::Cpp, Writer::Java] {
+        let data: Vec<u8> = pages
+            .iter()
+            .flat_map(|p| time_page(&time_body(p, e, writer), Stats::of(p)))
+            .collect();
+        assert_eq!(all_times(&chunk(e, true, &data), writer), Ok(written.clone()));
+        let one = unannotated(&time_body(&pages[0], e, writer));
+        assert_eq!(all_times(&chunk(e, false, &one), writer), Ok(pages[0].clone()));
+    }
+    // The Java writer's page of [0, 10, 20, 50, 60, 90].
+    let java: Vec<u8> = [
+        "01 00 00 00 02 67 02 00 00 00 0a",
+        "00 00 00 00 00 00 00 0a 00 00 00 00 00 00 00 00",
+    ]
+    .join(" ")
+    .split_whitespace()
+    .map(|b| u8::from_str_radix(b, 16).unwrap())
+    .collect();
+    let times = vec![0, 10, 20, 50, 60, 90];
+    assert_eq!(decode_times(&java, e, Writer::Java, None), Ok(times.clone()));
+    let data = time_page(&java, Stats::of(&times));
+    assert_eq!(all_times(&chunk(e, true, &data), Writer::Java), Ok(times.clone()));
+    // Statistics of the series written, blocks of another (the writer's
+    // lossy page of [0, 5, 7], read as [0, 4, 6]).
+    let lossy = time_body(&[0, 5, 7], e, Writer::Java);
+    let data = time_page(&lossy, Stats::of(&[0, 5, 7]));
+    assert_eq!(
+        all_times(&chunk(e, true, &data), Writer::Java).unwrap_err().kind,
+        ErrorKind::StatisticsLie
+    );
+}
+
 #[test]
 fn gorilla_and_chimp_times_are_counted_by_statistics_else_end_at_the_terminator() {
     let page = [i64::MIN, i64::MIN + 2, 7];
