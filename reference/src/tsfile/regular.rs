@@ -239,18 +239,20 @@ macro_rules! plan_block {
                 if d == delta {
                     continue;
                 }
-                let cleared = (d.wrapping_div(delta) as i32).wrapping_sub(1);
-                for _ in 0..cleared.max(0) {
-                    let at = i + offset;
-                    if at > i32::MAX as i64 {
-                        return Err(EncodeError::ClearedPastIntMax { block });
-                    }
-                    // Clearing past the count changes no byte written.
-                    if at < count as i64 {
-                        present[at as usize] = false;
-                    }
-                    offset += 1;
+                // Java clears positions `i + offset ..` one at a time and
+                // throws at the first past `i32::MAX`; a run that would reach
+                // past it throws, whatever it cleared before.
+                let cleared = (d.wrapping_div(delta) as i32).wrapping_sub(1).max(0) as i64;
+                let from = i + offset;
+                if cleared > 0 && from + cleared - 1 > i32::MAX as i64 {
+                    return Err(EncodeError::ClearedPastIntMax { block });
                 }
+                // Clearing past the count changes no byte written.
+                let end = (from + cleared).min(count as i64);
+                if from < end {
+                    present[from as usize..end as usize].fill(false);
+                }
+                offset += cleared;
             }
             // `BitSet.toByteArray`: LSB first, trailing zero bytes dropped.
             let highest = present.iter().rposition(|&p| p);
@@ -600,6 +602,22 @@ mod tests {
         ] {
             assert!(e.to_string().contains("block 3"), "{e}");
         }
+    }
+
+    #[test]
+    fn a_cleared_run_may_end_at_i32_max_not_past_it() {
+        // INT64 spans keep their low 32 bits in the count (5 + 1 and 6 + 1
+        // here); a step of i32::MAX clears i32::MAX - 1 positions from the
+        // second (ending at i32::MAX) or from the third (one past it).
+        let d = i32::MAX as i64;
+        let ends_at_max = [0, 1, 1 + d, (1i64 << 32) + 5];
+        let plan = plan_i64(&ends_at_max, 0).unwrap();
+        assert_eq!((plan.count, plan.delta, plan.bitmap), (6, 1, Some(vec![0b11])));
+        let one_past = [0, 1, 2, 2 + d, (1i64 << 32) + 6];
+        assert_eq!(
+            plan_i64(&one_past, 0).err(),
+            Some(EncodeError::ClearedPastIntMax { block: 0 })
+        );
     }
 
     #[test]
