@@ -328,23 +328,31 @@ mod tests {
         out
     }
 
-    /// Every INT32 implementation on `page` with room for `max` values:
-    /// all must agree; the shared outcome.
-    fn all_i32(page: &[u8], max: usize) -> Result<(Vec<i32>, usize), DecodeError> {
+    type Decode<T> = fn(&[u8], &mut [T]) -> Result<Done, DecodeError>;
+
+    /// Every implementation of one registry on `page` with room for `max`
+    /// values (the rest of the buffer holds `canary`): all must agree and
+    /// write nothing past their values; the shared outcome.
+    fn all<T: Copy + PartialEq + std::fmt::Debug>(
+        registry: &[crate::Implementation<Decode<T>>],
+        canary: T,
+        page: &[u8],
+        max: usize,
+    ) -> Result<(Vec<T>, usize), DecodeError> {
         let mut seen = None;
-        for imp in IMPLEMENTATIONS_I32 {
+        for imp in registry {
             let f = imp.get().unwrap();
-            let mut out = vec![0x5A5A_5A5A; max + 3];
+            let mut out = vec![canary; max + 3];
             let r = f(page, &mut out[..max]).map(|d| {
                 assert!(
-                    out[d.values..].iter().all(|&v| v == 0x5A5A_5A5A),
+                    out[d.values..].iter().all(|&v| v == canary),
                     "{} wrote past its values",
                     imp.name
                 );
                 (out[..d.values].to_vec(), d.consumed)
             });
             assert!(
-                out[max..].iter().all(|&v| v == 0x5A5A_5A5A),
+                out[max..].iter().all(|&v| v == canary),
                 "{} wrote past its output",
                 imp.name
             );
@@ -356,30 +364,12 @@ mod tests {
         seen.unwrap()
     }
 
+    fn all_i32(page: &[u8], max: usize) -> Result<(Vec<i32>, usize), DecodeError> {
+        all(IMPLEMENTATIONS_I32, 0x5A5A_5A5A, page, max)
+    }
+
     fn all_i64(page: &[u8], max: usize) -> Result<(Vec<i64>, usize), DecodeError> {
-        let mut seen = None;
-        for imp in IMPLEMENTATIONS_I64 {
-            let f = imp.get().unwrap();
-            let mut out = vec![0x5A5A; max + 3];
-            let r = f(page, &mut out[..max]).map(|d| {
-                assert!(
-                    out[d.values..].iter().all(|&v| v == 0x5A5A),
-                    "{} wrote past its values",
-                    imp.name
-                );
-                (out[..d.values].to_vec(), d.consumed)
-            });
-            assert!(
-                out[max..].iter().all(|&v| v == 0x5A5A),
-                "{} wrote past its output",
-                imp.name
-            );
-            if let Some(s) = &seen {
-                assert_eq!(&r, s, "{} disagrees", imp.name);
-            }
-            seen = Some(r);
-        }
-        seen.unwrap()
+        all(IMPLEMENTATIONS_I64, 0x5A5A, page, max)
     }
 
     /// Pages written by the Java writer (apache/tsfile a9f54614) and the
