@@ -616,6 +616,17 @@ fn large(rng: &mut CaseRng, encoding: Encoding, index: u64) -> Vec<Case<TsInput>
     short.max_values = len as u32;
     let mut out = vec![Case::one(many), Case::one(short)];
     let word = |dtype: DataType| if dtype == DataType::Int32 { 4 } else { 8 };
+    // A page built field by field that holds exactly `len` values.
+    let whole = |dtype, page| {
+        Case::one(TsInput {
+            encoding,
+            dtype,
+            stop: StopMode::AtTerminator,
+            writer: Default::default(),
+            max_values: len as u32,
+            page,
+        })
+    };
     match encoding {
         Encoding::Rle => {
             let dtype = *[DataType::Boolean, DataType::Int32, DataType::Int64]
@@ -626,14 +637,7 @@ fn large(rng: &mut CaseRng, encoding: Encoding, index: u64) -> Vec<Case<TsInput>
                 value: 1,
             }];
             let page = rle::encode_package(1, &runs, dtype == DataType::Int64);
-            out.push(Case::one(TsInput {
-                encoding,
-                dtype,
-                stop: StopMode::AtTerminator,
-                writer: Default::default(),
-                max_values: len as u32,
-                page,
-            }));
+            out.push(whole(dtype, page));
         }
         Encoding::Ts2Diff => {
             // Blocks of width 0 (every delta the minimum), 65536 values each.
@@ -648,14 +652,7 @@ fn large(rng: &mut CaseRng, encoding: Encoding, index: u64) -> Vec<Case<TsInput>
                 page.extend(std::iter::repeat_n(rng.gen::<u8>(), word(dtype)));
                 left -= n;
             }
-            out.push(Case::one(TsInput {
-                encoding,
-                dtype,
-                stop: StopMode::AtTerminator,
-                writer: Default::default(),
-                max_values: len as u32,
-                page,
-            }));
+            out.push(whole(dtype, page));
         }
         Encoding::Gorilla
         | Encoding::Plain
@@ -683,14 +680,7 @@ fn large(rng: &mut CaseRng, encoding: Encoding, index: u64) -> Vec<Case<TsInput>
                 );
                 left -= n;
             }
-            out.push(Case::one(TsInput {
-                encoding,
-                dtype,
-                stop: StopMode::AtTerminator,
-                writer: Default::default(),
-                max_values: len as u32,
-                page,
-            }));
+            out.push(whole(dtype, page));
         }
     }
     out
