@@ -632,11 +632,7 @@ mod tests {
         v.iter().map(|x| x.to_bits()).collect()
     }
 
-    fn unhex(s: &str) -> Vec<u8> {
-        s.split_whitespace()
-            .map(|b| u8::from_str_radix(b, 16).unwrap())
-            .collect()
-    }
+    use crate::tsfile::test_unhex as unhex;
 
     fn tr(field: Field, offset: usize, bit: u8) -> DecodeError {
         DecodeError::Truncated { field, offset, bit }

@@ -303,6 +303,14 @@ pub(crate) fn be_u64(data: &[u8], at: usize) -> Option<u64> {
     Some(u64::from_be_bytes(data.get(at..at.checked_add(8)?)?.try_into().ok()?))
 }
 
+/// Spaced hex to bytes, for the encodings' known-answer tests.
+#[cfg(test)]
+pub(crate) fn test_unhex(s: &str) -> Vec<u8> {
+    s.split_whitespace()
+        .map(|b| u8::from_str_radix(b, 16).unwrap())
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

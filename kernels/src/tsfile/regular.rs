@@ -305,11 +305,7 @@ pub static IMPLEMENTATIONS_I64: &[crate::Implementation<DecodeI64>] = &[
 mod tests {
     use super::*;
 
-    fn unhex(s: &str) -> Vec<u8> {
-        s.split_whitespace()
-            .map(|b| u8::from_str_radix(b, 16).unwrap())
-            .collect()
-    }
+    use crate::tsfile::test_unhex as unhex;
 
     /// One block, field by field (`word` bytes of delta and first).
     fn block_bytes(word: usize, bitmap: Option<&[u8]>, count: i32, delta: i64, first: i64) -> Vec<u8> {

@@ -464,11 +464,7 @@ pub static IMPLEMENTATIONS_64: &[crate::Implementation<Decode64>] = &[
 mod tests {
     use super::*;
 
-    fn unhex(s: &str) -> Vec<u8> {
-        s.split_whitespace()
-            .map(|b| u8::from_str_radix(b, 16).unwrap())
-            .collect()
-    }
+    use crate::tsfile::test_unhex as unhex;
 
     fn tr(field: Field, offset: usize) -> DecodeError {
         DecodeError::Truncated { field, offset, bit: 0 }

@@ -640,11 +640,7 @@ mod tests {
 
     /// Bytes written by the official writer (PyPI `tsfile` 2.5.0, the C++
     /// library), as hex.
-    fn unhex(s: &str) -> Vec<u8> {
-        s.split_whitespace()
-            .map(|b| u8::from_str_radix(b, 16).unwrap())
-            .collect()
-    }
+    use crate::tsfile::test_unhex as unhex;
 
     #[test]
     fn official_writer_pages() {

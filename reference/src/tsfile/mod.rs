@@ -463,6 +463,14 @@ pub(crate) fn test_hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect::<Vec<_>>().join(" ")
 }
 
+/// Spaced hex to bytes, for the encodings' known-answer tests.
+#[cfg(test)]
+pub(crate) fn test_unhex(s: &str) -> Vec<u8> {
+    s.split_whitespace()
+        .map(|b| u8::from_str_radix(b, 16).unwrap())
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -362,11 +362,7 @@ mod tests {
 
     use crate::tsfile::test_hex as hex;
 
-    fn unhex(s: &str) -> Vec<u8> {
-        s.split_whitespace()
-            .map(|b| u8::from_str_radix(b, 16).unwrap())
-            .collect()
-    }
+    use crate::tsfile::test_unhex as unhex;
 
     /// Pages written by the Java writer (apache/tsfile a9f54614,
     /// `LongRegularEncoder` / `IntRegularEncoder`, default block of 128),
