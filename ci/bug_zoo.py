@@ -30,7 +30,8 @@ The tiers are the checks CI and certification run:
                  for a family with no file or server oracle (qwp-ts) this
                  tier cannot see a kernel-only bug: it reports n/a there.
   s390x-run, i686-run, powerpc64-run
-                 the campaign under QEMU, judged as the gate judges it: any
+                 the campaign under the target's runner (ci/cross-env),
+                 judged as the gate judges it: any
                  failure, or a digest that differs from the native run's
                  (ci/test runs s390x and i686; ci/certify every target)
 """
