@@ -14,8 +14,8 @@ pub const DEFAULT_BLOCK: usize = 128;
 
 /// The most positions the reference encoder writes a bitmap for (8 KiB of
 /// bitmap). Larger blocks are what a generator gets a plain fallback for:
-/// every decoder walks a bitmap's positions, and pages of millions of them
-/// took a structured fuzz execution 260 ms.
+/// every decoder walks a bitmap's positions, and millions of them would
+/// make one generated page cost what thousands of fuzz executions should.
 pub const MAX_ENCODED_COUNT: i64 = 1 << 16;
 
 /// Decode a whole INT32 (or DATE) page.
