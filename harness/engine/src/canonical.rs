@@ -29,6 +29,20 @@ pub trait Canonical {
         self.encode(&mut out);
         out
     }
+
+    /// Append the canonical bytes of every item of `items`, one after the
+    /// other (no length prefix: the slice's own `encode` writes it). The
+    /// same bytes as encoding each item; the integer types override it to
+    /// write a whole slice at once, since inputs and outcomes of a million
+    /// bytes or values are encoded for every case of a large category.
+    fn encode_items(items: &[Self], out: &mut Vec<u8>)
+    where
+        Self: Sized,
+    {
+        for item in items {
+            item.encode(out);
+        }
+    }
 }
 
 macro_rules! little_endian {
@@ -37,10 +51,34 @@ macro_rules! little_endian {
             fn encode(&self, out: &mut Vec<u8>) {
                 out.extend_from_slice(&self.to_le_bytes());
             }
+            fn encode_items(items: &[Self], out: &mut Vec<u8>) {
+                out.reserve(std::mem::size_of_val(items));
+                for item in items {
+                    out.extend_from_slice(&item.to_le_bytes());
+                }
+            }
         }
     )*};
 }
-little_endian!(u8, u16, u32, u64, u128, i8, i16, i32, i64, i128);
+little_endian!(u16, u32, u64, u128, i16, i32, i64, i128);
+
+impl Canonical for u8 {
+    fn encode(&self, out: &mut Vec<u8>) {
+        out.push(*self);
+    }
+    fn encode_items(items: &[Self], out: &mut Vec<u8>) {
+        out.extend_from_slice(items);
+    }
+}
+
+impl Canonical for i8 {
+    fn encode(&self, out: &mut Vec<u8>) {
+        out.push(*self as u8);
+    }
+    fn encode_items(items: &[Self], out: &mut Vec<u8>) {
+        out.extend(items.iter().map(|&b| b as u8));
+    }
+}
 
 impl Canonical for usize {
     fn encode(&self, out: &mut Vec<u8>) {
@@ -98,9 +136,7 @@ impl Canonical for String {
 impl<T: Canonical> Canonical for [T] {
     fn encode(&self, out: &mut Vec<u8>) {
         self.len().encode(out);
-        for item in self {
-            item.encode(out);
-        }
+        T::encode_items(self, out);
     }
 }
 
@@ -113,9 +149,7 @@ impl<T: Canonical> Canonical for Vec<T> {
 impl<T: Canonical, const N: usize> Canonical for [T; N] {
     /// Fixed-length arrays carry no length prefix: the type fixes it.
     fn encode(&self, out: &mut Vec<u8>) {
-        for item in self {
-            item.encode(out);
-        }
+        T::encode_items(self, out);
     }
 }
 
@@ -415,6 +449,35 @@ mod tests {
         assert_eq!(3usize.to_canonical(), 3u64.to_canonical());
         assert_eq!((-3isize).to_canonical(), (-3i64).to_canonical());
         assert_eq!(u128::MAX.to_canonical(), [0xff; 16]);
+    }
+
+    /// The integer types write whole slices at once; the bytes must be
+    /// those of encoding each item in turn.
+    #[test]
+    fn integer_slices_encode_as_their_items_one_by_one() {
+        fn one_by_one<T: Canonical>(items: &[T]) -> Vec<u8> {
+            let mut out = items.len().to_canonical();
+            items.iter().for_each(|item| item.encode(&mut out));
+            out
+        }
+        fn check<T: Canonical + Copy>(items: &[T]) {
+            assert_eq!(items.to_canonical(), one_by_one(items));
+            assert_eq!(items.to_vec().to_canonical(), one_by_one(items));
+            let array: [T; 3] = items[..3].try_into().unwrap();
+            assert_eq!(array.to_canonical(), one_by_one(&items[..3])[8..]);
+        }
+        check(&[0u8, 1, 0x80, 0xff]);
+        check(&[0i8, -1, i8::MIN, i8::MAX]);
+        check(&[0x0102u16, 0xfffe, 7, 0]);
+        check(&[-2i16, i16::MIN, 1, 0x0102]);
+        check(&[0x0102_0304u32, u32::MAX, 0, 9]);
+        check(&[-3i32, i32::MIN, 0x0102_0304, 0]);
+        check(&[0x0102_0304_0506_0708u64, u64::MAX, 1, 0]);
+        check(&[i64::MIN, -1, 0x0102_0304_0506_0708, 2]);
+        check(&[u128::MAX, 0x0102, 3, 0]);
+        check(&[i128::MIN, -5, 0x0102, 3]);
+        assert_eq!([0x0102u16, 0x0304].to_canonical(), [2, 1, 4, 3]);
+        assert_eq!(vec![-1i8, 2].to_canonical(), [2, 0, 0, 0, 0, 0, 0, 0, 0xff, 2]);
     }
 
     #[test]
