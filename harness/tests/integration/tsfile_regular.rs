@@ -110,10 +110,12 @@ fn the_family_categories_generate_what_they_say() {
     for name in ["missing-points", "irregular", "wrapping-deltas", "malformed-corrupt"] {
         assert!(names.contains(&name), "{name} in {names:?}");
     }
-    let categories = family.categories();
     let mut with_bitmap = 0;
     let mut refused = 0;
-    for cat in &categories {
+    // Not the large pages (a million values each, to no purpose here: most
+    // of this test's time under QEMU); every other category is generated
+    // and decoded, so a generator or decode that panics fails here too.
+    for cat in family.categories().iter().filter(|c| !c.large) {
         for index in 0..40 {
             let mut rng = case_rng(11, family.name(), cat.name, index);
             for case in cat.generate(index, &mut rng) {
