@@ -124,7 +124,9 @@ fn has_or(f: &r::TimeFilter) -> bool {
 /// to the last matching time; bulk copy only under a contiguous time filter
 /// without FIELD filter (and always there); in-place decode only for whole
 /// pages of fixed-width columns without FIELD filter that fit one block;
-/// neither with the optimizations off; the counts match the plan.
+/// neither with the optimizations off; a page skipped by the FIELD filter
+/// (value statistics) holds no row matching both filters, and none with
+/// pruning off; the counts match the plan.
 fn plan_rules(case: &Scenario, options: k::ScanOptions, out: &k::ScanOutput) -> Result<(), String> {
     let q = &reference_request(&case.request, case.writer_id()).expect("a request of this host's sizes");
     let s = &out.stats;
@@ -137,11 +139,19 @@ fn plan_rules(case: &Scenario, options: k::ScanOptions, out: &k::ScanOutput) -> 
     // Contiguous as the kernel documents it: one interval, no discrete form
     // or negation. One interval is checked on the page's own times below.
     let syntactically_contiguous = q.filter.time.as_ref().is_none_or(|f| !discrete_or_negated(f));
+    // The FIELD filter on the case's own cells (reference semantics).
+    let field_matches = |r: usize| {
+        q.filter.field.as_ref().is_none_or(|f| {
+            let cell = case.cols[f.column].as_ref().and_then(|c| c.cells[r].as_ref());
+            f.op.matches(cell)
+        })
+    };
     let mut at = 0;
     // Rows matching the time filter in the pages before this one.
     let mut matched_before = 0u64;
     for (p, &n) in case.page_sizes.iter().enumerate() {
         let times = &case.times[at..at + n];
+        let rows = at..at + n;
         at += n;
         let Some(action) = s.plan.get(p) else { break };
         let first = times.iter().position(|&t| matches(t));
@@ -159,6 +169,12 @@ fn plan_rules(case: &Scenario, options: k::ScanOptions, out: &k::ScanOutput) -> 
                 return fail("decoded a full-pass page the offset drops whole")
             }
             k::PageAction::Skip if first.is_some() => return fail("skipped a page with matching rows"),
+            k::PageAction::ValueSkip if !field || !options.value_pruning => {
+                return fail("skipped by the FIELD filter without one or with pruning off")
+            }
+            k::PageAction::ValueSkip if rows.clone().any(|r| matches(case.times[r]) && field_matches(r)) => {
+                return fail("skipped by the FIELD filter a page with a matching row")
+            }
             k::PageAction::NoMatch if first.is_some() => return fail("no match on a page with matching rows"),
             k::PageAction::FullPass { in_place } => {
                 if !times.iter().all(|&t| matches(t)) {
@@ -206,6 +222,7 @@ fn plan_rules(case: &Scenario, options: k::ScanOptions, out: &k::ScanOutput) -> 
         s.pages_in_place,
         s.pages_not_reached,
         s.pages_offset_skipped,
+        s.skipped_by_value_statistics,
     );
     let expected = (
         count(|a| matches!(a, k::PageAction::Skip | k::PageAction::NoMatch)),
@@ -215,6 +232,7 @@ fn plan_rules(case: &Scenario, options: k::ScanOptions, out: &k::ScanOutput) -> 
         count(|a| matches!(a, k::PageAction::FullPass { in_place: true })),
         count(|a| matches!(a, k::PageAction::NotReached)),
         count(|a| matches!(a, k::PageAction::OffsetSkip)),
+        count(|a| matches!(a, k::PageAction::ValueSkip)),
     );
     if counts != expected {
         return Err(format!("counters {counts:?} but plan {expected:?}"));

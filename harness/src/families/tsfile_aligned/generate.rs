@@ -13,7 +13,10 @@
 //! the same cases on 32- and 64-bit hosts.
 
 use crossdec_reference::tsfile::aligned as r;
-use r::write::{empty_value_page, restore_chunk, time_body, time_page, value_body, value_page, value_page_for, Stats};
+use r::write::{
+    empty_value_page, restore_chunk, time_body, time_page, typed_stats, value_body, value_page_for, value_page_typed,
+    Stats,
+};
 
 use super::convert::{cell_of_reference, encoding_id, type_id};
 use super::types::{AlignedInput, FieldFilter, FieldOp, Request, TimeFilter, ValueChunk, WRITER_CPP, WRITER_JAVA};
@@ -926,9 +929,9 @@ fn damaged(kind: &str, rng: &mut CaseRng, s: &Scenario) -> Vec<Case<AlignedInput
     }
 }
 
-/// Column `c`'s chunk with every page written whole (statistics from its
-/// times, empty pages never used) except page `victim`, whose body is
-/// `damage(column, its cells)`.
+/// Column `c`'s chunk with every page written whole (truthful statistics,
+/// empty pages never used) except page `victim`, whose body is
+/// `damage(column, its cells)` (its statistics those of its cells).
 fn damaged_page(
     s: &Scenario,
     c: usize,
@@ -941,11 +944,20 @@ fn damaged_page(
     for p in 0..s.page_sizes.len() {
         let (at, times) = s.page(p);
         let cells = &col.cells[at..at + times.len()];
-        let body = match damage.take_if(|_| p == victim) {
-            Some(damage) => damage(col, cells),
-            None => value_body(col.t, col.e, cells, s.writer),
+        let Some(damage) = damage.take_if(|_| p == victim) else {
+            out.extend(value_page_for(col.t, col.e, times, cells, false, s.writer));
+            continue;
         };
-        out.extend(value_page(col.t, &body, Stats::of(times)));
+        let present: Vec<r::Value> = cells.iter().flatten().cloned().collect();
+        let stats = Stats {
+            count: present.len() as u32,
+            ..Stats::of(times)
+        };
+        out.extend(value_page_typed(
+            &damage(col, cells),
+            stats,
+            &typed_stats(col.t, &present),
+        ));
     }
     out
 }

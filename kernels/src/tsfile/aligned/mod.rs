@@ -188,6 +188,10 @@ pub struct ScanOptions {
     /// Skip, undecoded, a FULL_PASS page whose row count (from its
     /// statistics) the remaining offset swallows whole (no FIELD filter).
     pub offset_pushdown: bool,
+    /// Skip, undecoded, a page no row of which can match the FIELD filter
+    /// by its value page's header: statistics (non-null count, min / max),
+    /// an empty page, a missing measurement ([`PageAction::ValueSkip`]).
+    pub value_pruning: bool,
 }
 
 impl Default for ScanOptions {
@@ -196,6 +200,7 @@ impl Default for ScanOptions {
             bulk_copy: true,
             direct_decode: true,
             offset_pushdown: true,
+            value_pruning: true,
         }
     }
 }
@@ -203,12 +208,13 @@ impl Default for ScanOptions {
 impl ScanOptions {
     /// The page plan alone: no bulk copy of BOUNDARY pages, no in-place
     /// decode (what the seed measured its -13% against), every page the
-    /// offset drops decoded.
+    /// offset drops decoded, no page skipped by the FIELD filter.
     pub fn baseline() -> Self {
         ScanOptions {
             bulk_copy: false,
             direct_decode: false,
             offset_pushdown: false,
+            value_pruning: false,
         }
     }
 }
@@ -237,13 +243,18 @@ pub enum PageAction {
     /// FULL_PASS by statistics and wholly inside the offset: its rows (the
     /// statistics' count) dropped, nothing decoded.
     OffsetSkip,
+    /// No row can match the FIELD filter by the filtered column's value
+    /// page header (`docs/tsfile-aligned.md`, "The kernel's plan"): its
+    /// statistics' non-null count or min / max, or the page is empty or the
+    /// measurement missing. Nothing decoded, the time page neither.
+    ValueSkip,
 }
 
 impl PageAction {
     /// Did the scan decode this page of `chunk`?
     pub fn decoded(self, chunk: ChunkId) -> bool {
         match self {
-            PageAction::Skip | PageAction::NotReached | PageAction::OffsetSkip => false,
+            PageAction::Skip | PageAction::NotReached | PageAction::OffsetSkip | PageAction::ValueSkip => false,
             PageAction::NoMatch => chunk == ChunkId::Time,
             PageAction::FullPass { .. } | PageAction::Boundary { .. } => true,
         }
@@ -263,6 +274,9 @@ pub struct ScanStats {
     pub boundary_row_by_row: usize,
     pub pages_in_place: usize,
     pub pages_not_reached: usize,
+    /// Pages skipped by the FIELD filter ([`PageAction::ValueSkip`]; not
+    /// in `pages_skipped`, which counts the time filter's).
+    pub skipped_by_value_statistics: usize,
     /// One entry per page the scan got to (on an error, up to and including
     /// the page that failed).
     pub plan: Vec<PageAction>,
