@@ -461,3 +461,59 @@ fn stored_categories_reach_codecs_unannotated_pages_and_broken_bodies() {
     assert!(unannotated_no_match >= 5, "{unannotated_no_match}");
     assert!(broken >= 10, "{broken}");
 }
+
+/// The value-statistics categories reach what they are for: pages skipped
+/// by the FIELD filter and pages of the same filters decoded (the bound
+/// met or one step inside), skips of Java float pages, and NaN-holding
+/// float pages; their lies caught by the reference (StatisticsLie in a
+/// value chunk), some in pages the kernel skipped by them (the promise).
+#[test]
+fn value_statistics_categories_prune_and_do_not_and_lie() {
+    use crossdec_harness::families::tsfile_aligned::generate::generate;
+    use crossdec_harness::families::tsfile_aligned::{kernel_scan, reference_scan};
+    let (mut skipped, mut decoded, mut java_float_skips, mut nan_pages) = (0, 0, 0, 0);
+    let (mut lies, mut lies_in_skipped) = (0, 0);
+    for seed in 0..400 {
+        let rng = &mut CaseRng::seed_from_u64(seed);
+        let input = generate("value-statistics", seed, rng).remove(0).steps.remove(0);
+        let Some(field) = &input.request.field else { continue };
+        let out = k::scan_with(
+            &kernel_group(&input).unwrap(),
+            &kernel_request(&input.request, input.writer).unwrap(),
+            k::ScanOptions::default(),
+            &crossdec_harness::families::tsfile_aligned::Codecs,
+        );
+        assert!(out.result.is_ok(), "seed {seed}: {:?}", out.result);
+        let s = &out.stats;
+        skipped += usize::from(s.skipped_by_value_statistics > 0);
+        decoded += usize::from(s.plan.iter().any(|a| a.decoded(k::ChunkId::Time)));
+        let column = input.values[field.column as usize].as_ref();
+        let float = column.is_some_and(|c| c.data_type == 3 || c.data_type == 4);
+        java_float_skips += usize::from(float && input.writer == 1 && s.skipped_by_value_statistics > 0);
+        let nan = |b: &[u8]| b.windows(2).any(|w| w == [0x7F, 0xC0] || w == [0x7F, 0xF8]);
+        nan_pages += usize::from(float && column.is_some_and(|c| nan(&c.data)));
+
+        let rng = &mut CaseRng::seed_from_u64(seed);
+        let lying = generate("malformed-lying-value-statistics", seed, rng)
+            .remove(0)
+            .steps
+            .remove(0);
+        if let Err(e) = reference_scan(&lying) {
+            if e.kind == 10 && e.chunk >= 0 {
+                lies += 1;
+                let kernel = kernel_scan(&lying, k::ScanOptions::default());
+                let unread = match &kernel {
+                    Ok(s) => &s.unread,
+                    Err(f) => &f.unread,
+                };
+                lies_in_skipped += usize::from(unread.left_unread(e.chunk, e.page));
+            }
+        }
+    }
+    let seen = (skipped, decoded, java_float_skips, nan_pages, lies, lies_in_skipped);
+    assert!(
+        skipped >= 40 && decoded >= 40 && java_float_skips >= 3 && nan_pages >= 5,
+        "{seen:?}"
+    );
+    assert!(lies >= 40 && lies_in_skipped >= 3, "{seen:?}");
+}
