@@ -865,11 +865,26 @@ fn value_statistics_scenario(rng: &mut CaseRng, s: &mut Scenario) {
     } else {
         let p = with_values[below(rng, with_values.len())];
         let (lo, hi) = page_bounds(&col.cells[starts[p]..starts[p] + sizes[p]]).expect("values");
-        let bound = if rng.gen() { lo } else { hi };
+        // Operators that look past the bound chosen (ops: Lt, LtEq, Gt,
+        // GtEq, Eq, NotEq), now and then any.
+        let (bound, ops) = if rng.gen() {
+            (lo, [0u8, 1, 4])
+        } else {
+            (hi, [2u8, 3, 4])
+        };
+        let op = if rng.gen_bool(0.8) {
+            pick(rng, &ops)
+        } else {
+            rng.gen_range(0..6u8)
+        };
         let constant = nudge(&bound, pick(rng, &[-1i64, 0, 0, 1]));
-        FieldOp::Cmp(rng.gen_range(0..6u8), cell_of_reference(&constant))
+        FieldOp::Cmp(op, cell_of_reference(&constant))
     };
     s.request.field = Some(FieldFilter { column: c as u32, op });
+    // Mostly the FIELD filter alone, so its pages' rows reach the output.
+    if rng.gen_bool(0.7) {
+        (s.request.time, s.request.offset, s.request.limit) = (None, 0, None);
+    }
 }
 
 /// The `malformed-lying-value-statistics` damage: one value page of a
