@@ -16,7 +16,12 @@
 //!   column is fixed-width, no offset is left to skip, and the whole page
 //!   fits in the current block and the limit.
 //!
-//! [`ScanOptions::baseline`] switches both optimizations off (the plan
+//! - **value pruning**: with a FIELD filter, a page no row of which can
+//!   match by the filtered column's value page header (non-null count,
+//!   numeric min / max, an empty page, a missing measurement) is skipped,
+//!   its time page undecoded too ([`PageAction::ValueSkip`]).
+//!
+//! [`ScanOptions::baseline`] switches the optimizations off (the time plan
 //! stays). Every scan returns [`ScanStats`]: what the plan did with each page.
 //!
 //! Compressed chunks are decompressed page by page through a caller's
@@ -28,7 +33,9 @@
 //! previous page's end); every time page the scan decodes is checked
 //! against its statistics (count, first and last time) and for strictly
 //! increasing times, with the same typed errors as the reference scanner
-//! (`crossdec_reference::tsfile::aligned`). A page the plan SKIPs is not
+//! (`crossdec_reference::tsfile::aligned`); every value page it decodes
+//! against its value statistics (non-null count, numeric min / max as the
+//! writers compute them). A page the plan SKIPs (by either filter) is not
 //! read: if its statistics lie, its rows are silently missing. Never a panic.
 
 #[cfg(feature = "tsfile-arrow")]
