@@ -311,7 +311,6 @@ fn field_excludes(op: &FieldOp, v: &Involved<'_>, p: usize, time_page: &PageRef)
 /// of scaled integers (TS_2DIFF, RLE: the page holds the values rounded,
 /// the bounds are of the values before). A constant of another type or
 /// NaN: no.
-#[allow(clippy::too_many_arguments)]
 fn outside_bounds(op: CmpOp, c: &Value, t: ColumnType, e: Encoding, writer: Writer, min: u64, max: u64) -> bool {
     use std::cmp::Ordering::{Equal, Greater, Less};
     let java = writer == Writer::Java && !matches!(e, Encoding::Ts2Diff | Encoding::Rle);
