@@ -10,7 +10,6 @@ mod output;
 mod pages;
 mod storage;
 mod times;
-mod value_stats;
 
 use super::write::{time_body, time_page, value_page_for, Stats};
 use super::*;
