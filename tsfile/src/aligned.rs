@@ -599,6 +599,7 @@ fn across_groups_with<R: Read + Seek, B>(
             t.pages_in_place += p.pages_in_place;
             t.pages_not_reached += p.pages_not_reached;
             t.pages_offset_skipped += p.pages_offset_skipped;
+            t.skipped_by_value_statistics += p.skipped_by_value_statistics;
             t.plan.extend(p.plan);
         }
     }

@@ -81,8 +81,9 @@ impl DeviceReport {
         let p = &st.pages;
         let _ = writeln!(
             s,
-            "  pages: skipped {}, dropped by the offset {}, full pass {} (decoded in place {}), boundary bulk-copied {}, boundary row by row {}, not reached {}",
+            "  pages: skipped {} (by the FIELD filter {}), dropped by the offset {}, full pass {} (decoded in place {}), boundary bulk-copied {}, boundary row by row {}, not reached {}",
             p.pages_skipped,
+            p.skipped_by_value_statistics,
             p.pages_offset_skipped,
             p.pages_full_pass,
             p.pages_in_place,

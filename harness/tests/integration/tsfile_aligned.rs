@@ -124,7 +124,9 @@ fn has_or(f: &r::TimeFilter) -> bool {
 /// to the last matching time; bulk copy only under a contiguous time filter
 /// without FIELD filter (and always there); in-place decode only for whole
 /// pages of fixed-width columns without FIELD filter that fit one block;
-/// neither with the optimizations off; the counts match the plan.
+/// neither with the optimizations off; a page skipped by the FIELD filter
+/// (value statistics) holds no row matching both filters, and none with
+/// pruning off; the counts match the plan.
 fn plan_rules(case: &Scenario, options: k::ScanOptions, out: &k::ScanOutput) -> Result<(), String> {
     let q = &reference_request(&case.request, case.writer_id()).expect("a request of this host's sizes");
     let s = &out.stats;
@@ -137,11 +139,19 @@ fn plan_rules(case: &Scenario, options: k::ScanOptions, out: &k::ScanOutput) -> 
     // Contiguous as the kernel documents it: one interval, no discrete form
     // or negation. One interval is checked on the page's own times below.
     let syntactically_contiguous = q.filter.time.as_ref().is_none_or(|f| !discrete_or_negated(f));
+    // The FIELD filter on the case's own cells (reference semantics).
+    let field_matches = |r: usize| {
+        q.filter.field.as_ref().is_none_or(|f| {
+            let cell = case.cols[f.column].as_ref().and_then(|c| c.cells[r].as_ref());
+            f.op.matches(cell)
+        })
+    };
     let mut at = 0;
     // Rows matching the time filter in the pages before this one.
     let mut matched_before = 0u64;
     for (p, &n) in case.page_sizes.iter().enumerate() {
         let times = &case.times[at..at + n];
+        let rows = at..at + n;
         at += n;
         let Some(action) = s.plan.get(p) else { break };
         let first = times.iter().position(|&t| matches(t));
@@ -159,6 +169,12 @@ fn plan_rules(case: &Scenario, options: k::ScanOptions, out: &k::ScanOutput) -> 
                 return fail("decoded a full-pass page the offset drops whole")
             }
             k::PageAction::Skip if first.is_some() => return fail("skipped a page with matching rows"),
+            k::PageAction::ValueSkip if !field || !options.value_pruning => {
+                return fail("skipped by the FIELD filter without one or with pruning off")
+            }
+            k::PageAction::ValueSkip if rows.clone().any(|r| matches(case.times[r]) && field_matches(r)) => {
+                return fail("skipped by the FIELD filter a page with a matching row")
+            }
             k::PageAction::NoMatch if first.is_some() => return fail("no match on a page with matching rows"),
             k::PageAction::FullPass { in_place } => {
                 if !times.iter().all(|&t| matches(t)) {
@@ -206,6 +222,7 @@ fn plan_rules(case: &Scenario, options: k::ScanOptions, out: &k::ScanOutput) -> 
         s.pages_in_place,
         s.pages_not_reached,
         s.pages_offset_skipped,
+        s.skipped_by_value_statistics,
     );
     let expected = (
         count(|a| matches!(a, k::PageAction::Skip | k::PageAction::NoMatch)),
@@ -215,6 +232,7 @@ fn plan_rules(case: &Scenario, options: k::ScanOptions, out: &k::ScanOutput) -> 
         count(|a| matches!(a, k::PageAction::FullPass { in_place: true })),
         count(|a| matches!(a, k::PageAction::NotReached)),
         count(|a| matches!(a, k::PageAction::OffsetSkip)),
+        count(|a| matches!(a, k::PageAction::ValueSkip)),
     );
     if counts != expected {
         return Err(format!("counters {counts:?} but plan {expected:?}"));
@@ -442,4 +460,60 @@ fn stored_categories_reach_codecs_unannotated_pages_and_broken_bodies() {
     assert_eq!(codecs_read.into_iter().collect::<Vec<_>>(), [0, 1, 7]);
     assert!(unannotated_no_match >= 5, "{unannotated_no_match}");
     assert!(broken >= 10, "{broken}");
+}
+
+/// The value-statistics categories reach what they are for: pages skipped
+/// by the FIELD filter and pages of the same filters decoded (the bound
+/// met or one step inside), skips of Java float pages, and NaN-holding
+/// float pages; their lies caught by the reference (StatisticsLie in a
+/// value chunk), some in pages the kernel skipped by them (the promise).
+#[test]
+fn value_statistics_categories_prune_and_do_not_and_lie() {
+    use crossdec_harness::families::tsfile_aligned::generate::generate;
+    use crossdec_harness::families::tsfile_aligned::{kernel_scan, reference_scan};
+    let (mut skipped, mut decoded, mut java_float_skips, mut nan_pages) = (0, 0, 0, 0);
+    let (mut lies, mut lies_in_skipped) = (0, 0);
+    for seed in 0..400 {
+        let rng = &mut CaseRng::seed_from_u64(seed);
+        let input = generate("value-statistics", seed, rng).remove(0).steps.remove(0);
+        let Some(field) = &input.request.field else { continue };
+        let out = k::scan_with(
+            &kernel_group(&input).unwrap(),
+            &kernel_request(&input.request, input.writer).unwrap(),
+            k::ScanOptions::default(),
+            &crossdec_harness::families::tsfile_aligned::Codecs,
+        );
+        assert!(out.result.is_ok(), "seed {seed}: {:?}", out.result);
+        let s = &out.stats;
+        skipped += usize::from(s.skipped_by_value_statistics > 0);
+        decoded += usize::from(s.plan.iter().any(|a| a.decoded(k::ChunkId::Time)));
+        let column = input.values[field.column as usize].as_ref();
+        let float = column.is_some_and(|c| c.data_type == 3 || c.data_type == 4);
+        java_float_skips += usize::from(float && input.writer == 1 && s.skipped_by_value_statistics > 0);
+        let nan = |b: &[u8]| b.windows(2).any(|w| w == [0x7F, 0xC0] || w == [0x7F, 0xF8]);
+        nan_pages += usize::from(float && column.is_some_and(|c| nan(&c.data)));
+
+        let rng = &mut CaseRng::seed_from_u64(seed);
+        let lying = generate("malformed-lying-value-statistics", seed, rng)
+            .remove(0)
+            .steps
+            .remove(0);
+        if let Err(e) = reference_scan(&lying) {
+            if e.kind == 10 && e.chunk >= 0 {
+                lies += 1;
+                let kernel = kernel_scan(&lying, k::ScanOptions::default());
+                let unread = match &kernel {
+                    Ok(s) => &s.unread,
+                    Err(f) => &f.unread,
+                };
+                lies_in_skipped += usize::from(unread.left_unread(e.chunk, e.page));
+            }
+        }
+    }
+    let seen = (skipped, decoded, java_float_skips, nan_pages, lies, lies_in_skipped);
+    assert!(
+        skipped >= 40 && decoded >= 40 && java_float_skips >= 3 && nan_pages >= 5,
+        "{seen:?}"
+    );
+    assert!(lies >= 40 && lies_in_skipped >= 3, "{seen:?}");
 }

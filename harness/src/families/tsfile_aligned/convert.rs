@@ -431,7 +431,9 @@ impl Fault {
     }
 }
 
-/// The pages the kernel's plan says it did not read.
+/// The pages the kernel's plan says it did not read (SKIP by the time or
+/// the FIELD filter, dropped by the offset, past the limit: no chunk's
+/// page; NoMatch: the value pages).
 fn unread_of(stats: &k::ScanStats) -> Unread {
     Unread(
         stats
@@ -439,7 +441,10 @@ fn unread_of(stats: &k::ScanStats) -> Unread {
             .iter()
             .enumerate()
             .filter_map(|(p, a)| match a {
-                k::PageAction::Skip | k::PageAction::NotReached | k::PageAction::OffsetSkip => Some((p as u64, 0)),
+                k::PageAction::Skip
+                | k::PageAction::NotReached
+                | k::PageAction::OffsetSkip
+                | k::PageAction::ValueSkip => Some((p as u64, 0)),
                 k::PageAction::NoMatch => Some((p as u64, 1)),
                 k::PageAction::FullPass { .. } | k::PageAction::Boundary { .. } => None,
             })

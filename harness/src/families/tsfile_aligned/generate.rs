@@ -13,7 +13,10 @@
 //! the same cases on 32- and 64-bit hosts.
 
 use crossdec_reference::tsfile::aligned as r;
-use r::write::{empty_value_page, restore_chunk, time_body, time_page, value_body, value_page, value_page_for, Stats};
+use r::write::{
+    empty_value_page, restore_chunk, time_body, time_page, typed_stats, value_body, value_page_for, value_page_typed,
+    Stats,
+};
 
 use super::convert::{cell_of_reference, encoding_id, type_id};
 use super::types::{AlignedInput, FieldFilter, FieldOp, Request, TimeFilter, ValueChunk, WRITER_CPP, WRITER_JAVA};
@@ -35,6 +38,8 @@ pub const CATEGORIES: &[(&str, f64)] = &[
     ("malformed-bitmap", 0.2),
     ("malformed-page-count", 0.2),
     ("malformed-lying-statistics", 0.5),
+    ("value-statistics", 0.5),
+    ("malformed-lying-value-statistics", 0.3),
     ("stored", 0.5),
     ("malformed-stored", 0.2),
 ];
@@ -715,10 +720,239 @@ pub fn generate(category: &str, _index: u64, rng: &mut CaseRng) -> Vec<Case<Alig
     if category == "stored" {
         return vec![Case::one(stored(rng, &s))];
     }
+    if category == "value-statistics" {
+        value_statistics_scenario(rng, &mut s);
+        return vec![Case::one(s.input())];
+    }
+    if category == "malformed-lying-value-statistics" {
+        return vec![lying_value_statistics(rng, &mut s)];
+    }
     if let Some(rest) = category.strip_prefix("malformed-") {
         return damaged(rest, rng, &s);
     }
     vec![Case::one(s.input())]
+}
+
+/// Is `t` a type whose value pages carry min / max the kernel may prune by?
+fn numeric(t: r::ColumnType) -> bool {
+    use r::ColumnType::*;
+    matches!(t, Int32 | Date | Int64 | Timestamp | Float | Double)
+}
+
+/// `a` against `b`, two values of one numeric type (None: NaN).
+fn order(a: &r::Value, b: &r::Value) -> Option<std::cmp::Ordering> {
+    match (a, b) {
+        (r::Value::I32(x), r::Value::I32(y)) => Some(x.cmp(y)),
+        (r::Value::I64(x), r::Value::I64(y)) => Some(x.cmp(y)),
+        (r::Value::F32(x), r::Value::F32(y)) => f32::from_bits(*x).partial_cmp(&f32::from_bits(*y)),
+        (r::Value::F64(x), r::Value::F64(y)) => f64::from_bits(*x).partial_cmp(&f64::from_bits(*y)),
+        _ => None,
+    }
+}
+
+/// `v` one step up (`by` > 0), down (< 0) or as it is: integers by `by`
+/// (wrapping), floats by `|by|` representable values.
+fn nudge(v: &r::Value, by: i64) -> r::Value {
+    let steps = by.unsigned_abs();
+    match v {
+        r::Value::I32(x) => r::Value::I32(x.wrapping_add(by as i32)),
+        r::Value::I64(x) => r::Value::I64(x.wrapping_add(by)),
+        r::Value::F32(x) => {
+            let mut f = f32::from_bits(*x);
+            for _ in 0..steps {
+                f = if by > 0 { f.next_up() } else { f.next_down() };
+            }
+            r::Value::F32(f.to_bits())
+        }
+        r::Value::F64(x) => {
+            let mut f = f64::from_bits(*x);
+            for _ in 0..steps {
+                f = if by > 0 { f.next_up() } else { f.next_down() };
+            }
+            r::Value::F64(f.to_bits())
+        }
+        other => other.clone(),
+    }
+}
+
+/// The min and max of a page's non-NaN values (None: none).
+fn page_bounds(cells: &[Option<r::Value>]) -> Option<(r::Value, r::Value)> {
+    let mut values = cells.iter().flatten().filter(|v| order(v, v).is_some());
+    let first = values.next()?.clone();
+    let (mut lo, mut hi) = (first.clone(), first);
+    for v in values {
+        if order(v, &lo) == Some(std::cmp::Ordering::Less) {
+            lo = v.clone();
+        }
+        if order(v, &hi) == Some(std::cmp::Ordering::Greater) {
+            hi = v.clone();
+        }
+    }
+    Some((lo, hi))
+}
+
+/// The `value-statistics` scenario: a FIELD filter on a numeric column
+/// (else IS NULL / IS NOT NULL on any) whose constant is a page's min or
+/// max, one step inside or outside it, so pruning by the value statistics
+/// both triggers and does not; pages of only nulls; NaN in float columns
+/// (first in a page, or later) of the encodings that keep it; either
+/// writer (the Java writer's float bounds prune, the C++ writer's not).
+fn value_statistics_scenario(rng: &mut CaseRng, s: &mut Scenario) {
+    if s.page_sizes.is_empty() || s.cols.is_empty() {
+        return;
+    }
+    let numeric_cols: Vec<usize> = (0..s.cols.len())
+        .filter(|&c| s.cols[c].as_ref().is_some_and(|col| numeric(col.t)))
+        .collect();
+    let null_ops = |rng: &mut CaseRng| if rng.gen() { FieldOp::IsNull } else { FieldOp::IsNotNull };
+    if numeric_cols.is_empty() {
+        let column = below(rng, s.cols.len()) as u32;
+        s.request.field = Some(FieldFilter {
+            column,
+            op: null_ops(rng),
+        });
+        return;
+    }
+    let c = numeric_cols[below(rng, numeric_cols.len())];
+    let pages = s.page_sizes.len();
+    let starts: Vec<usize> = (0..pages).map(|p| s.page(p).0).collect();
+    let sizes = s.page_sizes.clone();
+    let col = s.cols[c].as_mut().expect("a present column");
+    // A page of only nulls, or of no null.
+    if rng.gen_bool(0.3) {
+        let p = below(rng, pages);
+        let filled = col.cells.iter().flatten().next().cloned();
+        for cell in &mut col.cells[starts[p]..starts[p] + sizes[p]] {
+            match (rng.gen_bool(0.5), &filled) {
+                (true, _) | (_, None) => *cell = None,
+                (false, Some(v)) => {
+                    if cell.is_none() {
+                        *cell = Some(v.clone())
+                    }
+                }
+            }
+        }
+    }
+    // NaN where the encoding keeps it, first in a page or later.
+    let keeps_nan = matches!(col.e, r::Encoding::Plain | r::Encoding::Gorilla | r::Encoding::Chimp);
+    if keeps_nan && matches!(col.t, r::ColumnType::Float | r::ColumnType::Double) && rng.gen_bool(0.5) {
+        let p = below(rng, pages);
+        let present: Vec<usize> = (starts[p]..starts[p] + sizes[p])
+            .filter(|&i| col.cells[i].is_some())
+            .collect();
+        if !present.is_empty() {
+            let i = if rng.gen() {
+                present[0]
+            } else {
+                present[below(rng, present.len())]
+            };
+            col.cells[i] = Some(match col.t {
+                r::ColumnType::Float => r::Value::F32(f32::NAN.to_bits()),
+                _ => r::Value::F64(f64::NAN.to_bits()),
+            });
+        }
+    }
+    if rng.gen_bool(0.5) {
+        s.writer = r::Writer::Java;
+    }
+    // A bound of a page with values, one step either side or on it.
+    let col = s.cols[c].as_ref().expect("a present column");
+    let with_values: Vec<usize> = (0..pages)
+        .filter(|&p| page_bounds(&col.cells[starts[p]..starts[p] + sizes[p]]).is_some())
+        .collect();
+    let op = if with_values.is_empty() || rng.gen_bool(0.2) {
+        null_ops(rng)
+    } else {
+        let p = with_values[below(rng, with_values.len())];
+        let (lo, hi) = page_bounds(&col.cells[starts[p]..starts[p] + sizes[p]]).expect("values");
+        // Operators that look past the bound chosen (ops: Lt, LtEq, Gt,
+        // GtEq, Eq, NotEq), now and then any.
+        let (bound, ops) = if rng.gen() {
+            (lo, [0u8, 1, 4])
+        } else {
+            (hi, [2u8, 3, 4])
+        };
+        let op = if rng.gen_bool(0.8) {
+            pick(rng, &ops)
+        } else {
+            rng.gen_range(0..6u8)
+        };
+        let constant = nudge(&bound, pick(rng, &[-1i64, 0, 0, 1]));
+        FieldOp::Cmp(op, cell_of_reference(&constant))
+    };
+    s.request.field = Some(FieldFilter { column: c as u32, op });
+    // Mostly the FIELD filter alone, so its pages' rows reach the output.
+    if rng.gen_bool(0.7) {
+        (s.request.time, s.request.offset, s.request.limit) = (None, 0, None);
+    }
+}
+
+/// The `malformed-lying-value-statistics` damage: one value page of a
+/// column whose header lies by a little: its count (one to three off), or
+/// for a numeric type its min or max (one step, of the value or of the
+/// float); the FIELD filter on that column half the time, so a plan that
+/// prunes by the lie meets it.
+fn lying_value_statistics(rng: &mut CaseRng, s: &mut Scenario) -> Case<AlignedInput> {
+    let present: Vec<usize> = (0..s.cols.len()).filter(|&c| s.cols[c].is_some()).collect();
+    if present.is_empty() || s.page_sizes.is_empty() {
+        return Case::one(s.input());
+    }
+    let c = present[below(rng, present.len())];
+    let victim = below(rng, s.page_sizes.len());
+    let col = s.cols[c].as_ref().expect("a present column");
+    let (at, times) = s.page(victim);
+    let cells = &col.cells[at..at + times.len()];
+    let values: Vec<r::Value> = cells.iter().flatten().cloned().collect();
+    let mut stats = Stats {
+        count: values.len() as u32,
+        ..Stats::of(times)
+    };
+    // The statistics of the values the page reads back as, then the lie.
+    let body = value_body(col.t, col.e, cells, s.writer);
+    let bounds = page_bounds(cells);
+    let mut typed = typed_stats(col.t, &values);
+    let by = pick(rng, &[-3i64, -2, -1, 1, 2, 3]);
+    match &bounds {
+        Some((lo, hi)) if numeric(col.t) && rng.gen_bool(0.7) => {
+            // min or max one step off: the typed part's first two fields.
+            let (min, max) = if rng.gen() {
+                (nudge(lo, by.signum()), hi.clone())
+            } else {
+                (lo.clone(), nudge(hi, by.signum()))
+            };
+            let wide = matches!(
+                col.t,
+                r::ColumnType::Int64 | r::ColumnType::Timestamp | r::ColumnType::Double
+            );
+            let w = if wide { 8 } else { 4 };
+            typed[..w].copy_from_slice(&typed_stats(col.t, &[min])[..w]);
+            typed[w..2 * w].copy_from_slice(&typed_stats(col.t, &[max])[..w]);
+        }
+        _ => stats.count = (stats.count as i64 + by).clamp(0, u32::MAX as i64) as u32,
+    }
+    let mut chunk = Vec::new();
+    for p in 0..s.page_sizes.len() {
+        if p == victim {
+            chunk.extend(value_page_typed(&body, stats, &typed));
+        } else {
+            chunk.extend(s.value_page(c, p));
+        }
+    }
+    if rng.gen() {
+        let constant = bounds.map_or(gen_value(rng, col.t), |(lo, hi)| if rng.gen() { lo } else { hi });
+        let op = if numeric(col.t) && rng.gen() {
+            FieldOp::Cmp(rng.gen_range(0..6u8), cell_of_reference(&constant))
+        } else if rng.gen() {
+            FieldOp::IsNull
+        } else {
+            FieldOp::IsNotNull
+        };
+        s.request.field = Some(FieldFilter { column: c as u32, op });
+    }
+    let values = (0..s.cols.len())
+        .map(|k| if k == c { chunk.clone() } else { s.value_chunk(k) })
+        .collect();
+    Case::one(s.input_with(s.time_chunk(None), values))
 }
 
 /// Which chunk a damage lands in: `None` the time chunk, else a present
@@ -926,9 +1160,9 @@ fn damaged(kind: &str, rng: &mut CaseRng, s: &Scenario) -> Vec<Case<AlignedInput
     }
 }
 
-/// Column `c`'s chunk with every page written whole (statistics from its
-/// times, empty pages never used) except page `victim`, whose body is
-/// `damage(column, its cells)`.
+/// Column `c`'s chunk with every page written whole (truthful statistics,
+/// empty pages never used) except page `victim`, whose body is
+/// `damage(column, its cells)` (its statistics those of its cells).
 fn damaged_page(
     s: &Scenario,
     c: usize,
@@ -941,11 +1175,20 @@ fn damaged_page(
     for p in 0..s.page_sizes.len() {
         let (at, times) = s.page(p);
         let cells = &col.cells[at..at + times.len()];
-        let body = match damage.take_if(|_| p == victim) {
-            Some(damage) => damage(col, cells),
-            None => value_body(col.t, col.e, cells, s.writer),
+        let Some(damage) = damage.take_if(|_| p == victim) else {
+            out.extend(value_page_for(col.t, col.e, times, cells, false, s.writer));
+            continue;
         };
-        out.extend(value_page(col.t, &body, Stats::of(times)));
+        let present: Vec<r::Value> = cells.iter().flatten().cloned().collect();
+        let stats = Stats {
+            count: present.len() as u32,
+            ..Stats::of(times)
+        };
+        out.extend(value_page_typed(
+            &damage(col, cells),
+            stats,
+            &typed_stats(col.t, &present),
+        ));
     }
     out
 }

@@ -90,6 +90,69 @@ impl Data {
             _ => unreachable!("staging and output columns are built from the same type"),
         }
     }
+    /// Do a value page's stored min and max (`page::PageRef::min` / `max`)
+    /// hold for its non-null values, here at `range`? As the writers
+    /// compute them: the first value sets both, a later one replaces min
+    /// when `v < min` and max when `v > max` (so a first NaN is both bounds
+    /// and later NaNs are passed over), compared numerically. A C++ FLOAT /
+    /// DOUBLE page holding NaN is not checked (its batch path, SSE min /
+    /// max, gives other bounds), nor a FLOAT / DOUBLE page of scaled
+    /// integers (`e` TS_2DIFF or RLE: the page holds the values rounded,
+    /// the bounds are of those given to the writer); BOOLEAN and binary
+    /// pages store none.
+    pub(crate) fn bounds_hold(
+        &self,
+        range: std::ops::Range<usize>,
+        e: Encoding,
+        writer: Writer,
+        min: u64,
+        max: u64,
+    ) -> bool {
+        fn floats(x: impl Iterator<Item = f64>, writer: Writer, min: f64, max: f64) -> bool {
+            let mut x = x.peekable();
+            let Some(&first) = x.peek() else { return true };
+            let (mut lo, mut hi, mut nan) = (first, first, false);
+            for v in x {
+                nan |= v.is_nan();
+                lo = if v < lo { v } else { lo };
+                hi = if v > hi { v } else { hi };
+            }
+            if nan && writer == Writer::Cpp {
+                return true;
+            }
+            if lo.is_nan() {
+                return min.is_nan() && max.is_nan();
+            }
+            lo == min && hi == max
+        }
+        if matches!(self, Data::F32(_) | Data::F64(_)) && matches!(e, Encoding::Ts2Diff | Encoding::Rle) {
+            return true;
+        }
+        match self {
+            Data::I32(v) => {
+                let v = &v[range];
+                v.iter().min() == Some(&(min as u32 as i32)) && v.iter().max() == Some(&(max as u32 as i32))
+            }
+            Data::I64(v) => {
+                let v = &v[range];
+                v.iter().min() == Some(&(min as i64)) && v.iter().max() == Some(&(max as i64))
+            }
+            Data::F32(v) => floats(
+                v[range].iter().map(|&x| x as f64),
+                writer,
+                f32::from_bits(min as u32) as f64,
+                f32::from_bits(max as u32) as f64,
+            ),
+            Data::F64(v) => floats(
+                v[range].iter().copied(),
+                writer,
+                f64::from_bits(min),
+                f64::from_bits(max),
+            ),
+            Data::Bool(_) | Data::Bytes(_) => true,
+        }
+    }
+
     /// Move the `non_null` values at the front of `self[base..]` to their
     /// rows in `self[base..base + present.len()]`, defaults at null rows.
     /// In place, from the back: a value only ever moves to a higher index.

@@ -16,7 +16,12 @@
 //!   column is fixed-width, no offset is left to skip, and the whole page
 //!   fits in the current block and the limit.
 //!
-//! [`ScanOptions::baseline`] switches both optimizations off (the plan
+//! - **value pruning**: with a FIELD filter, a page no row of which can
+//!   match by the filtered column's value page header (non-null count,
+//!   numeric min / max, an empty page, a missing measurement) is skipped,
+//!   its time page undecoded too ([`PageAction::ValueSkip`]).
+//!
+//! [`ScanOptions::baseline`] switches the optimizations off (the time plan
 //! stays). Every scan returns [`ScanStats`]: what the plan did with each page.
 //!
 //! Compressed chunks are decompressed page by page through a caller's
@@ -28,7 +33,9 @@
 //! previous page's end); every time page the scan decodes is checked
 //! against its statistics (count, first and last time) and for strictly
 //! increasing times, with the same typed errors as the reference scanner
-//! (`crossdec_reference::tsfile::aligned`). A page the plan SKIPs is not
+//! (`crossdec_reference::tsfile::aligned`); every value page it decodes
+//! against its value statistics (non-null count, numeric min / max as the
+//! writers compute them). A page the plan SKIPs (by either filter) is not
 //! read: if its statistics lie, its rows are silently missing. Never a panic.
 
 #[cfg(feature = "tsfile-arrow")]
@@ -188,6 +195,10 @@ pub struct ScanOptions {
     /// Skip, undecoded, a FULL_PASS page whose row count (from its
     /// statistics) the remaining offset swallows whole (no FIELD filter).
     pub offset_pushdown: bool,
+    /// Skip, undecoded, a page no row of which can match the FIELD filter
+    /// by its value page's header: statistics (non-null count, min / max),
+    /// an empty page, a missing measurement ([`PageAction::ValueSkip`]).
+    pub value_pruning: bool,
 }
 
 impl Default for ScanOptions {
@@ -196,6 +207,7 @@ impl Default for ScanOptions {
             bulk_copy: true,
             direct_decode: true,
             offset_pushdown: true,
+            value_pruning: true,
         }
     }
 }
@@ -203,12 +215,13 @@ impl Default for ScanOptions {
 impl ScanOptions {
     /// The page plan alone: no bulk copy of BOUNDARY pages, no in-place
     /// decode (what the seed measured its -13% against), every page the
-    /// offset drops decoded.
+    /// offset drops decoded, no page skipped by the FIELD filter.
     pub fn baseline() -> Self {
         ScanOptions {
             bulk_copy: false,
             direct_decode: false,
             offset_pushdown: false,
+            value_pruning: false,
         }
     }
 }
@@ -237,13 +250,18 @@ pub enum PageAction {
     /// FULL_PASS by statistics and wholly inside the offset: its rows (the
     /// statistics' count) dropped, nothing decoded.
     OffsetSkip,
+    /// No row can match the FIELD filter by the filtered column's value
+    /// page header (`docs/tsfile-aligned.md`, "The kernel's plan"): its
+    /// statistics' non-null count or min / max, or the page is empty or the
+    /// measurement missing. Nothing decoded, the time page neither.
+    ValueSkip,
 }
 
 impl PageAction {
     /// Did the scan decode this page of `chunk`?
     pub fn decoded(self, chunk: ChunkId) -> bool {
         match self {
-            PageAction::Skip | PageAction::NotReached | PageAction::OffsetSkip => false,
+            PageAction::Skip | PageAction::NotReached | PageAction::OffsetSkip | PageAction::ValueSkip => false,
             PageAction::NoMatch => chunk == ChunkId::Time,
             PageAction::FullPass { .. } | PageAction::Boundary { .. } => true,
         }
@@ -263,6 +281,9 @@ pub struct ScanStats {
     pub boundary_row_by_row: usize,
     pub pages_in_place: usize,
     pub pages_not_reached: usize,
+    /// Pages skipped by the FIELD filter ([`PageAction::ValueSkip`]; not
+    /// in `pages_skipped`, which counts the time filter's).
+    pub skipped_by_value_statistics: usize,
     /// One entry per page the scan got to (on an error, up to and including
     /// the page that failed).
     pub plan: Vec<PageAction>,

@@ -113,7 +113,15 @@ impl Case {
                         for x in v[at..at + n].iter().flatten() {
                             body.extend_from_slice(&x.to_be_bytes());
                         }
-                        vec![0u8; 40]
+                        // min, max, then first, last, sum (unchecked).
+                        let present = v[at..at + n].iter().flatten();
+                        let min = present.clone().min().copied().unwrap_or(0);
+                        let max = present.max().copied().unwrap_or(0);
+                        [min.to_be_bytes(), max.to_be_bytes()]
+                            .concat()
+                            .into_iter()
+                            .chain([0u8; 24])
+                            .collect()
                     }
                     Cells::Text(v) => {
                         for x in v[at..at + n].iter().flatten() {
@@ -305,7 +313,7 @@ fn case_strategy() -> impl Strategy<Value = Case> {
                 offset,
                 limit: limit.filter(|_| offset % 2 == 0),
                 block_rows,
-                options: ScanOptions { bulk_copy: b, direct_decode: d, offset_pushdown: o },
+                options: ScanOptions { bulk_copy: b, direct_decode: d, offset_pushdown: o, value_pruning: o },
                 compressed,
                 statistics,
             }
@@ -399,6 +407,9 @@ proptest! {
         prop_assert!(case.options.bulk_copy || s.boundary_bulk == 0);
         prop_assert!(case.options.direct_decode || s.pages_in_place == 0);
         prop_assert!(case.options.offset_pushdown || s.pages_offset_skipped == 0);
+        prop_assert_eq!(s.skipped_by_value_statistics, count(|a| matches!(a, PageAction::ValueSkip)));
+        prop_assert!(case.options.value_pruning || s.skipped_by_value_statistics == 0);
+        prop_assert!(case.field.is_some() || s.skipped_by_value_statistics == 0);
         prop_assert!(case.field.is_none() || s.boundary_bulk + s.pages_in_place + s.pages_offset_skipped == 0);
         prop_assert!(case.statistics || !s.plan.contains(&PageAction::Skip));
         // No in-place decode into a variable-length column.

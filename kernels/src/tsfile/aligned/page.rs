@@ -20,6 +20,11 @@ pub(crate) struct PageRef {
     pub count: u32,
     pub start: i64,
     pub end: i64,
+    /// A numeric value page's min and max statistics as stored (INT32 /
+    /// DATE / FLOAT: the 4 bytes BE in the low bits; INT64 / TIMESTAMP /
+    /// DOUBLE: 8), else 0.
+    pub min: u64,
+    pub max: u64,
 }
 
 fn fail(kind: ErrorKind, chunk: ChunkId, page: usize, offset: usize) -> ScanError {
@@ -78,6 +83,8 @@ pub(crate) fn directory(
                 count: 0,
                 start: 0,
                 end: 0,
+                min: 0,
+                max: 0,
             });
             continue;
         }
@@ -96,11 +103,19 @@ pub(crate) fn directory(
             end = crate::tsfile::be_u64(data, pos).ok_or(truncated(pos))? as i64;
             pos += 8;
         }
+        let (mut min, mut max) = (0, 0);
         if let Some(t) = value_type.filter(|_| statistics) {
             match typed_stats(t) {
                 Ok(n) => {
                     if data.len() - pos < n {
                         return Err(truncated(pos));
+                    }
+                    // min, max first (both writers' order).
+                    let word = |at: usize, w: usize| data[at..at + w].iter().fold(0u64, |x, &b| (x << 8) | b as u64);
+                    match n {
+                        24 => (min, max) = (word(pos, 4), word(pos + 4, 4)),
+                        40 => (min, max) = (word(pos, 8), word(pos + 8, 8)),
+                        _ => {}
                     }
                     pos += n;
                 }
@@ -132,6 +147,8 @@ pub(crate) fn directory(
             count,
             start,
             end,
+            min,
+            max,
         });
         pos += stored;
     }

@@ -4,11 +4,11 @@
 use std::borrow::Cow;
 
 use super::column::{decode_into, layouts, Block, Column};
-use super::filter::TimePlan;
+use super::filter::{CmpOp, FieldOp, TimePlan};
 use super::page::{directory, supported, value_page, PageRef};
 use super::{
     Chunk, ChunkId, ColumnType, Decompress, Encoding, ErrorKind, Group, NoDecompress, PageAction, Request, ScanError,
-    ScanOptions, ScanOutput, ScanStats, Writer, MAX_PAGE_ROWS,
+    ScanOptions, ScanOutput, ScanStats, Value, Writer, MAX_PAGE_ROWS,
 };
 use crate::tsfile::{chimp, gorilla, plain, regular, rlbe, rle, sprintz, ts2diff, zigzag, DecodeError, Done};
 
@@ -45,6 +45,7 @@ pub fn scan_with(group: &Group<'_>, request: &Request, options: ScanOptions, cod
         pages_in_place: count(|a| matches!(a, PageAction::FullPass { in_place: true })),
         pages_not_reached: count(|a| matches!(a, PageAction::NotReached)),
         pages_offset_skipped: count(|a| matches!(a, PageAction::OffsetSkip)),
+        skipped_by_value_statistics: count(|a| matches!(a, PageAction::ValueSkip)),
         plan,
     };
     ScanOutput { result, stats }
@@ -174,6 +175,12 @@ fn run<'a>(
             plan.push(PageAction::Skip);
             continue;
         }
+        if let (true, Some(f), Some(fs)) = (options.value_pruning, field, field_slot) {
+            if field_excludes(&f.op, &involved[fs], p, page) {
+                plan.push(PageAction::ValueSkip);
+                continue;
+            }
+        }
         let covered = page.has_statistics && time_plan.set.covers(page.start, page.end);
         // Every row matches and the offset drops them all: the statistics'
         // count is trusted, as their range is for skipping.
@@ -266,6 +273,82 @@ fn run<'a>(
         }
     }
     Ok(sink.finish())
+}
+
+/// Can no row of page `p` match the FIELD filter `op` on column `v`, by
+/// what the value page's header says (`time_page`: the time page, whose
+/// statistics' count is the page's rows)? Its non-null count is 0 for a
+/// missing measurement or an empty page, else its statistics' count
+/// (unknown without statistics: no). `IsNull`: every row has a value.
+/// `IsNotNull`: none has. `Cmp`: none has, or the constant lies outside the
+/// statistics' min / max the way the operator needs ([`outside_bounds`]).
+fn field_excludes(op: &FieldOp, v: &Involved<'_>, p: usize, time_page: &PageRef) -> bool {
+    let (non_null, stats) = match v.chunk.map(|c| (c, v.pages[p])) {
+        None => (0, None),
+        Some((_, page)) if page.empty => (0, None),
+        Some((chunk, page)) if page.has_statistics => (page.count, Some((chunk, page))),
+        Some(_) => return false,
+    };
+    match op {
+        FieldOp::IsNull => stats.is_some() && time_page.has_statistics && non_null == time_page.count,
+        FieldOp::IsNotNull => non_null == 0,
+        FieldOp::Cmp(op, c) => {
+            let bounds = |(chunk, page): (Chunk<'_>, PageRef)| {
+                outside_bounds(*op, c, chunk.data_type, chunk.encoding, v.writer, page.min, page.max)
+            };
+            non_null == 0 || stats.is_some_and(bounds)
+        }
+    }
+}
+
+/// Does every value in `[min, max]` (a numeric page's statistics) fail
+/// `v op c`? Only where the bounds hold every value that can match:
+/// integers always; FLOAT / DOUBLE of the Java writer when neither bound is
+/// NaN (its bounds pass over NaNs after the first value, and NaN matches no
+/// comparison; a first NaN makes both bounds NaN); never for the C++
+/// writer's floats, whose batch path (SSE min / max) can give bounds that
+/// leave out values when NaN is among them; nor for FLOAT / DOUBLE pages
+/// of scaled integers (TS_2DIFF, RLE: the page holds the values rounded,
+/// the bounds are of the values before). A constant of another type or
+/// NaN: no.
+fn outside_bounds(op: CmpOp, c: &Value, t: ColumnType, e: Encoding, writer: Writer, min: u64, max: u64) -> bool {
+    use std::cmp::Ordering::{Equal, Greater, Less};
+    let java = writer == Writer::Java && !matches!(e, Encoding::Ts2Diff | Encoding::Rle);
+    // The constant against min, and against max.
+    let (lo, hi) = match (t, c) {
+        (ColumnType::Int32 | ColumnType::Date, Value::I32(x)) => {
+            (x.cmp(&(min as u32 as i32)), x.cmp(&(max as u32 as i32)))
+        }
+        (ColumnType::Int64 | ColumnType::Timestamp, Value::I64(x)) => (x.cmp(&(min as i64)), x.cmp(&(max as i64))),
+        (ColumnType::Float, Value::F32(x)) if java => {
+            let x = f32::from_bits(*x);
+            match (
+                x.partial_cmp(&f32::from_bits(min as u32)),
+                x.partial_cmp(&f32::from_bits(max as u32)),
+            ) {
+                (Some(lo), Some(hi)) => (lo, hi),
+                _ => return false,
+            }
+        }
+        (ColumnType::Double, Value::F64(x)) if java => {
+            let x = f64::from_bits(*x);
+            match (x.partial_cmp(&f64::from_bits(min)), x.partial_cmp(&f64::from_bits(max))) {
+                (Some(lo), Some(hi)) => (lo, hi),
+                _ => return false,
+            }
+        }
+        _ => return false,
+    };
+    match op {
+        // v < c fails for all v >= min when c <= min.
+        CmpOp::Lt => lo != Greater,
+        CmpOp::LtEq => lo == Less,
+        // v > c fails for all v <= max when c >= max.
+        CmpOp::Gt => hi != Less,
+        CmpOp::GtEq => hi == Greater,
+        CmpOp::Eq => lo == Less || hi == Greater,
+        CmpOp::NotEq => lo == Equal && hi == Equal,
+    }
 }
 
 /// A page's body: its stored bytes, or for a compressed chunk those bytes
@@ -418,6 +501,17 @@ fn decode_column(
     .map_err(|e| fail(ErrorKind::Decode(format!("{e:?}")), id, p, vp.values_at))?;
     if got != vp.non_null {
         return Err(fail(ErrorKind::ValueCountMismatch, id, p, vp.values_at));
+    }
+    // The statistics the plan trusts to skip by a FIELD filter, checked on
+    // every page it decodes, as the reference checks them.
+    if page.has_statistics
+        && (page.count as usize != vp.non_null
+            || (reserved > 0
+                && !column
+                    .data
+                    .bounds_hold(base..base + reserved, chunk.encoding, v.writer, page.min, page.max)))
+    {
+        return Err(fail(ErrorKind::StatisticsLie, id, p, page.header_at));
     }
     if reserved == rows {
         // No null among the rows: the values are already in place.

@@ -49,7 +49,12 @@ fn int64_page(times: &[i64], cells: &[Option<i64>]) -> Vec<u8> {
         times[0],
         times[times.len() - 1],
     );
-    out.extend([0u8; 40]);
+    // min, max (checked where the page is decoded), first, last, sum.
+    let min = cells.iter().flatten().min().copied().unwrap_or(0);
+    let max = cells.iter().flatten().max().copied().unwrap_or(0);
+    out.extend(min.to_be_bytes());
+    out.extend(max.to_be_bytes());
+    out.extend([0u8; 24]);
     out.extend(body);
     out
 }
@@ -448,10 +453,46 @@ fn unhex(s: &str) -> Vec<u8> {
         .collect()
 }
 
+/// The per-type statistics of a page whose non-null values are `values`:
+/// min and max as the writers compute them (the first sets both, then
+/// `v < min`, `v > max`), zeros for first, last and sum (unchecked).
+fn typed_of(t: ColumnType, values: &[Value]) -> Vec<u8> {
+    let wide = matches!(t, ColumnType::Int64 | ColumnType::Timestamp | ColumnType::Double);
+    let num = |v: &Value| match v {
+        Value::I32(x) => *x as f64,
+        Value::I64(x) => *x as f64,
+        Value::F32(x) => f32::from_bits(*x) as f64,
+        Value::F64(x) => f64::from_bits(*x),
+        _ => 0.0,
+    };
+    let (mut lo, mut hi) = (0usize, 0usize);
+    for (i, v) in values.iter().enumerate() {
+        if num(v) < num(&values[lo]) {
+            lo = i;
+        }
+        if num(v) > num(&values[hi]) {
+            hi = i;
+        }
+    }
+    // Integers compared as f64 here: exact for the values these tests use.
+    let bytes = |v: Option<&Value>| -> Vec<u8> {
+        match v {
+            Some(Value::I32(x)) => x.to_be_bytes().to_vec(),
+            Some(Value::I64(x)) => x.to_be_bytes().to_vec(),
+            Some(Value::F32(x)) => x.to_be_bytes().to_vec(),
+            Some(Value::F64(x)) => x.to_be_bytes().to_vec(),
+            _ => vec![0; if wide { 8 } else { 4 }],
+        }
+    };
+    let mut out = [bytes(values.get(lo)), bytes(values.get(hi))].concat();
+    out.resize(if wide { 40 } else { 24 }, 0);
+    out
+}
+
 /// A value page of `present.len()` rows at `times` whose encoded non-null
-/// values are `encoded` (statistics: the present count, zeros for the
-/// per-type part).
-fn encoded_page(t: ColumnType, times: &[i64], present: &[bool], encoded: &[u8]) -> Vec<u8> {
+/// values are `encoded` (statistics: the present count, the min and max of
+/// `values`, the values written).
+fn encoded_page(t: ColumnType, times: &[i64], present: &[bool], encoded: &[u8], values: &[Value]) -> Vec<u8> {
     let mut body = (present.len() as i32).to_be_bytes().to_vec();
     let mut bitmap = vec![0u8; present.len().div_ceil(8)];
     for (r, &p) in present.iter().enumerate() {
@@ -461,10 +502,6 @@ fn encoded_page(t: ColumnType, times: &[i64], present: &[bool], encoded: &[u8]) 
     }
     body.extend(bitmap);
     body.extend_from_slice(encoded);
-    let typed = match t {
-        ColumnType::Int32 | ColumnType::Date | ColumnType::Float => 24,
-        _ => 40,
-    };
     let mut out = Vec::new();
     header(
         &mut out,
@@ -473,7 +510,7 @@ fn encoded_page(t: ColumnType, times: &[i64], present: &[bool], encoded: &[u8]) 
         times[0],
         times[times.len() - 1],
     );
-    out.extend(vec![0u8; typed]);
+    out.extend(typed_of(t, values));
     out.extend(body);
     out
 }
@@ -644,7 +681,7 @@ fn twice_with_nulls(t: ColumnType, encoded: &[u8], values: &[Value]) -> (Vec<u8>
     for p in 0..2 {
         let times: Vec<i64> = (0..2 * n as i64).map(|r| r + p * 2 * n as i64).collect();
         time.extend(time_page(&times));
-        value.extend(encoded_page(t, &times, &present, encoded));
+        value.extend(encoded_page(t, &times, &present, encoded, values));
         cells.extend((0..2 * n).map(|r| (r % 2 == 1).then(|| values[r / 2].clone())));
     }
     (time, value, cells)
@@ -723,10 +760,16 @@ fn rlbe_floats_are_read_as_the_cpp_writer_writes_them() {
         columns: vec![0],
         ..request(None, 100)
     };
+    // Other values, or (their min / max not those written) a lie.
     let out = scan(&g, &r, ScanOptions::default());
-    let got: Vec<Option<Value>> = rows_of(&out).into_iter().map(|(_, c)| c).collect();
-    assert_eq!(got.len(), cells.len());
-    assert_ne!(got, cells);
+    match &out.result {
+        Ok(_) => {
+            let got: Vec<Option<Value>> = rows_of(&out).into_iter().map(|(_, c)| c).collect();
+            assert_eq!(got.len(), cells.len());
+            assert_ne!(got, cells);
+        }
+        Err(e) => assert_eq!((&e.kind, e.page), (&ErrorKind::StatisticsLie, 0)),
+    }
 }
 
 #[test]
@@ -738,7 +781,7 @@ fn a_new_encoding_page_with_a_value_more_or_fewer_than_its_bitmap_is_an_error() 
             let times: Vec<i64> = (0..rows as i64).collect();
             let present = vec![true; rows];
             let time = time_page(&times);
-            let value = encoded_page(t, &times, &present, &encoded);
+            let value = encoded_page(t, &times, &present, &encoded, &values);
             let g = Group {
                 time: Chunk::plain(ColumnType::Int64, Encoding::Plain, &time),
                 values: vec![Some(Chunk::plain(t, e, &value))],
@@ -1308,10 +1351,323 @@ fn value_pages_read_in_the_requested_writers_layout() {
                 ..request(None, 100)
             };
             for options in [ScanOptions::default(), ScanOptions::baseline()] {
-                let got: Vec<Option<Value>> = rows_of(&scan(&g, &r, options)).into_iter().map(|(_, c)| c).collect();
+                let out = scan(&g, &r, options);
+                // Read in the other layout: other values, or (their min /
+                // max not those written) a lie.
+                if let Err(err) = &out.result {
+                    assert!(w != writer && err.kind == ErrorKind::StatisticsLie, "{err:?}");
+                    continue;
+                }
+                let got: Vec<Option<Value>> = rows_of(&out).into_iter().map(|(_, c)| c).collect();
                 assert_eq!(got.len(), cells.len());
                 assert_eq!(got == cells, w == writer, "{t:?} {e:?} read as {w:?}, {options:?}");
             }
         }
     }
+}
+
+// Pruning by the FIELD filter (value page statistics, empty pages, missing
+// measurements): each rule skips at its boundary and not one step inside
+// it, and the rows are always the baseline's.
+
+/// A PLAIN-encoded non-null value (INT32 / DATE: zigzag varint).
+fn plain_bytes(v: &Value) -> Vec<u8> {
+    match v {
+        Value::I32(x) => {
+            let mut out = Vec::new();
+            uvarint(&mut out, ((x << 1) ^ (x >> 31)) as u32 as u64);
+            out
+        }
+        Value::I64(x) => x.to_be_bytes().to_vec(),
+        Value::F32(x) => x.to_be_bytes().to_vec(),
+        Value::F64(x) => x.to_be_bytes().to_vec(),
+        Value::Bool(b) => vec![*b as u8],
+        Value::Bytes(_) => unreachable!("numeric pages only"),
+    }
+}
+
+/// One page of `cells` (times 0..) in a PLAIN column of type `t` with
+/// truthful statistics (`empty`: the empty page instead), scanned under
+/// `op` on that column (or on a missing second column when `missing`) with
+/// `writer`: the page's action and whether the rows are the baseline's.
+fn prune(
+    t: ColumnType,
+    writer: Writer,
+    cells: &[Option<Value>],
+    op: FieldOp,
+    empty: bool,
+    missing: bool,
+) -> PageAction {
+    let times: Vec<i64> = (0..cells.len() as i64).collect();
+    let present: Vec<bool> = cells.iter().map(Option::is_some).collect();
+    let values: Vec<Value> = cells.iter().flatten().cloned().collect();
+    let encoded: Vec<u8> = values.iter().flat_map(plain_bytes).collect();
+    let time = time_page(&times);
+    let value = if empty {
+        vec![0]
+    } else {
+        encoded_page(t, &times, &present, &encoded, &values)
+    };
+    let g = Group {
+        time: Chunk::plain(ColumnType::Int64, Encoding::Plain, &time),
+        values: vec![Some(Chunk::plain(t, Encoding::Plain, &value)), None],
+    };
+    let r = Request {
+        filter: Filter {
+            time: None,
+            field: Some(FieldFilter {
+                column: if missing { 1 } else { 0 },
+                op,
+            }),
+        },
+        columns: vec![0],
+        writer,
+        ..request(None, 100)
+    };
+    let out = scan(&g, &r, ScanOptions::default());
+    let baseline = scan(&g, &r, ScanOptions::baseline());
+    assert_eq!(out.result, baseline.result, "{t:?} {cells:?} {r:?}");
+    assert!(!baseline.stats.plan.contains(&PageAction::ValueSkip));
+    assert_eq!(baseline.stats.skipped_by_value_statistics, 0);
+    let skipped = out.stats.plan[0] == PageAction::ValueSkip;
+    assert_eq!(out.stats.skipped_by_value_statistics, skipped as usize);
+    assert!(!skipped || rows(&out).is_empty());
+    out.stats.plan[0]
+}
+
+fn skips(t: ColumnType, writer: Writer, cells: &[Option<Value>], op: FieldOp) -> bool {
+    prune(t, writer, cells, op, false, false) == PageAction::ValueSkip
+}
+
+#[test]
+fn comparisons_skip_a_page_only_when_its_min_and_max_exclude_every_row() {
+    use CmpOp::*;
+    // (type, writer, the value of n)
+    type Kind = (ColumnType, Writer, fn(i64) -> Value);
+    let kinds: [Kind; 6] = [
+        (ColumnType::Int32, Writer::Cpp, |n| Value::I32(n as i32)),
+        (ColumnType::Date, Writer::Java, |n| Value::I32(n as i32)),
+        (ColumnType::Int64, Writer::Cpp, Value::I64),
+        (ColumnType::Timestamp, Writer::Java, Value::I64),
+        (ColumnType::Float, Writer::Java, |n| f32v(n as f32)),
+        (ColumnType::Double, Writer::Java, |n| f64v(n as f64)),
+    ];
+    for (t, writer, v) in kinds {
+        // min 5, max 10, a null, 7 in between.
+        let cells = [Some(v(7)), None, Some(v(10)), Some(v(5))];
+        let cases: [(CmpOp, i64, bool); 16] = [
+            (Gt, 10, true),
+            (Gt, 9, false),
+            (GtEq, 11, true),
+            (GtEq, 10, false),
+            (Lt, 5, true),
+            (Lt, 6, false),
+            (LtEq, 4, true),
+            (LtEq, 5, false),
+            (Eq, 4, true),
+            (Eq, 5, false),
+            (Eq, 10, false),
+            (Eq, 11, true),
+            // Inside the bounds but not a value: not known from them.
+            (Eq, 6, false),
+            (NotEq, 5, false),
+            (Gt, i64::from(i32::MIN), false),
+            (Lt, i64::from(i32::MAX), false),
+        ];
+        for (op, n, skip) in cases {
+            let got = skips(t, writer, &cells, FieldOp::Cmp(op, v(n)));
+            assert_eq!(got, skip, "{t:?} {op:?} {n}");
+        }
+        // Every value equal: NotEq skips only at that value.
+        let same = [Some(v(7)), Some(v(7)), None];
+        assert!(skips(t, writer, &same, FieldOp::Cmp(NotEq, v(7))), "{t:?}");
+        assert!(!skips(t, writer, &same, FieldOp::Cmp(NotEq, v(8))), "{t:?}");
+        // A constant of another type: not pruned by bounds.
+        let other = if matches!(v(0), Value::I64(_)) {
+            Value::I32(100)
+        } else {
+            Value::I64(100)
+        };
+        assert!(!skips(t, writer, &cells, FieldOp::Cmp(Gt, other)), "{t:?}");
+    }
+}
+
+#[test]
+fn null_counts_skip_pages_of_only_nulls_or_no_null() {
+    let t = ColumnType::Int64;
+    let nulls = [None, None, None];
+    let full = [Some(Value::I64(1)), Some(Value::I64(2)), Some(Value::I64(3))];
+    let mixed = [Some(Value::I64(1)), None, Some(Value::I64(3))];
+    let gt0 = FieldOp::Cmp(CmpOp::Gt, Value::I64(0));
+    for writer in [Writer::Cpp, Writer::Java] {
+        // A page of only nulls (with statistics, count 0).
+        assert!(skips(t, writer, &nulls, gt0.clone()));
+        assert!(skips(t, writer, &nulls, FieldOp::IsNotNull));
+        assert!(!skips(t, writer, &nulls, FieldOp::IsNull));
+        // No null: IS NULL skips.
+        assert!(skips(t, writer, &full, FieldOp::IsNull));
+        assert!(!skips(t, writer, &full, FieldOp::IsNotNull));
+        assert!(!skips(t, writer, &full, gt0.clone()));
+        // Some nulls: neither.
+        assert!(!skips(t, writer, &mixed, FieldOp::IsNull));
+        assert!(!skips(t, writer, &mixed, FieldOp::IsNotNull));
+        // The empty page and a missing measurement: every row null.
+        for (empty, missing) in [(true, false), (false, true)] {
+            let skip = |op| prune(t, writer, &full, op, empty, missing) == PageAction::ValueSkip;
+            assert!(skip(gt0.clone()) && skip(FieldOp::IsNotNull) && !skip(FieldOp::IsNull));
+        }
+    }
+}
+
+#[test]
+fn float_bounds_prune_only_where_nan_cannot_hide_a_match() {
+    use CmpOp::*;
+    let nan = f64::NAN;
+    let page = |x: [f64; 3]| x.map(|x| Some(f64v(x)));
+    let page32 = |x: [f32; 3]| x.map(|x| Some(f32v(x)));
+    // Java: a NaN after the first value is passed over by min / max; NaN
+    // matches no comparison, so the bounds of the others still prune.
+    assert!(skips(
+        ColumnType::Double,
+        Writer::Java,
+        &page([1.0, nan, 2.0]),
+        FieldOp::Cmp(Gt, f64v(2.0))
+    ));
+    assert!(!skips(
+        ColumnType::Double,
+        Writer::Java,
+        &page([1.0, nan, 2.0]),
+        FieldOp::Cmp(Gt, f64v(1.5))
+    ));
+    assert!(skips(
+        ColumnType::Float,
+        Writer::Java,
+        &page32([1.0, f32::NAN, 2.0]),
+        FieldOp::Cmp(Lt, f32v(1.0))
+    ));
+    // A first NaN makes both bounds NaN: never pruned by them.
+    for op in [Lt, LtEq, Gt, GtEq, Eq, NotEq] {
+        assert!(
+            !skips(
+                ColumnType::Double,
+                Writer::Java,
+                &page([nan, 1.0, 2.0]),
+                FieldOp::Cmp(op, f64v(5.0))
+            ),
+            "{op:?}"
+        );
+    }
+    // NaN as the constant: not pruned by bounds.
+    assert!(!skips(
+        ColumnType::Double,
+        Writer::Java,
+        &page([1.0, 2.0, 3.0]),
+        FieldOp::Cmp(Gt, f64v(nan))
+    ));
+    // Zeros of either sign are one value.
+    assert!(!skips(
+        ColumnType::Double,
+        Writer::Java,
+        &page([-0.0, 1.0, 2.0]),
+        FieldOp::Cmp(LtEq, f64v(0.0))
+    ));
+    assert!(skips(
+        ColumnType::Double,
+        Writer::Java,
+        &page([0.0, 1.0, 2.0]),
+        FieldOp::Cmp(Lt, f64v(-0.0))
+    ));
+    // The C++ writer's FLOAT / DOUBLE bounds are not trusted (its batch
+    // path can leave values out of them when NaN is among them).
+    assert!(!skips(
+        ColumnType::Double,
+        Writer::Cpp,
+        &page([1.0, 2.0, 3.0]),
+        FieldOp::Cmp(Gt, f64v(5.0))
+    ));
+    assert!(!skips(
+        ColumnType::Float,
+        Writer::Cpp,
+        &page32([1.0, 2.0, 3.0]),
+        FieldOp::Cmp(Lt, f32v(0.0))
+    ));
+    // Counts still prune them.
+    let nulls = [None, None, None];
+    assert!(skips(
+        ColumnType::Double,
+        Writer::Cpp,
+        &nulls,
+        FieldOp::Cmp(Gt, f64v(5.0))
+    ));
+}
+
+#[test]
+fn value_pruning_skips_time_and_value_pages_undecoded() {
+    // Page 1's time body and value body are garbage; its headers say no row
+    // can match: nothing of it is read. Page 0 has the matching row.
+    let mut time = time_page(&[1, 2]);
+    let mut bad_time = time_page(&[3, 4]);
+    let n = bad_time.len();
+    bad_time[n - 16..].fill(0xEE);
+    time.extend(bad_time);
+    let mut value = int64_page(&[1, 2], &[Some(50), None]);
+    let mut bad_value = int64_page(&[3, 4], &[Some(1), Some(2)]);
+    let n = bad_value.len();
+    bad_value[n - 16..].fill(0xEE);
+    value.extend(bad_value);
+    let g = group(&time, &value);
+    let mut r = request(None, 100);
+    r.filter.field = Some(FieldFilter {
+        column: 0,
+        op: FieldOp::Cmp(CmpOp::Gt, Value::I64(10)),
+    });
+    let out = scan(&g, &r, ScanOptions::default());
+    assert_eq!(rows(&out), [(1, Some(Value::I64(50)))]);
+    assert_eq!(
+        out.stats.plan,
+        [PageAction::FullPass { in_place: false }, PageAction::ValueSkip]
+    );
+    assert!(!PageAction::ValueSkip.decoded(ChunkId::Time) && !PageAction::ValueSkip.decoded(ChunkId::Value(0)));
+    // The baseline reads page 1: its lying statistics are an error there.
+    let baseline = scan(&g, &r, ScanOptions::baseline());
+    assert_eq!(baseline.result.unwrap_err().page, 1);
+}
+
+#[test]
+fn value_statistics_are_checked_where_the_page_is_decoded() {
+    // Page 1's value header lies about its count, min or max: a
+    // StatisticsLie at that header when the page is decoded (no FIELD
+    // filter here, so nothing prunes it), in both option sets.
+    let (t, good) = chunks();
+    // Page 0's value page, to find page 1's header.
+    let cells0: Vec<Option<i64>> = (0..8).map(|t| (t % 5 != 0).then_some(t * 100)).collect();
+    let at = int64_page(&(0..8).collect::<Vec<_>>(), &cells0).len();
+    // Page 1: sizes one byte each, then count (one byte), start, end, min.
+    let count_at = at + 2;
+    let min_at = at + 2 + 1 + 16;
+    let lies = [
+        ("count", count_at, 1i8),
+        ("count", count_at, -1),
+        ("min", min_at + 7, 1),
+        ("max", min_at + 15, -1),
+    ];
+    for (what, offset, delta) in lies {
+        let mut v = good.clone();
+        v[offset] = v[offset].wrapping_add_signed(delta);
+        let g = group(&t, &v);
+        for options in [ScanOptions::default(), ScanOptions::baseline()] {
+            let out = scan(&g, &request(None, 100), options);
+            let e = out.result.unwrap_err();
+            let got = (e.kind, e.chunk, e.page, e.offset);
+            assert_eq!(
+                got,
+                (ErrorKind::StatisticsLie, ChunkId::Value(0), 1, at),
+                "{what} {delta}"
+            );
+        }
+    }
+    // The same bytes unchanged read.
+    assert!(scan(&group(&t, &good), &request(None, 100), ScanOptions::default())
+        .result
+        .is_ok());
 }

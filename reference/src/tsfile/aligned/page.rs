@@ -29,6 +29,9 @@ pub struct PageRef {
     pub count: u32,
     pub start: i64,
     pub end: i64,
+    /// Where a value page's per-type statistics start in the chunk's data
+    /// (its header; 0 when the header has none).
+    pub typed_at: usize,
 }
 
 /// A byte cursor over a chunk's data that reports errors at its position.
@@ -152,6 +155,7 @@ pub fn directory(
                 count: 0,
                 start: 0,
                 end: 0,
+                typed_at: 0,
             });
             continue;
         }
@@ -166,7 +170,9 @@ pub fn directory(
             start = c.be_i64()?;
             end = c.be_i64()?;
         }
+        let mut typed_at = 0;
         if let Some(t) = value_type.filter(|_| statistics) {
+            typed_at = c.pos;
             match typed_stats(t) {
                 TypedStats::Bytes(n) => c.skip(n)?,
                 TypedStats::Strings(n) => {
@@ -196,9 +202,102 @@ pub fn directory(
             count,
             start,
             end,
+            typed_at,
         });
     }
     Ok(pages)
+}
+
+/// Do a value page's statistics hold for its decoded non-null `values`, as
+/// far as they are checked (`docs/tsfile-aligned.md`, "Value page
+/// statistics")? `typed` is the per-type part of the header (its length
+/// checked by [`directory`]). The count is the non-null count; min and max
+/// (the first two fields of INT32 / DATE / FLOAT: 4 bytes BE each, of
+/// INT64 / TIMESTAMP / DOUBLE: 8) are those both official writers compute:
+/// the first value sets min and max, each later one replaces min when
+/// `v < min` and max when `v > max` (Java `*Statistics.updateStats`, C++
+/// `NUM_VALUE_STAT_UPDATE`). For FLOAT / DOUBLE that makes a first NaN the
+/// min and max (no comparison with it is true) and later NaNs invisible:
+/// what the Java writer writes, checked as such (numerically, so either
+/// zero stands for the other). The C++ writer's batch path
+/// (`update_batch`, SSE `min_pd` / `max_pd` with `ENABLE_SIMD`) gives other
+/// bounds when NaN is among the values, so a C++ page holding NaN has its
+/// bounds unchecked. FLOAT / DOUBLE in TS_2DIFF or RLE (scaled integers)
+/// hold the values rounded to `maxPointNumber` decimals while the bounds
+/// are of the values the writer was given (seen in the C++ writer's
+/// fixtures): unchecked. BOOLEAN, TEXT, STRING, BLOB: the count alone.
+pub fn value_statistics_hold(
+    t: ColumnType,
+    e: Encoding,
+    writer: Writer,
+    count: u32,
+    typed: &[u8],
+    values: &[Value],
+) -> bool {
+    if count as usize != values.len() {
+        return false;
+    }
+    if values.is_empty() {
+        // No value: min and max are whatever the writer reset them to.
+        return true;
+    }
+    if matches!(t, ColumnType::Float | ColumnType::Double) && matches!(e, Encoding::Ts2Diff | Encoding::Rle) {
+        // Scaled integers (maxPointNumber): the statistics are of the
+        // values given to the writer, the page holds them rounded.
+        return true;
+    }
+    let word = |at: usize, n: usize| typed[at..at + n].iter().fold(0u64, |w, &b| (w << 8) | b as u64);
+    let ints = |x: &[i64], min: i64, max: i64| x.iter().min() == Some(&min) && x.iter().max() == Some(&max);
+    // The writers' loop over doubles (FLOAT widened exactly).
+    let floats = |x: &[f64], min: f64, max: f64| {
+        if x.iter().any(|v| v.is_nan()) && writer == Writer::Cpp {
+            return true;
+        }
+        let (mut lo, mut hi) = (x[0], x[0]);
+        for &v in &x[1..] {
+            if v < lo {
+                lo = v;
+            }
+            if v > hi {
+                hi = v;
+            }
+        }
+        if lo.is_nan() {
+            min.is_nan() && max.is_nan()
+        } else {
+            lo == min && hi == max
+        }
+    };
+    match t {
+        ColumnType::Int32 | ColumnType::Date => {
+            let x: Vec<i64> = values
+                .iter()
+                .map(|v| if let Value::I32(x) = v { *x as i64 } else { 0 })
+                .collect();
+            ints(&x, word(0, 4) as u32 as i32 as i64, word(4, 4) as u32 as i32 as i64)
+        }
+        ColumnType::Int64 | ColumnType::Timestamp => {
+            let x: Vec<i64> = values
+                .iter()
+                .map(|v| if let Value::I64(x) = v { *x } else { 0 })
+                .collect();
+            ints(&x, word(0, 8) as i64, word(8, 8) as i64)
+        }
+        ColumnType::Float => {
+            let bits = |v: &Value| if let Value::F32(x) = v { *x } else { 0 };
+            let x: Vec<f64> = values.iter().map(|v| f32::from_bits(bits(v)) as f64).collect();
+            let f = |w: u64| f32::from_bits(w as u32) as f64;
+            floats(&x, f(word(0, 4)), f(word(4, 4)))
+        }
+        ColumnType::Double => {
+            let x: Vec<f64> = values
+                .iter()
+                .map(|v| if let Value::F64(x) = v { f64::from_bits(*x) } else { 0.0 })
+                .collect();
+            floats(&x, f64::from_bits(word(0, 8)), f64::from_bits(word(8, 8)))
+        }
+        ColumnType::Boolean | ColumnType::Text | ColumnType::String | ColumnType::Blob => true,
+    }
 }
 
 /// Is this data type / encoding pair one the scanner reads? Every pair the

@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use super::page::{decode_times, decode_values, directory, supported, PageRef};
+use super::page::{decode_times, decode_values, directory, supported, value_statistics_hold, PageRef};
 use super::{
     Block, Chunk, ChunkId, ColumnType, Decompress, Encoding, ErrorKind, Group, NoDecompress, Request, ScanError, Value,
     Writer,
@@ -30,7 +30,11 @@ pub fn scan(group: &Group<'_>, request: &Request) -> Result<Vec<Block>, ScanErro
 /// (requested or filtered, by ascending index): its encoding, headers and
 /// page count; then page by page: the time page (decompression, decoding,
 /// statistics against the decoded times, strictly increasing times), then
-/// each involved value page by ascending column index. Every page is
+/// each involved value page by ascending column index (row count, bitmap,
+/// values, value count, then its statistics: non-null count, and min / max
+/// of the numeric types as the writer computes them,
+/// [`super::page::value_statistics_hold`]; a lie is `StatisticsLie` at its
+/// header). Every page is
 /// decoded, even after the limit is reached.
 pub fn scan_with(group: &Group<'_>, request: &Request, codec: &dyn Decompress) -> Result<Vec<Block>, ScanError> {
     let bad_request = error(ErrorKind::BadRequest, ChunkId::Time, 0, 0);
@@ -204,6 +208,9 @@ fn value_page(
         .map_err(|d| at(ErrorKind::Decode(d), values_at))?;
     if values.len() != non_null {
         return Err(at(ErrorKind::ValueCountMismatch, values_at));
+    }
+    if page.has_statistics && !value_statistics_hold(t, e, writer, page.count, &chunk.data[page.typed_at..], &values) {
+        return Err(at(ErrorKind::StatisticsLie, page.header_at));
     }
     let mut values = values.into_iter();
     Ok(present

@@ -181,13 +181,11 @@ pub fn value_body(t: ColumnType, e: Encoding, cells: &[Option<Value>], writer: W
     out
 }
 
-/// A whole value page: header (statistics: the non-null count and the
-/// given times, then a per-type part of zeros of the right length), body.
+/// A whole value page: header (statistics: `stats`, then a per-type part
+/// of zeros of the right length), body. Zeros are truthful only for a page
+/// of no value or numbers whose min and max are 0: for the others use
+/// [`value_page_typed`] with [`typed_stats`].
 pub fn value_page(t: ColumnType, body: &[u8], stats: Stats) -> Vec<u8> {
-    let mut out = Vec::new();
-    write_uvarint(&mut out, body.len() as u64);
-    write_uvarint(&mut out, body.len() as u64);
-    write_common(&mut out, stats);
     let typed = match t {
         ColumnType::Boolean => 10,
         ColumnType::Int32 | ColumnType::Date | ColumnType::Float => 24,
@@ -197,8 +195,120 @@ pub fn value_page(t: ColumnType, body: &[u8], stats: Stats) -> Vec<u8> {
         ColumnType::String => 4 * 4,
         ColumnType::Blob => 0,
     };
-    out.extend(std::iter::repeat_n(0u8, typed));
+    value_page_typed(body, stats, &vec![0u8; typed])
+}
+
+/// A whole value page: header (`stats`, then the per-type part `typed`
+/// as given), body.
+pub fn value_page_typed(body: &[u8], stats: Stats, typed: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    write_uvarint(&mut out, body.len() as u64);
+    write_uvarint(&mut out, body.len() as u64);
+    write_common(&mut out, stats);
+    out.extend_from_slice(typed);
     out.extend_from_slice(body);
+    out
+}
+
+/// The per-type part of a value page's statistics for its non-null
+/// `values`, as both official writers compute it one value at a time
+/// (`docs/tsfile-aligned.md`, "Value page statistics"): min, max, first,
+/// last, sum for the numeric types (the first value sets min and max, a
+/// later one replaces them when `v < min` / `v > max`, so a first NaN stays
+/// and later NaNs are passed over; sum i64 for INT32 / DATE / BOOLEAN, f64
+/// for the others); BOOLEAN first, last, sum; TEXT first, last; STRING
+/// first, last, min, max (bytes, lexicographic); BLOB nothing. No value:
+/// zeros (and empty strings).
+pub fn typed_stats(t: ColumnType, values: &[Value]) -> Vec<u8> {
+    use ColumnType::*;
+    let mut out = Vec::new();
+    let i64s = || -> Vec<i64> {
+        values
+            .iter()
+            .map(|v| match v {
+                Value::I32(x) => *x as i64,
+                Value::I64(x) => *x,
+                _ => 0,
+            })
+            .collect()
+    };
+    let f64s = || -> Vec<f64> {
+        values
+            .iter()
+            .map(|v| match v {
+                Value::F32(x) => f32::from_bits(*x) as f64,
+                Value::F64(x) => f64::from_bits(*x),
+                _ => 0.0,
+            })
+            .collect()
+    };
+    // min, max, first, last by the writers' loop.
+    fn bounds<T: Copy + PartialOrd>(x: &[T], zero: T) -> [T; 4] {
+        let Some(&first) = x.first() else { return [zero; 4] };
+        let (mut lo, mut hi) = (first, first);
+        for &v in &x[1..] {
+            if v < lo {
+                lo = v;
+            }
+            if v > hi {
+                hi = v;
+            }
+        }
+        [lo, hi, first, x[x.len() - 1]]
+    }
+    let string = |out: &mut Vec<u8>, b: &[u8]| {
+        out.extend_from_slice(&(b.len() as i32).to_be_bytes());
+        out.extend_from_slice(b);
+    };
+    let bytes: Vec<&[u8]> = values
+        .iter()
+        .map(|v| if let Value::Bytes(b) = v { &b[..] } else { &[][..] })
+        .collect();
+    match t {
+        Boolean => {
+            let b: Vec<bool> = values.iter().map(|v| matches!(v, Value::Bool(true))).collect();
+            out.push(b.first().copied().unwrap_or(false) as u8);
+            out.push(b.last().copied().unwrap_or(false) as u8);
+            out.extend_from_slice(&(b.iter().filter(|&&x| x).count() as i64).to_be_bytes());
+        }
+        Int32 | Date => {
+            let x = i64s();
+            for v in bounds(&x, 0) {
+                out.extend_from_slice(&(v as i32).to_be_bytes());
+            }
+            out.extend_from_slice(&x.iter().fold(0i64, |a, &v| a.wrapping_add(v)).to_be_bytes());
+        }
+        Int64 | Timestamp => {
+            let x = i64s();
+            for v in bounds(&x, 0) {
+                out.extend_from_slice(&v.to_be_bytes());
+            }
+            out.extend_from_slice(&x.iter().fold(0.0, |a, &v| a + v as f64).to_be_bytes());
+        }
+        Float => {
+            let x = f64s();
+            for v in bounds(&x, 0.0) {
+                out.extend_from_slice(&(v as f32).to_be_bytes());
+            }
+            out.extend_from_slice(&x.iter().fold(0.0, |a, v| a + v).to_be_bytes());
+        }
+        Double => {
+            let x = f64s();
+            for v in bounds(&x, 0.0) {
+                out.extend_from_slice(&v.to_be_bytes());
+            }
+            out.extend_from_slice(&x.iter().fold(0.0, |a, v| a + v).to_be_bytes());
+        }
+        Text | String => {
+            string(&mut out, bytes.first().copied().unwrap_or(&[]));
+            string(&mut out, bytes.last().copied().unwrap_or(&[]));
+            if t == String {
+                string(&mut out, bytes.iter().min().copied().unwrap_or(&[]));
+                string(&mut out, bytes.iter().max().copied().unwrap_or(&[]));
+            }
+        }
+        Blob => {}
+    }
     out
 }
 
@@ -207,8 +317,9 @@ pub fn empty_value_page() -> Vec<u8> {
     vec![0]
 }
 
-/// A value page for `cells` at `times` (all null and `empty_when_all_null`:
-/// the empty page).
+/// A value page for `cells` at `times` with truthful statistics (of the
+/// values the page reads back as; all null and `empty_when_all_null`: the
+/// empty page).
 pub fn value_page_for(
     t: ColumnType,
     e: Encoding,
@@ -225,7 +336,18 @@ pub fn value_page_for(
         count: non_null as u32,
         ..Stats::of(times)
     };
-    value_page(t, &value_body(t, e, cells, writer), stats)
+    // The statistics of the values the page reads back as (a SPRINTZ
+    // INT64 / DOUBLE page labelled C++ may read back other values than
+    // were written, see `values_body`; a real writer's page reads back its
+    // own).
+    let present: Vec<Value> = cells.iter().flatten().cloned().collect();
+    let encoded = values_body(t, e, &present, writer);
+    let read = super::page::decode_values(&encoded, t, e, writer, present.len());
+    let typed = match read {
+        Ok(read) if read.len() == present.len() => typed_stats(t, &read),
+        _ => typed_stats(t, &present),
+    };
+    value_page_typed(&value_body(t, e, cells, writer), stats, &typed)
 }
 
 /// A chunk's pages stored another way: each body through `compress` (which

@@ -7,7 +7,7 @@
 
 use super::*;
 use crate::tsfile::aligned::page::{decode_values, supported};
-use crate::tsfile::aligned::write::{value_body, value_page};
+use crate::tsfile::aligned::write::value_body;
 
 /// The pairs added to the first seven encodings' (every one of them
 /// `supported`, and nothing else of these encodings is).
@@ -274,9 +274,10 @@ fn hex(s: &str) -> Vec<u8> {
         .collect()
 }
 
-/// A value page of `values.len()` rows, every one present, whose encoded
-/// values are `encoded`.
-fn official_page(t: ColumnType, rows: usize, encoded: &[u8]) -> Vec<u8> {
+/// A value page of `rows` rows, every one present, whose encoded values
+/// are `encoded` (in `e`), with the statistics of the values the C++
+/// layout reads from them (zeros when it reads none).
+fn official_page(t: ColumnType, e: Encoding, rows: usize, encoded: &[u8]) -> Vec<u8> {
     let mut body = (rows as i32).to_be_bytes().to_vec();
     body.extend(vec![0xFF; rows.div_ceil(8)]);
     if !rows.is_multiple_of(8) {
@@ -284,7 +285,12 @@ fn official_page(t: ColumnType, rows: usize, encoded: &[u8]) -> Vec<u8> {
     }
     body.extend_from_slice(encoded);
     let times: Vec<i64> = (0..rows as i64).collect();
-    value_page(t, &body, Stats::of(&times))
+    let values = crate::tsfile::aligned::page::decode_values(encoded, t, e, Writer::Cpp, rows);
+    let typed = match values {
+        Ok(values) => crate::tsfile::aligned::write::typed_stats(t, &values),
+        Err(_) => crate::tsfile::aligned::write::typed_stats(t, &[]),
+    };
+    crate::tsfile::aligned::write::value_page_typed(&body, Stats::of(&times), &typed)
 }
 
 /// Scan one column of `rows` rows at times 0.. and return its cells.
@@ -322,12 +328,12 @@ pub(super) const CPP_SPRINTZ_VALUES: [u64; 9] = [
 #[test]
 fn sprintz_int64_and_double_pages_read_with_the_cpp_predictor() {
     let encoded = hex(CPP_SPRINTZ_PAGE);
-    let page = official_page(ColumnType::Double, 9, &encoded);
+    let page = official_page(ColumnType::Double, Encoding::Sprintz, 9, &encoded);
     let want: Vec<Option<Value>> = CPP_SPRINTZ_VALUES.iter().map(|&b| Some(Value::F64(b))).collect();
     assert_eq!(scan_one(ColumnType::Double, Encoding::Sprintz, 9, &page), Ok(want));
     // The same bits as INT64 (and TIMESTAMP).
     for t in [ColumnType::Int64, ColumnType::Timestamp] {
-        let page = official_page(t, 9, &encoded);
+        let page = official_page(t, Encoding::Sprintz, 9, &encoded);
         let want: Vec<Option<Value>> = CPP_SPRINTZ_VALUES.iter().map(|&b| Some(Value::I64(b as i64))).collect();
         assert_eq!(scan_one(t, Encoding::Sprintz, 9, &page), Ok(want), "{t:?}");
     }
@@ -421,13 +427,18 @@ fn pages_of_the_official_writer_read_as_its_reader_reads_them() {
         ),
     ];
     for (t, e, encoded, values) in cases {
-        let page = official_page(t, values.len(), &hex(encoded));
+        let page = official_page(t, e, values.len(), &hex(encoded));
         let want: Vec<Option<Value>> = values.into_iter().map(Some).collect();
         assert_eq!(scan_one(t, e, want.len(), &page), Ok(want), "{t:?} {e:?} {encoded}");
     }
     // RLBE FLOAT is read the C++ way: Java's page for [1.5, 2.0, 1.0] (the
     // bits of float differences) reads as other values.
-    let java = official_page(Float, 3, &hex("00 00 00 03 79 ff 80 00 01 f8 00 00 04 19 fc 00 00 00"));
+    let java = official_page(
+        Float,
+        Encoding::Rlbe,
+        3,
+        &hex("00 00 00 03 79 ff 80 00 01 f8 00 00 04 19 fc 00 00 00"),
+    );
     let got = scan_one(Float, Encoding::Rlbe, 3, &java).unwrap();
     assert_eq!(got.len(), 3);
     assert_ne!(got, [1.5f32, 2.0, 1.0].map(|x| Some(f32v(x))));
@@ -439,13 +450,13 @@ fn a_value_more_or_fewer_than_the_bitmap_says_is_an_error() {
         let values: Vec<Value> = (0..12).map(|i| written(t, e, i)).collect();
         let encoded = crate::tsfile::aligned::write::values_body(t, e, &values, Writer::Cpp);
         // 13 rows: a 13th present row the page has no value for.
-        let page = official_page(t, 13, &encoded);
+        let page = official_page(t, e, 13, &encoded);
         let err = scan_one(t, e, 13, &page).unwrap_err();
         assert_eq!(err.kind, ErrorKind::ValueCountMismatch, "{t:?} {e:?}");
         let values_at = page.len() - encoded.len();
         assert_eq!((err.chunk, err.page, err.offset), (ChunkId::Value(0), 0, values_at));
         // 11 rows: a value beyond the bitmap's present rows.
-        let page = official_page(t, 11, &encoded);
+        let page = official_page(t, e, 11, &encoded);
         let err = scan_one(t, e, 11, &page).unwrap_err();
         assert!(
             matches!(&err.kind, ErrorKind::Decode(d) if d.starts_with("TooManyValues")),

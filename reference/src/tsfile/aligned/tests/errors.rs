@@ -277,7 +277,16 @@ fn damaged_value_page_bodies() {
 fn bitmaps_are_msb_first_and_nulls_take_no_values() {
     // Ten rows, present: 0, 7, 8, 9.
     let body = [vec![0, 0, 0, 10, 0x81, 0xC0], [2, 4, 6, 8].to_vec()].concat();
-    let (t, v) = one_page(10, &body);
+    let times: Vec<i64> = (1..=10).collect();
+    let typed = crate::tsfile::aligned::write::typed_stats(ColumnType::Int32, &[1, 2, 3, 4].map(Value::I32));
+    let stats = Stats {
+        count: 4,
+        ..Stats::of(&times)
+    };
+    let (t, v) = (
+        plain_times(&times),
+        crate::tsfile::aligned::write::value_page_typed(&body, stats, &typed),
+    );
     let blocks = scan(&group(&t, &[Some(&v)]), &reading(vec![0])).unwrap();
     let i = |x| Some(Value::I32(x));
     assert_eq!(blocks[0].times, (1..=10).collect::<Vec<_>>());
@@ -286,7 +295,15 @@ fn bitmaps_are_msb_first_and_nulls_take_no_values() {
         [vec![i(1), None, None, None, None, None, None, i(2), i(3), i(4)]]
     );
     // Exactly the bitmap's bytes and every row null.
-    let (t, v) = one_page(9, &[0, 0, 0, 9, 0, 0]);
+    let times: Vec<i64> = (1..=9).collect();
+    let stats = Stats {
+        count: 0,
+        ..Stats::of(&times)
+    };
+    let (t, v) = (
+        plain_times(&times),
+        value_page(ColumnType::Int32, &[0, 0, 0, 9, 0, 0], stats),
+    );
     let blocks = scan(&group(&t, &[Some(&v)]), &reading(vec![0])).unwrap();
     assert_eq!(blocks[0].columns, [vec![None; 9]]);
 }

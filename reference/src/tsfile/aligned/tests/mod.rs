@@ -10,6 +10,7 @@ mod output;
 mod pages;
 mod storage;
 mod times;
+mod value_stats;
 
 use super::write::{time_body, time_page, value_page_for, Stats};
 use super::*;

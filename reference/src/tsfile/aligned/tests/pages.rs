@@ -88,7 +88,9 @@ fn a_value_page_is_row_count_bitmap_and_non_null_values() {
         true,
         Writer::Cpp,
     );
-    let typed = vec![0u8; 24];
+    // min -1, max 1, first 1, last -1 (i32 BE), sum 0 (i64 BE).
+    let typed = [[0xFF; 4], [0, 0, 0, 1], [0, 0, 0, 1], [0xFF; 4]].concat();
+    let typed = [typed, vec![0; 8]].concat();
     assert_eq!(page, [vec![7, 7], common(2, 10, 12), typed, body].concat());
     let nulls = [None, None];
     assert_eq!(
@@ -130,6 +132,7 @@ fn every_type_has_its_statistics_length() {
             count: 1,
             start: 3,
             end: 3,
+            typed_at: 19,
         };
         assert_eq!(pages, [expected], "{t:?}");
     }
@@ -190,6 +193,7 @@ fn header_fields_are_read_at_full_width() {
         count: 300,
         start: 0x0102_0304_0506_0708,
         end: -0x0102_0304_0506_0709,
+        typed_at: 0,
     };
     assert_eq!(pages, [expected]);
 }
@@ -287,6 +291,7 @@ fn empty_value_pages_are_one_byte() {
         count: 0,
         start: 0,
         end: 0,
+        typed_at: 0,
     };
     assert_eq!(pages.len(), 3);
     assert_eq!(pages[0], empty(0));

@@ -1,0 +1,331 @@
+//! Value page statistics checked against the decoded page: the non-null
+//! count for every type, min and max for the numeric ones as the writer
+//! computes them (`page::value_statistics_hold`); a lie is `StatisticsLie`
+//! at the page's header.
+
+use super::*;
+use crate::tsfile::aligned::write::{typed_stats, value_body, value_page_typed};
+
+fn f32v(x: f32) -> Value {
+    Value::F32(x.to_bits())
+}
+
+fn f64v(x: f64) -> Value {
+    Value::F64(x.to_bits())
+}
+
+/// Two pages of three rows (times 0..6) of one column of type `t`, PLAIN;
+/// page 1 holds `cells`, with `typed` as its per-type statistics (None:
+/// truthful) and `count` as its count (None: truthful). Scanned with
+/// `writer`.
+fn scan_pages(
+    t: ColumnType,
+    first: &[Option<Value>],
+    cells: &[Option<Value>],
+    typed: Option<Vec<u8>>,
+    count: Option<u32>,
+    writer: Writer,
+) -> (Result<Vec<Block>, ScanError>, usize) {
+    let mut time = Vec::new();
+    let mut value = Vec::new();
+    for (p, page) in [first, cells].into_iter().enumerate() {
+        let times: Vec<i64> = (0..page.len() as i64).map(|r| p as i64 * 10 + r).collect();
+        time.extend(time_page(
+            &time_body(&times, Encoding::Plain, writer),
+            Stats::of(&times),
+        ));
+        let present: Vec<Value> = page.iter().flatten().cloned().collect();
+        let mut stats = Stats {
+            count: present.len() as u32,
+            ..Stats::of(&times)
+        };
+        let mut typed_part = typed_stats(t, &present);
+        if p == 1 {
+            stats.count = count.unwrap_or(stats.count);
+            typed_part = typed.clone().unwrap_or(typed_part);
+        }
+        if p == 1 {
+            let header_at = value.len();
+            value.extend(value_page_typed(
+                &value_body(t, Encoding::Plain, page, writer),
+                stats,
+                &typed_part,
+            ));
+            let g = Group {
+                time: Chunk::plain(ColumnType::Int64, Encoding::Plain, &time),
+                values: vec![Some(Chunk::plain(t, Encoding::Plain, &value))],
+            };
+            let request = Request {
+                writer,
+                ..request(None, 100)
+            };
+            let mut request = request;
+            request.columns = vec![0];
+            return (scan(&g, &request), header_at);
+        }
+        value.extend(value_page_typed(
+            &value_body(t, Encoding::Plain, page, writer),
+            stats,
+            &typed_part,
+        ));
+    }
+    unreachable!("two pages")
+}
+
+/// The per-type part with min and max replaced (4- or 8-byte fields).
+fn with_bounds(t: ColumnType, present: &[Value], min: &[u8], max: &[u8]) -> Vec<u8> {
+    let mut typed = typed_stats(t, present);
+    typed[..min.len()].copy_from_slice(min);
+    typed[min.len()..min.len() + max.len()].copy_from_slice(max);
+    typed
+}
+
+fn lie_at(header_at: usize) -> ScanError {
+    at(ErrorKind::StatisticsLie, ChunkId::Value(0), 1, header_at)
+}
+
+#[test]
+fn truthful_value_statistics_of_every_type_are_accepted_for_both_writers() {
+    let nan32 = f32v(f32::NAN);
+    let nan64 = f64v(f64::NAN);
+    let pages: Vec<(ColumnType, Vec<Option<Value>>)> = vec![
+        (ColumnType::Int32, vec![Some(Value::I32(-5)), None, Some(Value::I32(7))]),
+        (
+            ColumnType::Date,
+            vec![Some(Value::I32(20240101)), Some(Value::I32(20231231)), None],
+        ),
+        (
+            ColumnType::Int64,
+            vec![None, Some(Value::I64(i64::MIN)), Some(Value::I64(i64::MAX))],
+        ),
+        (
+            ColumnType::Timestamp,
+            vec![Some(Value::I64(3)), Some(Value::I64(3)), Some(Value::I64(3))],
+        ),
+        (
+            ColumnType::Float,
+            vec![Some(f32v(1.5)), Some(f32v(-0.0)), Some(f32v(0.0))],
+        ),
+        // A NaN after the first value: the writers pass over it.
+        (
+            ColumnType::Float,
+            vec![Some(f32v(2.0)), Some(nan32.clone()), Some(f32v(-1.0))],
+        ),
+        // A NaN first: min and max are NaN.
+        (
+            ColumnType::Double,
+            vec![Some(nan64.clone()), Some(f64v(4.0)), Some(f64v(-4.0))],
+        ),
+        (
+            ColumnType::Double,
+            vec![Some(f64v(f64::INFINITY)), None, Some(f64v(f64::NEG_INFINITY))],
+        ),
+        (
+            ColumnType::Boolean,
+            vec![Some(Value::Bool(true)), None, Some(Value::Bool(false))],
+        ),
+        (
+            ColumnType::Text,
+            vec![
+                Some(Value::Bytes(b"b".to_vec())),
+                None,
+                Some(Value::Bytes(b"a".to_vec())),
+            ],
+        ),
+        (ColumnType::String, vec![None, None, Some(Value::Bytes(b"z".to_vec()))]),
+        (ColumnType::Blob, vec![Some(Value::Bytes(vec![0])), None, None]),
+        // Every row null: count 0, the typed part zeros.
+        (ColumnType::Int64, vec![None, None, None]),
+    ];
+    let first = |t: ColumnType| match t {
+        ColumnType::Int32 | ColumnType::Date => Some(Value::I32(1)),
+        ColumnType::Int64 | ColumnType::Timestamp => Some(Value::I64(1)),
+        ColumnType::Float => Some(f32v(1.0)),
+        ColumnType::Double => Some(f64v(1.0)),
+        ColumnType::Boolean => Some(Value::Bool(true)),
+        _ => Some(Value::Bytes(b"x".to_vec())),
+    };
+    for writer in [Writer::Cpp, Writer::Java] {
+        for (t, cells) in &pages {
+            let (got, _) = scan_pages(*t, &[first(*t)], cells, None, None, writer);
+            let blocks = got.unwrap_or_else(|e| panic!("{t:?} {cells:?} {writer:?}: {e:?}"));
+            assert_eq!(blocks[0].columns[0][1..], cells[..], "{t:?} {writer:?}");
+        }
+    }
+}
+
+#[test]
+fn each_lie_is_a_statistics_lie_at_its_page() {
+    let ints = [Some(Value::I32(-5)), None, Some(Value::I32(7))];
+    let present = [Value::I32(-5), Value::I32(7)];
+    let be = |x: i32| x.to_be_bytes();
+    let first = [Some(Value::I32(0))];
+    for writer in [Writer::Cpp, Writer::Java] {
+        // The count one off either way (a null counted, a value not).
+        for count in [1, 3] {
+            let (got, h) = scan_pages(ColumnType::Int32, &first, &ints, None, Some(count), writer);
+            assert_eq!(got, Err(lie_at(h)), "count {count}");
+        }
+        // min or max off by one either way.
+        for (min, max) in [(-6, 7), (-4, 7), (-5, 6), (-5, 8)] {
+            let typed = with_bounds(ColumnType::Int32, &present, &be(min), &be(max));
+            let (got, h) = scan_pages(ColumnType::Int32, &first, &ints, Some(typed), None, writer);
+            assert_eq!(got, Err(lie_at(h)), "min {min} max {max} {writer:?}");
+        }
+        // INT64 min wrapped, DOUBLE max just above.
+        let longs = [Some(Value::I64(i64::MIN)), Some(Value::I64(0))];
+        let typed = with_bounds(
+            ColumnType::Int64,
+            &[Value::I64(i64::MIN), Value::I64(0)],
+            &i64::MAX.to_be_bytes(),
+            &0i64.to_be_bytes(),
+        );
+        let (got, h) = scan_pages(
+            ColumnType::Int64,
+            &[Some(Value::I64(0))],
+            &longs,
+            Some(typed),
+            None,
+            writer,
+        );
+        assert_eq!(got, Err(lie_at(h)));
+        let doubles = [Some(f64v(1.0)), Some(f64v(2.0))];
+        let typed = with_bounds(
+            ColumnType::Double,
+            &[f64v(1.0), f64v(2.0)],
+            &1.0f64.to_be_bytes(),
+            &2.0f64.next_up().to_be_bytes(),
+        );
+        let (got, h) = scan_pages(
+            ColumnType::Double,
+            &[Some(f64v(0.0))],
+            &doubles,
+            Some(typed),
+            None,
+            writer,
+        );
+        assert_eq!(got, Err(lie_at(h)));
+        // A NaN bound on a page without NaN.
+        let typed = with_bounds(
+            ColumnType::Float,
+            &[f32v(1.0), f32v(2.0)],
+            &f32::NAN.to_be_bytes(),
+            &2.0f32.to_be_bytes(),
+        );
+        let floats = [Some(f32v(1.0)), Some(f32v(2.0))];
+        let (got, h) = scan_pages(
+            ColumnType::Float,
+            &[Some(f32v(0.0))],
+            &floats,
+            Some(typed),
+            None,
+            writer,
+        );
+        assert_eq!(got, Err(lie_at(h)));
+        // The count of a BOOLEAN page (its typed part is not checked).
+        let bools = [Some(Value::Bool(true)), None];
+        let (got, h) = scan_pages(
+            ColumnType::Boolean,
+            &[Some(Value::Bool(false))],
+            &bools,
+            None,
+            Some(2),
+            writer,
+        );
+        assert_eq!(got, Err(lie_at(h)));
+    }
+}
+
+#[test]
+fn pages_holding_nan_are_checked_as_their_writer_computes_them() {
+    // NaN after the first value: the bounds of the other values.
+    let cells = [Some(f64v(2.0)), Some(f64v(f64::NAN)), Some(f64v(-1.0))];
+    let present: Vec<Value> = cells.iter().flatten().cloned().collect();
+    // Bounds that a C++ batch (SSE min / max) may give, not Java's loop.
+    let odd = with_bounds(
+        ColumnType::Double,
+        &present,
+        &2.0f64.to_be_bytes(),
+        &f64::NAN.to_be_bytes(),
+    );
+    let (java, h) = scan_pages(
+        ColumnType::Double,
+        &[Some(f64v(0.0))],
+        &cells,
+        Some(odd.clone()),
+        None,
+        Writer::Java,
+    );
+    assert_eq!(java, Err(lie_at(h)));
+    let (cpp, _) = scan_pages(
+        ColumnType::Double,
+        &[Some(f64v(0.0))],
+        &cells,
+        Some(odd),
+        None,
+        Writer::Cpp,
+    );
+    assert!(cpp.is_ok(), "{cpp:?}");
+    // NaN first: Java's min and max are NaN; numbers there are a lie.
+    let cells = [Some(f32v(f32::NAN)), Some(f32v(1.0))];
+    let numbers = with_bounds(
+        ColumnType::Float,
+        &[f32v(1.0)],
+        &1.0f32.to_be_bytes(),
+        &1.0f32.to_be_bytes(),
+    );
+    let (java, h) = scan_pages(
+        ColumnType::Float,
+        &[Some(f32v(0.0))],
+        &cells,
+        Some(numbers),
+        None,
+        Writer::Java,
+    );
+    assert_eq!(java, Err(lie_at(h)));
+    // A zero of either sign stands for the other.
+    let cells = [Some(f32v(0.0)), Some(f32v(1.0))];
+    let typed = with_bounds(
+        ColumnType::Float,
+        &[f32v(0.0), f32v(1.0)],
+        &(-0.0f32).to_be_bytes(),
+        &1.0f32.to_be_bytes(),
+    );
+    for writer in [Writer::Cpp, Writer::Java] {
+        let (got, _) = scan_pages(
+            ColumnType::Float,
+            &[Some(f32v(0.0))],
+            &cells,
+            Some(typed.clone()),
+            None,
+            writer,
+        );
+        assert!(got.is_ok(), "{got:?}");
+    }
+}
+
+#[test]
+fn scaled_float_pages_keep_the_bounds_of_the_values_before_rounding() {
+    // The C++ writer's TS_2DIFF DOUBLE pages (maxPointNumber 2) hold the
+    // values rounded to hundredths; their min / max are of the values it
+    // was given (a fixture's page: -637943.345 read back as -637943.34).
+    let given = [f64v(-637943.345), f64v(1.0049)];
+    let cells: Vec<Option<Value>> = given.iter().cloned().map(Some).collect();
+    let times = [0i64, 1];
+    let time = time_page(&time_body(&times, Encoding::Plain, Writer::Cpp), Stats::of(&times));
+    for e in [Encoding::Ts2Diff, Encoding::Rle] {
+        let page = value_page_typed(
+            &value_body(ColumnType::Double, e, &cells, Writer::Cpp),
+            Stats::of(&times),
+            &typed_stats(ColumnType::Double, &given),
+        );
+        let g = Group {
+            time: Chunk::plain(ColumnType::Int64, Encoding::Plain, &time),
+            values: vec![Some(Chunk::plain(ColumnType::Double, e, &page))],
+        };
+        let mut q = request(None, 10);
+        q.columns = vec![0];
+        let blocks = scan(&g, &q).unwrap();
+        assert_ne!(blocks[0].columns[0], cells, "{e:?}: rounded");
+    }
+}
