@@ -232,16 +232,24 @@ pub fn typed_stats(t: ColumnType, values: &[Value]) -> Vec<u8> {
             })
             .collect()
     };
+    // The values' own bits: a NaN converted between f32 and f64 (or made
+    // by arithmetic) has a payload that differs between architectures,
+    // and these bytes are hashed and compared across them.
+    let f32s = || -> Vec<f32> {
+        values
+            .iter()
+            .map(|v| if let Value::F32(x) = v { f32::from_bits(*x) } else { 0.0 })
+            .collect()
+    };
     let f64s = || -> Vec<f64> {
         values
             .iter()
-            .map(|v| match v {
-                Value::F32(x) => f32::from_bits(*x) as f64,
-                Value::F64(x) => f64::from_bits(*x),
-                _ => 0.0,
-            })
+            .map(|v| if let Value::F64(x) = v { f64::from_bits(*x) } else { 0.0 })
             .collect()
     };
+    // A sum that is NaN as Java writes it (`Double.doubleToLongBits`: the
+    // one canonical NaN).
+    let sum = |x: f64| if x.is_nan() { f64::NAN } else { x };
     // min, max, first, last by the writers' loop.
     fn bounds<T: Copy + PartialOrd>(x: &[T], zero: T) -> [T; 4] {
         let Some(&first) = x.first() else { return [zero; 4] };
@@ -286,18 +294,18 @@ pub fn typed_stats(t: ColumnType, values: &[Value]) -> Vec<u8> {
             out.extend_from_slice(&x.iter().fold(0.0, |a, &v| a + v as f64).to_be_bytes());
         }
         Float => {
-            let x = f64s();
+            let x = f32s();
             for v in bounds(&x, 0.0) {
-                out.extend_from_slice(&(v as f32).to_be_bytes());
+                out.extend_from_slice(&v.to_be_bytes());
             }
-            out.extend_from_slice(&x.iter().fold(0.0, |a, v| a + v).to_be_bytes());
+            out.extend_from_slice(&sum(x.iter().fold(0.0, |a, &v| a + v as f64)).to_be_bytes());
         }
         Double => {
             let x = f64s();
             for v in bounds(&x, 0.0) {
                 out.extend_from_slice(&v.to_be_bytes());
             }
-            out.extend_from_slice(&x.iter().fold(0.0, |a, v| a + v).to_be_bytes());
+            out.extend_from_slice(&sum(x.iter().fold(0.0, |a, v| a + v)).to_be_bytes());
         }
         Text | String => {
             string(&mut out, bytes.first().copied().unwrap_or(&[]));

@@ -329,3 +329,39 @@ fn scaled_float_pages_keep_the_bounds_of_the_values_before_rounding() {
         assert_ne!(blocks[0].columns[0], cells, "{e:?}: rounded");
     }
 }
+
+/// The statistics a generator writes are hashed and compared across
+/// architectures, so they hold the values' own bits: a NaN's payload
+/// (signalling or not) survives, where converting it between f32 and f64
+/// would change it differently on x86_64 and s390x; a sum that is NaN is
+/// the one canonical NaN, as Java writes doubles.
+#[test]
+fn generated_float_statistics_keep_each_nan_bit_for_bit() {
+    let signalling = 0x7f80_0001u32;
+    let payload = 0xffc1_2345u32;
+    let typed = typed_stats(
+        ColumnType::Float,
+        &[Value::F32(signalling), f32v(1.5), Value::F32(payload)],
+    );
+    let word = |at: usize| u32::from_be_bytes(typed[at..at + 4].try_into().unwrap());
+    // min, max (a first NaN is both), first, last.
+    assert_eq!(
+        [word(0), word(4), word(8), word(12)],
+        [signalling, signalling, signalling, payload]
+    );
+    assert_eq!(typed[16..24], f64::NAN.to_bits().to_be_bytes());
+
+    let signalling = 0x7ff0_0000_0000_0001u64;
+    let typed = typed_stats(ColumnType::Double, &[f64v(-2.0), Value::F64(signalling), f64v(3.0)]);
+    let word = |at: usize| u64::from_be_bytes(typed[at..at + 8].try_into().unwrap());
+    assert_eq!(
+        [word(0), word(8), word(16), word(24)],
+        [
+            (-2.0f64).to_bits(),
+            3.0f64.to_bits(),
+            (-2.0f64).to_bits(),
+            3.0f64.to_bits()
+        ]
+    );
+    assert_eq!(word(32), f64::NAN.to_bits());
+}
