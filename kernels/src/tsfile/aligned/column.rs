@@ -96,10 +96,9 @@ impl Data {
     /// when `v < min` and max when `v > max` (so a first NaN is both bounds
     /// and later NaNs are passed over), compared numerically. A C++ FLOAT /
     /// DOUBLE page holding NaN is not checked (its batch path, SSE min /
-    /// max, gives other bounds), nor a FLOAT / DOUBLE page of scaled
-    /// integers (`e` TS_2DIFF or RLE: the page holds the values rounded,
-    /// the bounds are of those given to the writer); BOOLEAN and binary
-    /// pages store none.
+    /// max, gives other bounds), nor a page whose encoding does not store
+    /// the values as given ([`Encoding::stores_values_as_given`]); BOOLEAN
+    /// and binary pages store none.
     pub(crate) fn bounds_hold(
         &self,
         range: std::ops::Range<usize>,
@@ -125,7 +124,7 @@ impl Data {
             }
             lo == min && hi == max
         }
-        if matches!(self, Data::F32(_) | Data::F64(_)) && matches!(e, Encoding::Ts2Diff | Encoding::Rle) {
+        if !e.stores_values_as_given(matches!(self, Data::F32(_) | Data::F64(_))) {
             return true;
         }
         match self {

@@ -99,6 +99,23 @@ pub enum Encoding {
     Regular,
 }
 
+impl Encoding {
+    /// Does a page in this encoding hold exactly the values its writer was
+    /// given? Its statistics are of the values given, so only then can
+    /// they be checked against the page or prune it. Not so for FLOAT /
+    /// DOUBLE as scaled integers (TS_2DIFF, RLE: rounded), nor for SPRINTZ
+    /// and CAMEL, whose C++ encoders give back other values for some
+    /// inputs (docs/tsfile-aligned.md, "Value page statistics"; the Java
+    /// writer's are treated alike, unverified).
+    pub(crate) fn stores_values_as_given(self, float: bool) -> bool {
+        match self {
+            Encoding::Ts2Diff | Encoding::Rle => !float,
+            Encoding::Sprintz | Encoding::Camel => false,
+            _ => true,
+        }
+    }
+}
+
 /// One chunk's page area as the file stores it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Chunk<'a> {

@@ -303,17 +303,20 @@ fn field_excludes(op: &FieldOp, v: &Involved<'_>, p: usize, time_page: &PageRef)
 
 /// Does every value in `[min, max]` (a numeric page's statistics) fail
 /// `v op c`? Only where the bounds hold every value that can match:
-/// integers always; FLOAT / DOUBLE of the Java writer when neither bound is
+/// integers stored as given; FLOAT / DOUBLE of the Java writer when neither bound is
 /// NaN (its bounds pass over NaNs after the first value, and NaN matches no
 /// comparison; a first NaN makes both bounds NaN); never for the C++
 /// writer's floats, whose batch path (SSE min / max) can give bounds that
-/// leave out values when NaN is among them; nor for FLOAT / DOUBLE pages
-/// of scaled integers (TS_2DIFF, RLE: the page holds the values rounded,
+/// leave out values when NaN is among them; nor for a page whose encoding
+/// does not store the values as given ([`Encoding::stores_values_as_given`]:
 /// the bounds are of the values before). A constant of another type or
 /// NaN: no.
 fn outside_bounds(op: CmpOp, c: &Value, t: ColumnType, e: Encoding, writer: Writer, min: u64, max: u64) -> bool {
     use std::cmp::Ordering::{Equal, Greater, Less};
-    let java = writer == Writer::Java && !matches!(e, Encoding::Ts2Diff | Encoding::Rle);
+    if !e.stores_values_as_given(matches!(t, ColumnType::Float | ColumnType::Double)) {
+        return false;
+    }
+    let java = writer == Writer::Java;
     // The constant against min, and against max.
     let (lo, hi) = match (t, c) {
         (ColumnType::Int32 | ColumnType::Date, Value::I32(x)) => {
