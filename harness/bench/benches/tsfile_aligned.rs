@@ -1,8 +1,9 @@
 //! The seed's benchmark (`002_8cb3312a337eb4c4`): an aligned chunk group of
 //! 200,000 rows x 8 INT64 columns (TS_2DIFF), pages of 512 and 8,192
 //! points, scanned under a window covering the middle half, with blocks of
-//! 32,768 and 65,536 rows. Contenders in one run: the kernel scanner, the
-//! kernel with bulk copy and in-place decode switched off
+//! 32,768 and 65,536 rows. Contenders in one run: the kernel scanner (fresh
+//! blocks each scan, and blocks handed back to a `BlockPool` after each),
+//! the kernel with bulk copy and in-place decode switched off
 //! (`ScanOptions::baseline`), and the reference scanner; then the slow paths
 //! (a TimeIn filter and a FIELD filter) with the kernel. Throughput is the
 //! values retained (100,000 rows x 8 columns).
@@ -109,6 +110,15 @@ fn bench(c: &mut Criterion) {
             // The three contenders interleaved in one group and run.
             g.bench_function(id("kernel"), |b| {
                 b.iter(|| black_box(k::scan(&kg, &window, k::ScanOptions::default())))
+            });
+            // Its blocks handed back after each scan, as a reader scanning
+            // group after group does: no fresh memory to fault in.
+            let mut pool = k::BlockPool::new();
+            g.bench_function(id("kernel-reusing-blocks"), |b| {
+                b.iter(|| {
+                    let out = k::scan_reusing(&kg, &window, k::ScanOptions::default(), &k::NoDecompress, &mut pool);
+                    pool.recycle(black_box(out).result.expect("scan"));
+                })
             });
             g.bench_function(id("kernel-baseline"), |b| {
                 b.iter(|| black_box(k::scan(&kg, &window, k::ScanOptions::baseline())))

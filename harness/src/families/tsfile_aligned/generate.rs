@@ -891,7 +891,8 @@ fn value_statistics_scenario(rng: &mut CaseRng, s: &mut Scenario) {
 /// column whose header lies by a little: its count (one to three off), or
 /// for a numeric type its min or max (one step, of the value or of the
 /// float); the FIELD filter on that column half the time, so a plan that
-/// prunes by the lie meets it.
+/// prunes by the lie meets it (and min / max, checked only in the FIELD
+/// filter's column, are a lie both scanners pass over the other half).
 fn lying_value_statistics(rng: &mut CaseRng, s: &mut Scenario) -> Case<AlignedInput> {
     let present: Vec<usize> = (0..s.cols.len()).filter(|&c| s.cols[c].is_some()).collect();
     if present.is_empty() || s.page_sizes.is_empty() {

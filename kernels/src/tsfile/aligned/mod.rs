@@ -43,11 +43,13 @@ pub mod arrow;
 mod column;
 pub mod filter;
 mod page;
+mod pool;
 mod scan;
 
 pub use column::{Block, Column, Data};
 pub use filter::{CmpOp, FieldFilter, FieldOp, Filter, TimeFilter};
-pub use scan::{scan, scan_with};
+pub use pool::BlockPool;
+pub use scan::{scan, scan_reusing, scan_with};
 
 /// The most rows one page may hold (the reference's cap): a time page's
 /// body does not say how many rows it has.

@@ -321,6 +321,28 @@ fn case_strategy() -> impl Strategy<Value = Case> {
     )
 }
 
+/// Blocks as a caller hands them back: rows left in them, more or fewer
+/// columns than a scan needs, of other types.
+fn used_blocks() -> Vec<Block> {
+    let column = |data: Data| Column {
+        valid: vec![true; data.len()],
+        data,
+    };
+    vec![
+        Block {
+            times: vec![5; 30],
+            columns: (0..5).map(|_| column(Data::I64(vec![9; 30]))).collect(),
+        },
+        Block {
+            times: vec![5, 6],
+            columns: vec![
+                column(Data::Bytes(vec![b"x".to_vec(), vec![]])),
+                column(Data::Bool(vec![true, false])),
+            ],
+        },
+    ]
+}
+
 fn run(case: &Case) -> (ScanOutput, Vec<Vec<Row>>) {
     let (time, values) = case.chunks();
     let chunk = |data_type, data| Chunk {
@@ -356,6 +378,15 @@ fn run(case: &Case) -> (ScanOutput, Vec<Vec<Row>>) {
         writer: Writer::Cpp,
     };
     let out = scan_with(&group, &request, case.options, &Reversed);
+    // Through a pool of used blocks of other shapes and types (two scans:
+    // the second takes the first's blocks back): the same output.
+    let mut pool = BlockPool::new();
+    pool.recycle(used_blocks());
+    for _ in 0..2 {
+        let pooled = scan_reusing(&group, &request, case.options, &Reversed, &mut pool);
+        assert_eq!(pooled.result, out.result, "through a pool, {case:?}");
+        pool.recycle(pooled.result.unwrap_or_default());
+    }
     let got = match &out.result {
         Ok(blocks) => blocks
             .iter()

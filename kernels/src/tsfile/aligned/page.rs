@@ -217,8 +217,15 @@ pub(crate) fn value_page<'a>(
         return Err(fail(ErrorKind::BitmapTruncated, chunk, p, inside(4)));
     }
     let bitmap = &body[4..4 + bitmap_len];
-    // Whole bytes by popcount; the last byte's unused low bits do not count.
-    let mut non_null: usize = bitmap.iter().map(|b| b.count_ones() as usize).sum();
+    // Whole bytes by popcount, eight at a time (without a POPCNT
+    // instruction, a u64's count costs about what one byte's does); the
+    // last byte's unused low bits do not count.
+    let words = bitmap.chunks_exact(8);
+    let tail: usize = words.remainder().iter().map(|b| b.count_ones() as usize).sum();
+    let mut non_null = tail
+        + words
+            .map(|w| u64::from_ne_bytes(w.try_into().expect("8 bytes")).count_ones() as usize)
+            .sum::<usize>();
     if !rows.is_multiple_of(8) {
         let spare = bitmap[bitmap_len - 1] & (0xFF >> (rows % 8));
         non_null -= spare.count_ones() as usize;

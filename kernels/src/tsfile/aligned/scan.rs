@@ -6,6 +6,7 @@ use std::borrow::Cow;
 use super::column::{decode_into, layouts, Block, Column};
 use super::filter::{CmpOp, FieldOp, TimePlan};
 use super::page::{directory, supported, value_page, PageRef};
+use super::pool::BlockPool;
 use super::{
     Chunk, ChunkId, ColumnType, Decompress, Encoding, ErrorKind, Group, NoDecompress, PageAction, Request, ScanError,
     ScanOptions, ScanOutput, ScanStats, Value, Writer, MAX_PAGE_ROWS,
@@ -34,8 +35,22 @@ pub fn scan(group: &Group<'_>, request: &Request, options: ScanOptions) -> ScanO
 /// does not decode are not checked (see [`PageAction::decoded`]). With the
 /// statistics of what the plan did.
 pub fn scan_with(group: &Group<'_>, request: &Request, options: ScanOptions, codec: &dyn Decompress) -> ScanOutput {
+    scan_reusing(group, request, options, codec, &mut BlockPool::new())
+}
+
+/// [`scan_with`], its blocks filled from `pool`'s buffers where it has
+/// some: for a caller that scans again and again and hands each scan's
+/// blocks back ([`BlockPool::recycle`]) once it has read them. The rows are
+/// the same as without a pool.
+pub fn scan_reusing(
+    group: &Group<'_>,
+    request: &Request,
+    options: ScanOptions,
+    codec: &dyn Decompress,
+    pool: &mut BlockPool,
+) -> ScanOutput {
     let mut plan = Vec::new();
-    let result = run(group, request, options, codec, &mut plan);
+    let result = run(group, request, options, codec, &mut plan, pool);
     let count = |f: fn(&PageAction) -> bool| plan.iter().filter(|a| f(a)).count();
     let stats = ScanStats {
         pages_skipped: count(|a| matches!(a, PageAction::Skip | PageAction::NoMatch)),
@@ -59,6 +74,10 @@ struct Involved<'a> {
     pages: Vec<PageRef>,
     codec: &'a dyn Decompress,
     writer: Writer,
+    /// The FIELD filter's column: the one whose min / max a plan may skip
+    /// pages by, so the one whose min / max each decoded page is held to
+    /// (a pass over every value, which for the others would buy nothing).
+    bounds_checked: bool,
 }
 
 fn run<'a>(
@@ -67,6 +86,7 @@ fn run<'a>(
     options: ScanOptions,
     codec: &'a dyn Decompress,
     plan: &mut Vec<PageAction>,
+    pool: &mut BlockPool,
 ) -> Result<Vec<Block>, ScanError> {
     let bad_request = fail(ErrorKind::BadRequest, ChunkId::Time, 0, 0);
     let n_values = group.values.len();
@@ -137,6 +157,7 @@ fn run<'a>(
             pages,
             codec,
             writer: request.writer,
+            bounds_checked: field.is_some_and(|f| f.column == index),
         });
     }
     // Output column j reads involved[slot[j]].
@@ -158,7 +179,7 @@ fn run<'a>(
         options.direct_decode && field.is_none() && types.iter().all(|t| t.is_none_or(|t| t.fixed_width()));
     let bulk_allowed = options.bulk_copy && time_plan.contiguous && field.is_none();
 
-    let mut sink = Sink::new(request, types.clone());
+    let mut sink = Sink::new(request, types.clone(), pool);
     let mut times: Vec<i64> = Vec::new();
     let mut staged: Vec<Column> = involved
         .iter()
@@ -510,6 +531,7 @@ fn decode_column(
     if page.has_statistics
         && (page.count as usize != vp.non_null
             || (reserved > 0
+                && v.bounds_checked
                 && !column
                     .data
                     .bounds_hold(base..base + reserved, chunk.encoding, v.writer, page.min, page.max)))
@@ -544,21 +566,19 @@ fn stage(
 }
 
 /// Offset, limit and blocks.
-struct Sink {
+struct Sink<'p> {
     to_skip: u64,
     room: Option<u64>,
     block_rows: usize,
     types: Vec<Option<ColumnType>>,
     blocks: Vec<Block>,
     current: Block,
-    /// Every row of the current block so far came from in-place pages: an
-    /// in-place page may only follow those (the leading pages of a block).
-    in_place_run: bool,
+    pool: &'p mut BlockPool,
 }
 
-impl Sink {
-    fn new(request: &Request, types: Vec<Option<ColumnType>>) -> Sink {
-        let current = Self::fresh(&types, request.block_rows);
+impl<'p> Sink<'p> {
+    fn new(request: &Request, types: Vec<Option<ColumnType>>, pool: &'p mut BlockPool) -> Sink<'p> {
+        let current = Self::fresh(pool, &types, request.block_rows);
         Sink {
             to_skip: request.offset,
             room: request.limit,
@@ -566,18 +586,15 @@ impl Sink {
             types,
             blocks: Vec::new(),
             current,
-            in_place_run: true,
+            pool,
         }
     }
-    /// An empty block with room for `block_rows` rows reserved up to
-    /// [`RESERVE_ROWS`] (so a block's buffers grow without copying in the
-    /// common case, and a huge requested block size reserves nothing huge).
-    fn fresh(types: &[Option<ColumnType>], block_rows: usize) -> Block {
-        let capacity = block_rows.min(RESERVE_ROWS);
-        Block {
-            times: Vec::with_capacity(capacity),
-            columns: types.iter().map(|&t| Column::with_capacity(t, capacity)).collect(),
-        }
+    /// An empty block from the pool with room for `block_rows` rows
+    /// reserved up to [`RESERVE_ROWS`] (so a block's buffers grow without
+    /// copying in the common case, and a huge requested block size reserves
+    /// nothing huge).
+    fn fresh(pool: &mut BlockPool, types: &[Option<ColumnType>], block_rows: usize) -> Block {
+        pool.take(types, block_rows.min(RESERVE_ROWS))
     }
     /// Drop `rows` rows for the offset if it swallows them all (`rows` is
     /// a header's count, at least 1 by the header checks).
@@ -595,15 +612,14 @@ impl Sink {
     }
     fn close_if_full(&mut self) {
         if self.current.rows() == self.block_rows {
-            let full = std::mem::replace(&mut self.current, Self::fresh(&self.types, self.block_rows));
+            let fresh = Self::fresh(self.pool, &self.types, self.block_rows);
+            let full = std::mem::replace(&mut self.current, fresh);
             self.blocks.push(full);
-            self.in_place_run = true;
         }
     }
     /// Can a whole page of `rows` go straight into the current block?
     fn can_take_in_place(&self, rows: usize) -> bool {
         self.to_skip == 0
-            && self.in_place_run
             && rows <= self.block_rows - self.current.rows()
             && self.room.is_none_or(|room| rows as u64 <= room)
     }
@@ -662,13 +678,14 @@ impl Sink {
                 column.valid.extend_from_slice(&staged[s].valid[b..b + n]);
             }
             b += n;
-            self.in_place_run = false;
             self.close_if_full();
         }
     }
     fn finish(mut self) -> Vec<Block> {
         if self.current.rows() > 0 {
             self.blocks.push(self.current);
+        } else {
+            self.pool.recycle([self.current]);
         }
         self.blocks
     }

@@ -128,7 +128,8 @@ fn contiguous_window_bulk_copies_boundary_pages_and_skips_the_rest() {
                 row_end: 8,
                 bulk: true
             },
-            FullPass { in_place: false },
+            // Whole and in the block's room: in place, after a bulk copy.
+            FullPass { in_place: true },
             Boundary {
                 row_begin: 0,
                 row_end: 6,
@@ -168,7 +169,7 @@ fn no_filter_decodes_leading_pages_in_place_and_resumes_across_blocks() {
         assert_eq!(rows(&out), expected(|_| true), "block_rows {block_rows}");
         let blocks = out.result.as_ref().unwrap();
         assert!(blocks.iter().all(|b| b.rows() <= block_rows && b.rows() > 0));
-        // In place exactly when whole pages fit the blocks from their start.
+        // In place exactly when a whole page fits the current block's room.
         match block_rows {
             1 | 7 => assert_eq!(out.stats.pages_in_place, 0),
             9 => assert!((1..5).contains(&out.stats.pages_in_place)),
@@ -330,7 +331,8 @@ fn pages_without_statistics_are_planned_from_their_times() {
                 row_end: 8,
                 bulk: true
             },
-            FullPass { in_place: false },
+            // Whole and in the block's room: in place, after a bulk copy.
+            FullPass { in_place: true },
             Boundary {
                 row_begin: 0,
                 row_end: 6,
@@ -1636,8 +1638,10 @@ fn value_pruning_skips_time_and_value_pages_undecoded() {
 #[test]
 fn value_statistics_are_checked_where_the_page_is_decoded() {
     // Page 1's value header lies about its count, min or max: a
-    // StatisticsLie at that header when the page is decoded (no FIELD
-    // filter here, so nothing prunes it), in both option sets.
+    // StatisticsLie at that header when the page is decoded, in both option
+    // sets. Min and max are held to the values only in the FIELD filter's
+    // column, the one a plan may prune by (here IS NOT NULL, which prunes
+    // none of these pages).
     let (t, good) = chunks();
     // Page 0's value page, to find page 1's header.
     let cells0: Vec<Option<i64>> = (0..8).map(|t| (t % 5 != 0).then_some(t * 100)).collect();
@@ -1655,15 +1659,23 @@ fn value_statistics_are_checked_where_the_page_is_decoded() {
         let mut v = good.clone();
         v[offset] = v[offset].wrapping_add_signed(delta);
         let g = group(&t, &v);
+        let mut filtered = request(None, 100);
+        filtered.filter.field = Some(FieldFilter {
+            column: 0,
+            op: FieldOp::IsNotNull,
+        });
         for options in [ScanOptions::default(), ScanOptions::baseline()] {
-            let out = scan(&g, &request(None, 100), options);
-            let e = out.result.unwrap_err();
-            let got = (e.kind, e.chunk, e.page, e.offset);
-            assert_eq!(
-                got,
-                (ErrorKind::StatisticsLie, ChunkId::Value(0), 1, at),
-                "{what} {delta}"
-            );
+            for (r, checked) in [(&filtered, true), (&request(None, 100), what == "count")] {
+                let out = scan(&g, r, options);
+                match out.result {
+                    Err(e) => assert_eq!(
+                        (e.kind, e.chunk, e.page, e.offset, checked),
+                        (ErrorKind::StatisticsLie, ChunkId::Value(0), 1, at, true),
+                        "{what} {delta}"
+                    ),
+                    Ok(_) => assert!(!checked, "{what} {delta} {r:?}"),
+                }
+            }
         }
     }
     // The same bytes unchanged read.
@@ -1733,4 +1745,44 @@ fn bounds_of_encodings_that_change_values_are_neither_checked_nor_pruned_on() {
             assert_eq!(pruned.stats.skipped_by_value_statistics, 0, "{e:?}");
         }
     }
+}
+
+#[test]
+fn a_pool_hands_one_scans_block_buffers_to_the_next() {
+    let (t, v) = chunks();
+    let g = group(&t, &v);
+    // 40 rows in blocks of 16: three blocks.
+    let r = request(None, 16);
+    let mut pool = BlockPool::new();
+    let first = scan_reusing(&g, &r, ScanOptions::default(), &NoDecompress, &mut pool);
+    let blocks = first.result.unwrap();
+    assert_eq!((blocks.len(), pool.len()), (3, 0));
+    let mut buffers: Vec<*const i64> = blocks.iter().map(|b| b.times.as_ptr()).collect();
+    pool.recycle(blocks);
+    assert_eq!(pool.len(), 3);
+    let second = scan_reusing(&g, &r, ScanOptions::default(), &NoDecompress, &mut pool);
+    let blocks = second.result.unwrap();
+    assert_eq!(
+        rows(&ScanOutput {
+            result: Ok(blocks.clone()),
+            stats: second.stats
+        }),
+        expected(|_| true)
+    );
+    assert!(pool.is_empty());
+    let mut again: Vec<*const i64> = blocks.iter().map(|b| b.times.as_ptr()).collect();
+    buffers.sort();
+    again.sort();
+    assert_eq!(again, buffers, "the second scan's blocks are the first's buffers");
+    // A scan that needs fewer blocks leaves the rest in the pool.
+    pool.recycle(blocks);
+    let one = scan_reusing(
+        &g,
+        &request(None, 100),
+        ScanOptions::default(),
+        &NoDecompress,
+        &mut pool,
+    );
+    assert_eq!(one.result.unwrap().len(), 1);
+    assert_eq!(pool.len(), 2);
 }

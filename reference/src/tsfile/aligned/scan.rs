@@ -31,8 +31,9 @@ pub fn scan(group: &Group<'_>, request: &Request) -> Result<Vec<Block>, ScanErro
 /// page count; then page by page: the time page (decompression, decoding,
 /// statistics against the decoded times, strictly increasing times), then
 /// each involved value page by ascending column index (row count, bitmap,
-/// values, value count, then its statistics: non-null count, and min / max
-/// of the numeric types as the writer computes them,
+/// values, value count, then its statistics: the non-null count, and for
+/// the FIELD filter's column, whose bounds a plan may skip pages by, min /
+/// max of the numeric types as the writer computes them,
 /// [`super::page::value_statistics_hold`]; a lie is `StatisticsLie` at its
 /// header). Every page is
 /// decoded, even after the limit is reached.
@@ -123,7 +124,13 @@ pub fn scan_with(group: &Group<'_>, request: &Request, codec: &dyn Decompress) -
         let mut columns: Vec<(usize, Vec<Option<Value>>)> = Vec::new();
         for (c, pages) in &value_pages {
             let cells = match (pages, &group.values[*c]) {
-                (Some(pages), Some(chunk)) => value_page(chunk, &pages[p], *c, p, times.len(), request.writer, codec)?,
+                (Some(pages), Some(chunk)) => {
+                    // Min / max only of the FIELD filter's column: the
+                    // only bounds a plan can use.
+                    let bounds = field.is_some_and(|f| f.column == *c);
+                    let page = &pages[p];
+                    value_page(chunk, page, *c, p, times.len(), request.writer, bounds, codec)?
+                }
                 _ => vec![None; times.len()],
             };
             columns.push((*c, cells));
@@ -164,7 +171,9 @@ fn page_body<'d>(
     Ok(Cow::Owned(body))
 }
 
-/// Decode one value page into one cell per row.
+/// Decode one value page into one cell per row, checking its statistics:
+/// the non-null count, and with `bounds` min / max too.
+#[allow(clippy::too_many_arguments)]
 fn value_page(
     chunk: &Chunk<'_>,
     page: &PageRef,
@@ -172,6 +181,7 @@ fn value_page(
     p: usize,
     rows: usize,
     writer: Writer,
+    bounds: bool,
     codec: &dyn Decompress,
 ) -> Result<Vec<Option<Value>>, ScanError> {
     let (t, e) = (chunk.data_type, chunk.encoding);
@@ -209,7 +219,12 @@ fn value_page(
     if values.len() != non_null {
         return Err(at(ErrorKind::ValueCountMismatch, values_at));
     }
-    if page.has_statistics && !value_statistics_hold(t, e, writer, page.count, &chunk.data[page.typed_at..], &values) {
+    let truthful = if bounds {
+        value_statistics_hold(t, e, writer, page.count, &chunk.data[page.typed_at..], &values)
+    } else {
+        page.count as usize == values.len()
+    };
+    if page.has_statistics && !truthful {
         return Err(at(ErrorKind::StatisticsLie, page.header_at));
     }
     let mut values = values.into_iter();
