@@ -123,6 +123,14 @@ fn bench(c: &mut Criterion) {
             g.bench_function(id("kernel-baseline"), |b| {
                 b.iter(|| black_box(k::scan(&kg, &window, k::ScanOptions::baseline())))
             });
+            // The same with blocks handed back: the optimizations' gain
+            // without the first touch of fresh blocks in either.
+            g.bench_function(id("kernel-baseline-reusing-blocks"), |b| {
+                b.iter(|| {
+                    let out = k::scan_reusing(&kg, &window, k::ScanOptions::baseline(), &k::NoDecompress, &mut pool);
+                    pool.recycle(black_box(out).result.expect("scan"));
+                })
+            });
             let rq = r::Request {
                 filter: r::Filter {
                     time: Some(r::TimeFilter::Between(lo, hi)),
