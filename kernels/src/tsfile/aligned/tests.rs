@@ -1757,9 +1757,20 @@ fn a_pool_hands_one_scans_block_buffers_to_the_next() {
     let first = scan_reusing(&g, &r, ScanOptions::default(), &NoDecompress, &mut pool);
     let blocks = first.result.unwrap();
     assert_eq!((blocks.len(), pool.len()), (3, 0));
-    let mut buffers: Vec<*const i64> = blocks.iter().map(|b| b.times.as_ptr()).collect();
+    // Each block's times and its column's values.
+    let pointers = |blocks: &[Block]| -> Vec<*const i64> {
+        let mut all: Vec<*const i64> = blocks.iter().map(|b| b.times.as_ptr()).collect();
+        all.extend(blocks.iter().map(|b| match &b.columns[0].data {
+            Data::I64(v) => v.as_ptr(),
+            other => panic!("{}", other.kind()),
+        }));
+        all.sort();
+        all
+    };
+    let buffers = pointers(&blocks);
     pool.recycle(blocks);
     assert_eq!(pool.len(), 3);
+    assert!(!pool.is_empty());
     let second = scan_reusing(&g, &r, ScanOptions::default(), &NoDecompress, &mut pool);
     let blocks = second.result.unwrap();
     assert_eq!(
@@ -1770,10 +1781,11 @@ fn a_pool_hands_one_scans_block_buffers_to_the_next() {
         expected(|_| true)
     );
     assert!(pool.is_empty());
-    let mut again: Vec<*const i64> = blocks.iter().map(|b| b.times.as_ptr()).collect();
-    buffers.sort();
-    again.sort();
-    assert_eq!(again, buffers, "the second scan's blocks are the first's buffers");
+    assert_eq!(
+        pointers(&blocks),
+        buffers,
+        "the second scan's blocks are the first's buffers"
+    );
     // A scan that needs fewer blocks leaves the rest in the pool.
     pool.recycle(blocks);
     let one = scan_reusing(
