@@ -21,6 +21,7 @@ pub mod chimp;
 pub mod dictionary;
 pub mod float_scaled;
 pub mod gorilla;
+mod minmax;
 pub mod plain;
 pub mod regular;
 pub mod rlbe;

@@ -2,6 +2,7 @@
 //! and the decode of a page's non-null values into a range of one.
 
 use super::{ColumnType, Encoding, Value, Writer};
+use crate::tsfile::minmax::min_max;
 use crate::tsfile::{
     camel, chimp, dictionary, float_scaled, gorilla, plain, regular, rlbe, rle, sprintz, ts2diff, zigzag, DecodeError,
     Done,
@@ -131,8 +132,8 @@ impl Data {
             return true;
         }
         match self {
-            Data::I32(v) => bounds(&v[range]) == Some((min as u32 as i32, max as u32 as i32)),
-            Data::I64(v) => bounds(&v[range]) == Some((min as i64, max as i64)),
+            Data::I32(v) => min_max(&v[range]) == Some((min as u32 as i32, max as u32 as i32)),
+            Data::I64(v) => min_max(&v[range]) == Some((min as i64, max as i64)),
             Data::F32(v) => floats(
                 v[range].iter().map(|&x| x as f64),
                 writer,
@@ -215,31 +216,6 @@ impl Block {
     pub fn canonical(&self) -> (Vec<i64>, Vec<Vec<Option<Value>>>) {
         (self.times.clone(), self.columns.iter().map(Column::cells).collect())
     }
-}
-
-/// The least and greatest of `v`. This runs over every integer a scan
-/// decodes, so on x86_64 with AVX2 the same loop is compiled for it (four
-/// lanes compared and blended at a time) where the baseline's scalar loop
-/// branches, and mispredicts, on values such as a random walk.
-fn bounds<T: Copy + Ord>(v: &[T]) -> Option<(T, T)> {
-    #[cfg(target_arch = "x86_64")]
-    if std::is_x86_feature_detected!("avx2") {
-        // SAFETY: AVX2 was just detected on this CPU.
-        return unsafe { bounds_avx2(v) };
-    }
-    bounds_portable(v)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn bounds_avx2<T: Copy + Ord>(v: &[T]) -> Option<(T, T)> {
-    bounds_portable(v)
-}
-
-#[inline(always)]
-fn bounds_portable<T: Copy + Ord>(v: &[T]) -> Option<(T, T)> {
-    let (&first, rest) = v.split_first()?;
-    Some(rest.iter().fold((first, first), |(lo, hi), &x| (lo.min(x), hi.max(x))))
 }
 
 /// Decode exactly the values of a page into `out[rows]` (`out` already
