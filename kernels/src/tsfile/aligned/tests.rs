@@ -495,6 +495,11 @@ fn typed_of(t: ColumnType, values: &[Value]) -> Vec<u8> {
 /// values are `encoded` (statistics: the present count, the min and max of
 /// `values`, the values written).
 fn encoded_page(t: ColumnType, times: &[i64], present: &[bool], encoded: &[u8], values: &[Value]) -> Vec<u8> {
+    encoded_page_typed(times, present, encoded, typed_of(t, values))
+}
+
+/// [`encoded_page`] with the per-type statistics `typed` as given.
+fn encoded_page_typed(times: &[i64], present: &[bool], encoded: &[u8], typed: Vec<u8>) -> Vec<u8> {
     let mut body = (present.len() as i32).to_be_bytes().to_vec();
     let mut bitmap = vec![0u8; present.len().div_ceil(8)];
     for (r, &p) in present.iter().enumerate() {
@@ -512,7 +517,7 @@ fn encoded_page(t: ColumnType, times: &[i64], present: &[bool], encoded: &[u8], 
         times[0],
         times[times.len() - 1],
     );
-    out.extend(typed_of(t, values));
+    out.extend(typed);
     out.extend(body);
     out
 }
@@ -1797,4 +1802,70 @@ fn a_pool_hands_one_scans_block_buffers_to_the_next() {
     );
     assert_eq!(one.result.unwrap().len(), 1);
     assert_eq!(pool.len(), 2);
+}
+
+#[test]
+fn float_bounds_are_held_to_the_values_as_each_writer_computes_them() {
+    use ColumnType::{Double, Float};
+    let nan = f64::NAN;
+    // (writer, values, min, max, truthful)
+    let cases = [
+        (Writer::Java, vec![1.0, -2.0, 3.0], -2.0, 3.0, true),
+        (Writer::Cpp, vec![1.0, -2.0, 3.0], -2.0, 3.0, true),
+        (Writer::Java, vec![1.0, -2.0, 3.0], -2.0, 2.5, false),
+        (Writer::Cpp, vec![1.0, -2.0, 3.0], -2.5, 3.0, false),
+        // Compared as numbers: either zero stands for the other.
+        (Writer::Java, vec![0.0, 1.0], -0.0, 1.0, true),
+        // A first NaN is both bounds; one bound NaN alone is a lie.
+        (Writer::Java, vec![nan, 1.0], nan, nan, true),
+        (Writer::Java, vec![nan, 1.0], nan, 1.0, false),
+        (Writer::Java, vec![nan, 1.0], 1.0, nan, false),
+        // A later NaN is passed over.
+        (Writer::Java, vec![1.0, nan, 2.0], 1.0, 2.0, true),
+        (Writer::Java, vec![1.0, nan, 2.0], 1.0, nan, false),
+        // The C++ writer's SIMD bounds with NaN among the values: unchecked.
+        (Writer::Cpp, vec![1.0, nan, 2.0], 5.0, 5.0, true),
+    ];
+    for t in [Float, Double] {
+        let wide = t == Double;
+        let value = |x: f64| if wide { f64v(x) } else { f32v(x as f32) };
+        let bytes = |x: f64| {
+            if wide {
+                x.to_bits().to_be_bytes().to_vec()
+            } else {
+                (x as f32).to_bits().to_be_bytes().to_vec()
+            }
+        };
+        for (writer, xs, min, max, truthful) in &cases {
+            let values: Vec<Value> = xs.iter().map(|&x| value(x)).collect();
+            let times: Vec<i64> = (0..values.len() as i64).collect();
+            let encoded: Vec<u8> = values.iter().flat_map(plain_bytes).collect();
+            let mut typed = [bytes(*min), bytes(*max)].concat();
+            typed.resize(if wide { 40 } else { 24 }, 0);
+            let value_page = encoded_page_typed(&times, &vec![true; values.len()], &encoded, typed);
+            let time = time_page(&times);
+            let g = Group {
+                time: Chunk::plain(ColumnType::Int64, Encoding::Plain, &time),
+                values: vec![Some(Chunk::plain(t, Encoding::Plain, &value_page))],
+            };
+            // Under a FIELD filter on the column, whose bounds are checked;
+            // the baseline decodes the page whatever its bounds.
+            let mut r = request(None, 100);
+            r.writer = *writer;
+            r.columns = vec![0];
+            r.filter.field = Some(FieldFilter {
+                column: 0,
+                op: FieldOp::IsNotNull,
+            });
+            let out = scan(&g, &r, ScanOptions::baseline());
+            let what = format!("{t:?} {writer:?} {xs:?} min {min} max {max}");
+            match out.result {
+                Ok(_) => assert!(*truthful, "{what}: read"),
+                Err(e) => {
+                    assert!(!*truthful, "{what}: {e}");
+                    assert_eq!(e.kind, ErrorKind::StatisticsLie, "{what}");
+                }
+            }
+        }
+    }
 }

@@ -290,6 +290,19 @@ fn pages_holding_nan_are_checked_as_their_writer_computes_them() {
         Writer::Java,
     );
     assert_eq!(java, Err(lie_at(h)));
+    // One bound NaN and the other a number: a lie either way round.
+    for (min, max) in [(f32::NAN, 1.0f32), (1.0, f32::NAN)] {
+        let half = with_bounds(ColumnType::Float, &[f32v(1.0)], &min.to_be_bytes(), &max.to_be_bytes());
+        let (java, h) = scan_pages(
+            ColumnType::Float,
+            &[Some(f32v(0.0))],
+            &cells,
+            Some(half),
+            None,
+            Writer::Java,
+        );
+        assert_eq!(java, Err(lie_at(h)), "min {min} max {max}");
+    }
     // A zero of either sign stands for the other.
     let cells = [Some(f32v(0.0)), Some(f32v(1.0))];
     let typed = with_bounds(
