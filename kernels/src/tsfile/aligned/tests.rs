@@ -1696,7 +1696,8 @@ fn bounds_of_encodings_that_change_values_are_neither_checked_nor_pruned_on() {
     // official file holds SPRINTZ pages whose min and max are no value of
     // the page. Here the official pages' bounds say every value is -5.
     let official = official_pages();
-    for e in [Encoding::Sprintz, Encoding::Camel, Encoding::Plain] {
+    // TS_2DIFF DOUBLE: scaled integers, rounded.
+    for e in [Encoding::Sprintz, Encoding::Camel, Encoding::Ts2Diff, Encoding::Plain] {
         let (t, hex, values) = match e {
             Encoding::Plain => (
                 ColumnType::Int64,
