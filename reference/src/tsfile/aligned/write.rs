@@ -352,8 +352,8 @@ pub fn value_page_for(
     let encoded = values_body(t, e, &present, writer);
     let read = super::page::decode_values(&encoded, t, e, writer, present.len());
     let typed = match read {
-        Ok(read) if read.len() == present.len() => typed_stats(t, &read),
-        _ => typed_stats(t, &present),
+        Ok(read) => typed_stats(t, &read),
+        Err(_) => typed_stats(t, &present),
     };
     value_page_typed(&value_body(t, e, cells, writer), stats, &typed)
 }

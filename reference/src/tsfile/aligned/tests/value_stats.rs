@@ -445,3 +445,18 @@ fn generated_float_statistics_keep_each_nan_bit_for_bit() {
     );
     assert_eq!(word(32), f64::NAN.to_bits());
 }
+
+#[test]
+fn generated_bounds_keep_the_first_of_equal_values_as_the_writers_loop_does() {
+    // `v < min` and `v > max` (Java `updateStats`, C++
+    // `NUM_VALUE_STAT_UPDATE`): of two zeros the first is both bounds.
+    let bits = |typed: &[u8], at: usize| u64::from_be_bytes(typed[at..at + 8].try_into().unwrap());
+    for (a, b) in [(0.0f64, -0.0f64), (-0.0, 0.0)] {
+        let typed = typed_stats(ColumnType::Double, &[f64v(a), f64v(b)]);
+        assert_eq!(
+            (bits(&typed, 0), bits(&typed, 8)),
+            (a.to_bits(), a.to_bits()),
+            "{a} {b}"
+        );
+    }
+}
