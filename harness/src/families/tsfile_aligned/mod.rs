@@ -9,6 +9,7 @@
 /// The files this family is made of (see [`super::Registration`]).
 pub const SOURCES: &[&str] = &[
     "kernels/src/tsfile/aligned/",
+    "kernels/src/tsfile/minmax.rs",
     "reference/src/tsfile/aligned/",
     "harness/src/families/tsfile_aligned/",
     "harness/tests/integration/tsfile_aligned.rs",
