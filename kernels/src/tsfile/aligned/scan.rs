@@ -526,8 +526,9 @@ fn decode_column(
     if got != vp.non_null {
         return Err(fail(ErrorKind::ValueCountMismatch, id, p, vp.values_at));
     }
-    // The statistics the plan trusts to skip by a FIELD filter, checked on
-    // every page it decodes, as the reference checks them.
+    // The statistics the plan trusts to skip by a FIELD filter, checked as
+    // the reference checks them: the count on every page it decodes, min /
+    // max in the FIELD filter's column.
     if page.has_statistics
         && (page.count as usize != vp.non_null
             || (reserved > 0
