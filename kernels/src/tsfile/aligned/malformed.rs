@@ -156,7 +156,8 @@ fn int64_page(cells: &[Option<i64>], rows: usize, times: (i64, i64)) -> Vec<u8> 
     uvarint(&mut out, cells.iter().flatten().count() as u64);
     out.extend_from_slice(&times.0.to_be_bytes());
     out.extend_from_slice(&times.1.to_be_bytes());
-    // min, max (checked where the page is decoded), first, last, sum.
+    // min, max (checked where the page is decoded, in the FIELD filter's
+    // column), first, last, sum.
     out.extend(cells.iter().flatten().min().copied().unwrap_or(0).to_be_bytes());
     out.extend(cells.iter().flatten().max().copied().unwrap_or(0).to_be_bytes());
     out.extend([0u8; 24]);

@@ -34,8 +34,9 @@
 //! against its statistics (count, first and last time) and for strictly
 //! increasing times, with the same typed errors as the reference scanner
 //! (`crossdec_reference::tsfile::aligned`); every value page it decodes
-//! against its value statistics (non-null count, numeric min / max as the
-//! writers compute them). A page the plan SKIPs (by either filter) is not
+//! against its non-null count, and in the FIELD filter's column, the one
+//! whose bounds can prune, against numeric min / max as the writers compute
+//! them. A page the plan SKIPs (by either filter) is not
 //! read: if its statistics lie, its rows are silently missing. Never a panic.
 
 #[cfg(feature = "tsfile-arrow")]
@@ -209,7 +210,8 @@ pub struct ScanOptions {
     /// Copy a BOUNDARY page's retained range as a block under a contiguous
     /// time filter (else row by row).
     pub bulk_copy: bool,
-    /// Decode leading FULL_PASS pages straight into the block.
+    /// Decode a FULL_PASS page straight into the block when the whole page
+    /// fits the block's room.
     pub direct_decode: bool,
     /// Skip, undecoded, a FULL_PASS page whose row count (from its
     /// statistics) the remaining offset swallows whole (no FIELD filter).

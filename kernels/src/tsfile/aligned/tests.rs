@@ -49,7 +49,8 @@ fn int64_page(times: &[i64], cells: &[Option<i64>]) -> Vec<u8> {
         times[0],
         times[times.len() - 1],
     );
-    // min, max (checked where the page is decoded), first, last, sum.
+    // min, max (checked where the page is decoded, in the FIELD filter's
+    // column), first, last, sum.
     let min = cells.iter().flatten().min().copied().unwrap_or(0);
     let max = cells.iter().flatten().max().copied().unwrap_or(0);
     out.extend(min.to_be_bytes());
@@ -161,7 +162,7 @@ fn discrete_and_field_filters_stay_row_by_row() {
 }
 
 #[test]
-fn no_filter_decodes_leading_pages_in_place_and_resumes_across_blocks() {
+fn no_filter_decodes_whole_pages_in_place_and_resumes_across_blocks() {
     let (t, v) = chunks();
     let g = group(&t, &v);
     for block_rows in [1, 7, 8, 9, 16, 40, 1000] {
