@@ -1,8 +1,8 @@
 //! `crossdec certify`: one certificate from a certification run's parts.
 //!
 //! It reads what `ci/certify` left behind (every target's run manifest, the
-//! fuzz report, the mutation summary, the bug-zoo table, the performance
-//! targets), checks this binary's golden digests against the committed
+//! stages each shard ran with their results and times, the fuzz report,
+//! the mutation summary, the bug-zoo table, the performance targets), checks this binary's golden digests against the committed
 //! file, holds every cross run to the native one as the gate does, and
 //! writes the result four ways: JSON (everything), Markdown (a release
 //! note's section), JUnit XML (a test case per target, family and
@@ -17,17 +17,23 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::cli::run::read_manifest;
+use crate::cli::stages::{self, Outcome, Stage, TargetStages};
 use crate::engine::gate;
 use crate::engine::junit::{self, Suite, TestCase, Verdict};
 use crate::engine::report::{self, Manifest};
 use crate::{families, golden};
 
+/// The stage ci/certify records for a shard's whole `ci/test` run: its
+/// wall time.
+pub const SHARD_STAGE: &str = "ci/test (the whole shard)";
+
 /// `crossdec certify`'s options. Every input but the runs may be missing:
 /// the certificate then says so, and does not pass.
 #[derive(clap::Args, Debug, Clone)]
 pub struct CertifyArgs {
-    /// The runs' directory: `native/manifest.json` and one
-    /// `TRIPLE/manifest.json` per cross target (ci/test's layout).
+    /// The runs' directory: `native/manifest.json`, one
+    /// `TRIPLE/manifest.json` per cross target (ci/test's layout) and
+    /// `stages/SHARD.tsv`, each shard's stages (ci/certify's).
     #[arg(long, default_value = "target/crossdec")]
     pub runs: PathBuf,
     /// The committed golden digests.
@@ -61,6 +67,10 @@ pub struct Certificate {
     pub runs: Vec<Run>,
     /// One per target, family and category.
     pub cells: Vec<Cell>,
+    /// Every stage every shard ran.
+    pub stages: Vec<Stage>,
+    /// Per run (in `runs` order): its suite, its Miri pass, its times.
+    pub target_stages: Vec<TargetStages>,
     pub golden: GoldenCheck,
     /// What the gate found across the runs; empty when they agree.
     pub gate_problems: Vec<String>,
@@ -130,8 +140,10 @@ pub struct Part {
 /// be certified (no native run).
 pub fn certify(args: &CertifyArgs) -> Result<Certificate, String> {
     let runs = read_runs(&args.runs)?;
+    let stages = stages::read_dir(&args.runs.join("stages"))?;
     let cert = Certificate::new(
         runs,
+        stages,
         check_golden(&args.golden),
         fuzz_part(&args.fuzz),
         mutants_part(&args.mutants),
@@ -169,8 +181,10 @@ impl Provenance {
 
 impl Certificate {
     /// Put the parts together and judge them.
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         runs: Vec<Run>,
+        stages: Vec<Stage>,
         golden: GoldenCheck,
         fuzz: Part,
         mutants: Part,
@@ -200,7 +214,14 @@ impl Certificate {
         }
         gate_problems.extend(gate::kernels_never_ran_except(&manifests, &[]).0);
         let cells = cells(&runs);
+        let target_stages: Vec<TargetStages> = runs
+            .iter()
+            .enumerate()
+            .map(|(i, r)| stages::of_target(&stages, &r.target, i == 0, r.cases))
+            .collect();
         let passed = gate_problems.is_empty()
+            && stages.iter().all(|s| s.passed)
+            && target_stages.iter().all(|t| t.suite.ok() && t.miri.ok())
             && golden.differences.is_empty()
             && cells.iter().all(Cell::passed)
             && runs.iter().all(|r| r.failures == 0)
@@ -214,6 +235,8 @@ impl Certificate {
             crossdec_version: env!("CARGO_PKG_VERSION").to_string(),
             runs,
             cells,
+            stages,
+            target_stages,
             golden,
             gate_problems,
             fuzz,
@@ -474,10 +497,10 @@ pub fn markdown(cert: &Certificate) -> String {
     );
     let _ = writeln!(
         m,
-        "| target | byte order | word | runs on | CPU features | cases | failures |"
+        "| target | byte order | word | runs on | CPU features | whole suite | Miri | cases | failures | campaign cases/s | stages (s) |"
     );
-    let _ = writeln!(m, "|---|---|---|---|---|---:|---:|");
-    for r in &cert.runs {
+    let _ = writeln!(m, "|---|---|---|---|---|---|---|---:|---:|---:|---:|");
+    for (r, t) in cert.runs.iter().zip(&cert.target_stages) {
         let features = if r.cpu_features.is_empty() {
             "-".to_string()
         } else {
@@ -485,10 +508,25 @@ pub fn markdown(cert: &Certificate) -> String {
         };
         let _ = writeln!(
             m,
-            "| {} | {} | {}-bit | {} | {} | {} | {} |",
-            r.target, r.endian, r.pointer_width, r.emulator, features, r.cases, r.failures
+            "| {} | {} | {}-bit | {} | {} | {} | {} | {} | {} | {} | {:.0} |",
+            r.target,
+            r.endian,
+            r.pointer_width,
+            r.emulator,
+            features,
+            t.suite.word(),
+            t.miri.word(),
+            thousands(r.cases),
+            r.failures,
+            t.cases_per_second.map_or("-".to_string(), |c| thousands(c as u64)),
+            t.seconds
         );
     }
+    let _ = writeln!(
+        m,
+        "\nStage seconds are summed; the Miri passes run beside the other stages. Each shard's wall time is its `{}` stage.",
+        SHARD_STAGE
+    );
     let (targets, families, cells) = matrix(cert);
     let _ = writeln!(
         m,
@@ -531,7 +569,36 @@ pub fn markdown(cert: &Certificate) -> String {
     ] {
         let _ = writeln!(m, "| {name} | {} | {summary} |", yes(passed));
     }
-    for problem in cert.golden.differences.iter().chain(&cert.gate_problems) {
+    let failed_stages: Vec<String> = cert
+        .stages
+        .iter()
+        .filter(|s| !s.passed)
+        .map(|s| format!("stage `{}` failed in shard `{}`: {}", s.name, s.shard, s.message))
+        .collect();
+    let shards: Vec<&Stage> = cert.stages.iter().filter(|s| s.name == SHARD_STAGE).collect();
+    let stages_summary = format!(
+        "{} stages in {} shards ({}), {} failed",
+        cert.stages.len(),
+        shards.len(),
+        shards
+            .iter()
+            .map(|s| format!("{} {:.0} s", s.shard, s.seconds))
+            .collect::<Vec<_>>()
+            .join(", "),
+        failed_stages.len()
+    );
+    let _ = writeln!(
+        m,
+        "| stages | {} | {stages_summary} |",
+        yes(failed_stages.is_empty() && !cert.stages.is_empty())
+    );
+    for problem in cert
+        .golden
+        .differences
+        .iter()
+        .chain(&cert.gate_problems)
+        .chain(&failed_stages)
+    {
         let _ = writeln!(m, "\n- {problem}");
     }
     if cert.performance.is_some() {
@@ -578,9 +645,52 @@ pub fn junit_xml(cert: &Certificate) -> String {
                         }
                     },
                 })
+                .chain(
+                    cert.target_stages
+                        .iter()
+                        .filter(|t| t.target == r.target)
+                        .flat_map(|t| [("whole suite", t.suite), ("Miri", t.miri)])
+                        .filter(|(_, outcome)| *outcome != Outcome::NotRequired)
+                        .map(|(name, outcome)| TestCase {
+                            classname: format!("certify/{}", r.target),
+                            name: name.into(),
+                            seconds: 0.0,
+                            properties: Vec::new(),
+                            verdict: if outcome.ok() {
+                                Verdict::Passed
+                            } else {
+                                Verdict::Failed {
+                                    message: format!("{name} on {}: {}", r.target, outcome.word()),
+                                    details: "see the stages of certificate.json".into(),
+                                }
+                            },
+                        }),
+                )
                 .collect(),
         })
         .collect();
+    suites.push(Suite {
+        name: "certify/stages".into(),
+        seconds: cert.stages.iter().map(|s| s.seconds).sum(),
+        cases: cert
+            .stages
+            .iter()
+            .map(|s| TestCase {
+                classname: format!("certify/stages/{}", s.shard),
+                name: s.name.clone(),
+                seconds: s.seconds,
+                properties: Vec::new(),
+                verdict: if s.passed {
+                    Verdict::Passed
+                } else {
+                    Verdict::Failed {
+                        message: format!("stage {} failed", s.name),
+                        details: s.message.clone(),
+                    }
+                },
+            })
+            .collect(),
+    });
     let check = |name: &str, passed: bool, details: String| TestCase {
         classname: "certify".into(),
         name: name.into(),
@@ -618,7 +728,8 @@ pub fn svg(cert: &Certificate) -> String {
     let (targets, families, cells) = matrix(cert);
     let (label_w, cell_w, cell_h, head_h) = (150, 120, 34, 64);
     let width = label_w + cell_w * targets.len() + 10;
-    let height = head_h + cell_h * families.len() + 40;
+    // Two rows under the families: each target's whole suite and Miri pass.
+    let height = head_h + cell_h * (families.len() + 2) + 40;
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -688,6 +799,39 @@ pub fn svg(cert: &Certificate) -> String {
             );
         }
     }
+    for (row, name) in ["whole suite", "Miri"].iter().enumerate() {
+        let y = head_h + (families.len() + row) * cell_h;
+        let _ = writeln!(
+            s,
+            r#"<text x="8" y="{}" font-style="italic">{name}</text>"#,
+            y + cell_h / 2 + 4
+        );
+        for (i, t) in cert.target_stages.iter().enumerate() {
+            let x = label_w + i * cell_w;
+            let outcome = if row == 0 { t.suite } else { t.miri };
+            let fill = match outcome {
+                Outcome::Passed => "#c8e6c9",
+                Outcome::NotRequired => "#f5f5f5",
+                Outcome::Failed | Outcome::NotRun => "#ffcdd2",
+            };
+            let label = match outcome {
+                Outcome::Passed => "passed",
+                Outcome::Failed => "FAILED",
+                Outcome::NotRun => "NOT RUN",
+                Outcome::NotRequired => "not required",
+            };
+            let _ = writeln!(
+                s,
+                r##"<rect x="{x}" y="{y}" width="{cell_w}" height="{cell_h}" fill="{fill}" stroke="#ffffff" stroke-width="2"/>"##
+            );
+            let _ = writeln!(
+                s,
+                r#"<text x="{}" y="{}" text-anchor="middle" font-size="11">{label}</text>"#,
+                x + cell_w / 2,
+                y + cell_h / 2 + 4
+            );
+        }
+    }
     let checks = format!(
         "golden {} · gate {} · fuzz {} · mutants {} · bug zoo {}",
         yes(cert.golden.differences.is_empty()),
@@ -733,6 +877,7 @@ mod tests {
     fn certificate(cross: Manifest) -> Certificate {
         let native = native_manifest();
         let runs = vec![run_of(native, "native".into()), run_of(cross, "qemu".into())];
+        let stages = passing_stages();
         let golden = GoldenCheck {
             file: "golden.json".into(),
             target: report::TARGET.into(),
@@ -740,6 +885,7 @@ mod tests {
         };
         Certificate::new(
             runs,
+            stages,
             golden,
             passing("fuzz"),
             passing("mutants"),
@@ -752,6 +898,22 @@ mod tests {
     /// A target no test host is, so that its column is its own wherever
     /// the tests run.
     const CROSS: &str = "bigtest-unknown-linux-gnu";
+
+    /// A shard whose stages, named as ci/test names them, all passed: the
+    /// host's suite and Miri pass, the cross target's suite, both campaigns.
+    fn passing_stages() -> Vec<Stage> {
+        let text = format!(
+            "native: cargo test\tpass\t10\n\
+             Miri on {host}: the SIMD kernels\tpass\t20\n\
+             native: crossdec run\tpass\t2\n\
+             {CROSS} (big-endian, QEMU): cargo test --workspace --tests\tpass\t30\n\
+             {CROSS}: crossdec run --like native\tpass\t4\n\
+             gate\tpass\t1\n\
+             {SHARD_STAGE}\tpass\t70\n",
+            host = report::TARGET
+        );
+        stages::parse("all", &text).unwrap()
+    }
 
     fn big_endian_copy(mut m: Manifest) -> Manifest {
         m.target = CROSS.into();
@@ -836,6 +998,66 @@ mod tests {
         let missing = zoo_part(&dir.join("absent"));
         assert!(!missing.passed && missing.summary == "missing");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    fn with_stages(stages: Vec<Stage>) -> Certificate {
+        let mut cert = certificate(big_endian_copy(native_manifest()));
+        let runs = std::mem::take(&mut cert.runs);
+        Certificate::new(
+            runs,
+            stages,
+            cert.golden,
+            cert.fuzz,
+            cert.mutants,
+            cert.bug_zoo,
+            None,
+            Provenance::default(),
+        )
+    }
+
+    #[test]
+    fn every_target_needs_its_whole_suite_and_the_miri_targets_their_miri_pass() {
+        let cert = with_stages(passing_stages());
+        assert!(cert.passed);
+        let suites: Vec<Outcome> = cert.target_stages.iter().map(|t| t.suite).collect();
+        assert_eq!(suites, [Outcome::Passed, Outcome::Passed]);
+        assert!(markdown(&cert).contains("70 s), 0 failed"));
+        assert!(junit_xml(&cert).contains(r#"name="whole suite""#));
+
+        let without = |needle: &str| {
+            let stages: Vec<Stage> = passing_stages()
+                .into_iter()
+                .filter(|s| !s.name.contains(needle))
+                .collect();
+            with_stages(stages)
+        };
+        let no_cross_suite = without("cargo test --workspace");
+        assert!(!no_cross_suite.passed);
+        assert_eq!(no_cross_suite.target_stages[1].suite, Outcome::NotRun);
+        assert!(svg(&no_cross_suite).contains("NOT RUN"));
+        assert!(junit_xml(&no_cross_suite).contains(&format!("whole suite on {CROSS}: NOT RUN")));
+        let no_native_suite = without("native: cargo test");
+        assert!(!no_native_suite.passed);
+        if stages::MIRI_TARGETS.contains(&report::TARGET) {
+            let no_miri = without("Miri on");
+            assert!(!no_miri.passed);
+            assert_eq!(no_miri.target_stages[0].miri, Outcome::NotRun);
+        }
+        assert!(!with_stages(Vec::new()).passed);
+    }
+
+    #[test]
+    fn a_failed_stage_fails_the_certificate_and_is_named() {
+        let mut stages = passing_stages();
+        let gate = stages.iter_mut().find(|s| s.name == "gate").unwrap();
+        gate.passed = false;
+        gate.message = "exit code 1".into();
+        let cert = with_stages(stages);
+        assert!(!cert.passed);
+        let md = markdown(&cert);
+        assert!(md.contains("stage `gate` failed in shard `all`: exit code 1"), "{md}");
+        assert!(md.contains("| stages | FAIL |"));
+        assert!(junit_xml(&cert).contains("stage gate failed"));
     }
 
     #[test]

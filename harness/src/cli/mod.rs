@@ -7,6 +7,7 @@ pub mod filter_text;
 pub mod gate;
 pub mod junit;
 pub mod run;
+pub mod stages;
 pub mod subjects;
 pub mod tsfile;
 pub mod tsfile_scan;
