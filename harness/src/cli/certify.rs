@@ -727,7 +727,8 @@ pub fn junit_xml(cert: &Certificate) -> String {
 pub fn svg(cert: &Certificate) -> String {
     let (targets, families, cells) = matrix(cert);
     let (label_w, cell_w, cell_h, head_h) = (150, 120, 34, 64);
-    let width = label_w + cell_w * targets.len() + 10;
+    // Wide enough for the title and the line of checks under one target too.
+    let width = (label_w + cell_w * targets.len() + 10).max(560);
     // Two rows under the families: each target's whole suite and Miri pass.
     let height = head_h + cell_h * (families.len() + 2) + 40;
     let mut s = String::new();
