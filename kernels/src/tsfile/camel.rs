@@ -963,9 +963,16 @@ mod tests {
         let int_part = 3i64;
         // Eight groups of integer delta: never in one word.
         let far = 1i64 << 50;
-        for g1 in 1..=7u32 {
-            for g2 in 1..=7u32 {
-                for count in 1..=15u32 {
+        // Under Miri a sample that still parses in one word and field by
+        // field (groups 2 + 5 never fit): the whole loop takes minutes.
+        let (groups, counts): (Vec<u32>, Vec<u32>) = if cfg!(miri) {
+            (vec![1, 2, 5], vec![1, 15])
+        } else {
+            ((1..=7).collect(), (1..=15).collect())
+        };
+        for &g1 in &groups {
+            for &g2 in &groups {
+                for &count in &counts {
                     for xor in [None, Some(0xAAAA >> (16 - count))] {
                         for negative in [false, true] {
                             let (delta, m) = (of_groups(g1), of_groups(g2));
