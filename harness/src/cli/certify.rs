@@ -577,15 +577,14 @@ pub fn markdown(cert: &Certificate) -> String {
         .collect();
     let shards: Vec<&Stage> = cert.stages.iter().filter(|s| s.name == SHARD_STAGE).collect();
     let stages_summary = format!(
-        "{} stages in {} shards ({}), {} failed",
+        "{} stages, {} failed; shards' wall times: {}",
         cert.stages.len(),
-        shards.len(),
+        failed_stages.len(),
         shards
             .iter()
             .map(|s| format!("{} {:.0} s", s.shard, s.seconds))
             .collect::<Vec<_>>()
-            .join(", "),
-        failed_stages.len()
+            .join(", ")
     );
     let _ = writeln!(
         m,
@@ -834,7 +833,8 @@ pub fn svg(cert: &Certificate) -> String {
         }
     }
     let checks = format!(
-        "golden {} · gate {} · fuzz {} · mutants {} · bug zoo {}",
+        "stages {} · golden {} · gate {} · fuzz {} · mutants {} · bug zoo {}",
+        yes(!cert.stages.is_empty() && cert.stages.iter().all(|s| s.passed)),
         yes(cert.golden.differences.is_empty()),
         yes(cert.gate_problems.is_empty()),
         yes(cert.fuzz.passed),
@@ -1022,7 +1022,7 @@ mod tests {
         assert!(cert.passed);
         let suites: Vec<Outcome> = cert.target_stages.iter().map(|t| t.suite).collect();
         assert_eq!(suites, [Outcome::Passed, Outcome::Passed]);
-        assert!(markdown(&cert).contains("70 s), 0 failed"));
+        assert!(markdown(&cert).contains("0 failed; shards' wall times: all 70 s"));
         assert!(junit_xml(&cert).contains(r#"name="whole suite""#));
 
         let without = |needle: &str| {
