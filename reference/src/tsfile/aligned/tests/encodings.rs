@@ -215,7 +215,7 @@ fn whole_scans_of_every_new_pair_return_what_was_written() {
     ];
     for time in filters {
         for (offset, limit) in [(0, None), (3, Some(10)), (20, None)] {
-            // Under Miri one size of block, which splits every page: the
+            // Under Miri one size of block, which splits pages: the
             // three take nine minutes there.
             let block_sizes: &[usize] = if cfg!(miri) { &[7] } else { &[1, 7, 100] };
             for &block_rows in block_sizes {
