@@ -399,18 +399,15 @@ impl Drop for Subject {
 }
 
 fn kill_group(child: &mut Child) {
-    // The shell's own `kill` signals the process group the child leads (it
-    // was started with `process_group(0)`), so a wrapper script's children
-    // (a JVM, say) go with it; the engine stays free of `unsafe`.
+    // The child leads its own process group (`process_group(0)`), so
+    // signalling the group takes a wrapper script's children (a JVM, say)
+    // with it. A system call, not a `kill` command: a fork in a
+    // multi-threaded program under qemu-user can leave the forked copy stuck
+    // on a lock before it reaches `exec`, and a stop must never wait on one.
     #[cfg(unix)]
     {
-        let _ = Command::new("sh")
-            .arg("-c")
-            .arg(format!("kill -KILL -{} 2>/dev/null", child.id()))
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status();
+        let _ =
+            rustix::process::kill_process_group(rustix::process::Pid::from_child(child), rustix::process::Signal::KILL);
     }
     let _ = child.kill();
 }

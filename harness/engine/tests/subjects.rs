@@ -214,7 +214,7 @@ fn one_worker_keeps_one_process_for_the_whole_run() {
     let _ = std::fs::remove_file(&starts);
     // 100 calls a category: several batches of generator calls, each an
     // exchange with the subject.
-    drop(run_logged("good", &starts, 100));
+    drop(run_logged(logged("good", &starts), 100));
     let started = std::fs::read_to_string(&starts)
         .unwrap()
         .lines()
@@ -232,7 +232,7 @@ fn a_batch_of_generator_calls_reaches_the_subject_at_once() {
     // Asked a case at a time, only a markers case's second step would be
     // waiting when its first is answered (100); in batches of calls, all but
     // each batch's last input are (about 290).
-    drop(run_logged("good", &log, 100));
+    drop(run_logged(logged("good", &log), 100));
     let text = std::fs::read_to_string(&log).unwrap();
     std::fs::remove_file(&log).ok();
     let waiting: u64 = text
@@ -247,11 +247,16 @@ fn a_batch_of_generator_calls_reaches_the_subject_at_once() {
     );
 }
 
-/// A campaign with a subject that logs to a file, run on one worker with
-/// `cases` calls a category.
-fn run_logged(mode: &str, log: &std::path::Path, cases: u64) -> Campaign<Popcounts> {
+/// The subject in `mode`, logging its starts and ends to `log`.
+fn logged(mode: &str, log: &std::path::Path) -> SubjectCommand {
     let mut subject = command(mode, Role::Kernel);
     subject.command = format!("{} {}", subject.command, log.display());
+    subject
+}
+
+/// A campaign of `subject` (one that logs to a file), run on one worker
+/// with `cases` calls a category.
+fn run_logged(subject: SubjectCommand, cases: u64) -> Campaign<Popcounts> {
     let campaign = Campaign::new(Popcounts).subject(subject);
     let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
     let report = pool.install(|| {
@@ -268,7 +273,7 @@ fn run_logged(mode: &str, log: &std::path::Path, cases: u64) -> Campaign<Popcoun
 fn dropping_a_campaign_lets_its_subjects_end_cleanly_and_promptly() {
     let log = std::env::temp_dir().join(format!("crossdec-subject-end-{}", std::process::id()));
     let _ = std::fs::remove_file(&log);
-    let campaign = run_logged("good", &log, 4);
+    let campaign = run_logged(logged("good", &log), 4);
     let started = Instant::now();
     drop(campaign);
     let took = started.elapsed();
@@ -282,9 +287,25 @@ fn dropping_a_campaign_lets_its_subjects_end_cleanly_and_promptly() {
 
 #[test]
 fn a_subject_that_does_not_exit_is_killed_after_the_grace_period() {
-    let log = std::env::temp_dir().join(format!("crossdec-subject-linger-{}", std::process::id()));
+    the_lingering_subject_is_killed("direct", |command| command);
+}
+
+#[test]
+fn a_wrapper_scripts_children_are_killed_with_it() {
+    // With a command after it, the shell stays Python's parent instead of
+    // becoming it: killing the shell alone would leave Python running.
+    the_lingering_subject_is_killed("wrapped", |command| format!("{command}; exit $?"));
+}
+
+/// Starts the "linger" subject (`wrap` shapes its command line; `name`
+/// names its log), drops its campaign and checks that the subject's Python
+/// process is gone within the grace period.
+fn the_lingering_subject_is_killed(name: &str, wrap: impl Fn(String) -> String) {
+    let log = std::env::temp_dir().join(format!("crossdec-subject-linger-{name}-{}", std::process::id()));
     let _ = std::fs::remove_file(&log);
-    let campaign = run_logged("linger", &log, 4);
+    let mut subject = logged("linger", &log);
+    subject.command = wrap(subject.command);
+    let campaign = run_logged(subject, 4);
     let text = std::fs::read_to_string(&log).unwrap();
     std::fs::remove_file(&log).ok();
     let pid = text
