@@ -213,10 +213,14 @@ fn whole_scans_of_every_new_pair_return_what_was_written() {
         Some(TimeFilter::In(vec![0, 70, 230, 440])),
         Some(TimeFilter::Not(Box::new(TimeFilter::Between(100, 200)))),
     ];
-    for time in filters {
-        for (offset, limit) in [(0, None), (3, Some(10)), (20, None)] {
-            // Under Miri one size of block, which splits pages: the
-            // three take nine minutes there.
+    for (f, time) in filters.into_iter().enumerate() {
+        for (w, (offset, limit)) in [(0, None), (3, Some(10)), (20, None)].into_iter().enumerate() {
+            // Under Miri each filter with one window, every window used, and
+            // one size of block, which splits pages: all of them take nine
+            // minutes there.
+            if cfg!(miri) && f % 3 != w {
+                continue;
+            }
             let block_sizes: &[usize] = if cfg!(miri) { &[7] } else { &[1, 7, 100] };
             for &block_rows in block_sizes {
                 let request = Request {
