@@ -253,6 +253,7 @@ fn encode(values: &[u64], p: &Params, terminator: Option<u64>) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tsfile::test_len;
     use proptest::prelude::*;
 
     use crate::tsfile::test_hex as hex;
@@ -600,7 +601,7 @@ mod tests {
 
     proptest! {
         #[test]
-        fn round_trip_64(v in proptest::collection::vec(prop_oneof![any::<u64>(), 0u64..4, (0u64..8).prop_map(|x| x << 30 | 5)], 0..400)) {
+        fn round_trip_64(v in proptest::collection::vec(prop_oneof![any::<u64>(), 0u64..4, (0u64..8).prop_map(|x| x << 30 | 5)], 0..test_len(400))) {
             let page = encode64(&v, Some(TERMINATOR_I64));
             let d = decode64(&page, TERMINATOR_I64, Stop::Count(v.len()), v.len()).unwrap();
             prop_assert_eq!(&d.values, &v);
@@ -611,7 +612,7 @@ mod tests {
             }
         }
         #[test]
-        fn round_trip_32(v in proptest::collection::vec(prop_oneof![any::<u32>(), 0u32..4, (0u32..8).prop_map(|x| x << 20 | 5)], 0..400)) {
+        fn round_trip_32(v in proptest::collection::vec(prop_oneof![any::<u32>(), 0u32..4, (0u32..8).prop_map(|x| x << 20 | 5)], 0..test_len(400))) {
             let page = encode32(&v, Some(TERMINATOR_F32));
             let d = decode32(&page, TERMINATOR_F32, Stop::Count(v.len()), v.len()).unwrap();
             prop_assert_eq!(&d.values, &v);

@@ -338,6 +338,7 @@ pub fn encode_f64(values: &[f64], inner: Inner, max_point_number: u32) -> Vec<u8
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tsfile::test_len;
     use proptest::prelude::*;
 
     use crate::tsfile::test_hex as hex;
@@ -688,7 +689,7 @@ mod tests {
     proptest! {
         /// Hundredths: scaled, and read back exactly.
         #[test]
-        fn hundredths_round_trip(k in proptest::collection::vec(-1_000_000i64..1_000_000, 0..300), rle: bool) {
+        fn hundredths_round_trip(k in proptest::collection::vec(-1_000_000i64..1_000_000, 0..test_len(300)), rle: bool) {
             let inner = if rle { Inner::Rle } else { Inner::Ts2Diff };
             let v64: Vec<f64> = k.iter().map(|&k| k as f64 / 100.0).collect();
             let page = encode_f64(&v64, inner, 2);
@@ -703,7 +704,7 @@ mod tests {
 
         /// Any bit pattern: what comes back is what the stored form says.
         #[test]
-        fn any_bits(b in proptest::collection::vec(any::<u64>(), 1..200), mpn in 0u32..6) {
+        fn any_bits(b in proptest::collection::vec(any::<u64>(), 1..test_len(200)), mpn in 0u32..6) {
             // Exact powers of ten, not `powi`: Miri gives `powi` the error
             // a platform's libm may have.
             let scale = [1.0, 1e1, 1e2, 1e3, 1e4, 1e5][mpn as usize];

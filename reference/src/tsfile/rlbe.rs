@@ -342,6 +342,7 @@ fn encode(values: &[u64], width: u32, sum: Sum, top: TopBit) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tsfile::test_len;
     use proptest::prelude::*;
 
     use crate::tsfile::test_hex as hex;
@@ -632,7 +633,7 @@ mod tests {
 
     proptest! {
         #[test]
-        fn round_trip_i32(v in proptest::collection::vec(prop_oneof![any::<i32>(), -3i32..3], 0..500), set: bool) {
+        fn round_trip_i32(v in proptest::collection::vec(prop_oneof![any::<i32>(), -3i32..3], 0..test_len(500)), set: bool) {
             let top = if set { TopBit::Set } else { TopBit::Cleared };
             let page = encode_i32(&v, top);
             let d = decode_i32(&page, v.len()).unwrap();
@@ -640,7 +641,7 @@ mod tests {
             prop_assert_eq!(d.consumed, page.len());
         }
         #[test]
-        fn round_trip_floats(v in proptest::collection::vec(-(1i64 << 20)..(1 << 20), 0..300), bits in proptest::collection::vec(any::<u64>(), 0..100)) {
+        fn round_trip_floats(v in proptest::collection::vec(-(1i64 << 20)..(1 << 20), 0..test_len(300)), bits in proptest::collection::vec(any::<u64>(), 0..test_len(100))) {
             // Small integers: every float difference and sum is exact.
             let f: Vec<f32> = v.iter().map(|&x| x as f32).collect();
             let page = encode_f32(&f, Flavour::JavaFloatDiffs, TopBit::Cleared);
@@ -659,7 +660,7 @@ mod tests {
             prop_assert_eq!(back.values.iter().map(|x| x.to_bits() as u64).collect::<Vec<_>>(), bits.iter().map(|&x| x as u32 as u64).collect::<Vec<_>>());
         }
         #[test]
-        fn round_trip_i64(v in proptest::collection::vec(prop_oneof![any::<i64>(), -3i64..3], 0..500), set: bool) {
+        fn round_trip_i64(v in proptest::collection::vec(prop_oneof![any::<i64>(), -3i64..3], 0..test_len(500)), set: bool) {
             let top = if set { TopBit::Set } else { TopBit::Cleared };
             let page = encode_i64(&v, top);
             let d = decode_i64(&page, v.len()).unwrap();
