@@ -12,6 +12,17 @@ kill_tree() {
   done
   kill "-${2:-TERM}" "$1" 2>/dev/null || true
 }
+# children_cpu VAR: set VAR to the CPU seconds (user and system) of this
+# shell's children that have ended and been waited for, and of everything
+# they waited for in turn. `times` must run in this shell itself: in a pipe
+# or a $(...) it would be a new process, whose counts start at nought.
+children_cpu() {
+  local file
+  file=$(mktemp)
+  times >"$file"
+  printf -v "$1" '%s' "$(awk 'NR == 2 { split($1, u, /[ms]/); split($2, s, /[ms]/); printf "%d", u[1] * 60 + u[2] + s[1] * 60 + s[2] }' "$file")"
+  rm -f "$file"
+}
 # stage NAME COMMAND...: run one stage (a command or a function of this
 # script, in a subshell with errexit on, so any failing command in it fails
 # the stage), record pass or fail and its seconds, and stop at the first
@@ -23,9 +34,10 @@ kill_tree() {
 # with its stage named instead of using up CI's whole time.
 stage_limit=$((${CROSSDEC_STAGE_MINUTES:-30} * 60))
 stage() {
-  local name=$1 start=$SECONDS rc pid watchdog sleeper timed_out
+  local name=$1 start=$SECONDS rc pid watchdog sleeper timed_out cpu_before cpu_after
   shift
   echo "== $name"
+  children_cpu cpu_before
   set +e
   (
     set -e
@@ -50,6 +62,11 @@ stage() {
   timed_out=$?
   [ -z "$sleeper" ] || kill $sleeper 2>/dev/null
   set -e
+  # Wall and CPU time side by side: on 2 cores a stage's CPU over its
+  # seconds says how much of the machine it kept busy (the rest went to the
+  # Miri passes beside it).
+  children_cpu cpu_after
+  echo "== $name: $((SECONDS - start)) s, CPU $((cpu_after - cpu_before)) s"
   if [ $timed_out -eq 99 ]; then
     printf '%s\tfail\t%s\ttimed out after %s minutes (CROSSDEC_STAGE_MINUTES): a hang? See the log of this stage\n' \
       "$name" $((SECONDS - start)) $((stage_limit / 60)) >>"$stages"
