@@ -23,6 +23,16 @@ children_cpu() {
   printf -v "$1" '%s' "$(awk 'NR == 2 { split($1, u, /[ms]/); split($2, s, /[ms]/); printf "%d", u[1] * 60 + u[2] + s[1] * 60 + s[2] }' "$file")"
   rm -f "$file"
 }
+# stage_took NAME START CPU_BEFORE: print a stage's closing line, its wall
+# time since START ($SECONDS then) and the CPU time its children used since
+# children_cpu gave CPU_BEFORE. On 2 cores a stage's CPU over its seconds
+# says how much of the machine it kept busy (the rest went to what ran
+# beside it).
+stage_took() {
+  local cpu_after
+  children_cpu cpu_after
+  echo "== $1: $((SECONDS - $2)) s, CPU $((cpu_after - $3)) s"
+}
 # stage NAME COMMAND...: run one stage (a command or a function of this
 # script, in a subshell with errexit on, so any failing command in it fails
 # the stage), record pass or fail and its seconds, and stop at the first
@@ -34,7 +44,7 @@ children_cpu() {
 # with its stage named instead of using up CI's whole time.
 stage_limit=$((${CROSSDEC_STAGE_MINUTES:-30} * 60))
 stage() {
-  local name=$1 start=$SECONDS rc pid watchdog sleeper timed_out cpu_before cpu_after
+  local name=$1 start=$SECONDS rc pid watchdog sleeper timed_out cpu_before
   shift
   echo "== $name"
   children_cpu cpu_before
@@ -62,11 +72,7 @@ stage() {
   timed_out=$?
   [ -z "$sleeper" ] || kill $sleeper 2>/dev/null
   set -e
-  # Wall and CPU time side by side: on 2 cores a stage's CPU over its
-  # seconds says how much of the machine it kept busy (the rest went to the
-  # Miri passes beside it).
-  children_cpu cpu_after
-  echo "== $name: $((SECONDS - start)) s, CPU $((cpu_after - cpu_before)) s"
+  stage_took "$name" "$start" "$cpu_before"
   if [ $timed_out -eq 99 ]; then
     printf '%s\tfail\t%s\ttimed out after %s minutes (CROSSDEC_STAGE_MINUTES): a hang? See the log of this stage\n' \
       "$name" $((SECONDS - start)) $((stage_limit / 60)) >>"$stages"
