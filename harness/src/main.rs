@@ -4,167 +4,42 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::Parser;
 use crossdec_harness::families;
 
+use crossdec_harness::cli::app::{Cli, Command, WriterArg};
 use crossdec_harness::cli::gate::{self, GateArgs};
-use crossdec_harness::cli::junit::JunitArgs;
-use crossdec_harness::cli::run::RunArgs;
 use crossdec_harness::cli::subjects::SubjectArgs;
 
-#[derive(Parser)]
-#[command(
-    name = "crossdec",
-    version,
-    about = "Prove optimized decoders agree with their reference, on every architecture"
-)]
-struct Cli {
-    #[command(subcommand)]
-    command: Option<Command>,
-}
+/// The exit status of a program killed by SIGPIPE, as a shell reports it.
+const CLOSED_PIPE_STATUS: i32 = 141;
 
-/// `--writer`: whose layouts to read where the official writers' differ.
-#[derive(Clone, Copy, ValueEnum)]
-enum WriterArg {
-    /// The C++ library (PyPI `tsfile`, the C and Python APIs).
-    Cpp,
-    /// The Java library (IoTDB, the Java API).
-    Java,
-}
-
-#[derive(Subcommand)]
-enum Command {
-    /// Run differential campaigns (every family when no --family is given).
-    Run(RunArgs),
-    /// Write one JUnit XML file from runs' report.json files and CI stages.
-    Junit(JunitArgs),
-    /// List families, their categories and implementations.
-    List,
-    /// Check one canonical input (hex, or a file of its bytes) against every
-    /// available implementation.
-    Check {
-        #[arg(long)]
-        family: String,
-        #[arg(long, required_unless_present = "file")]
-        hex: Option<String>,
-        #[arg(long, conflicts_with = "hex")]
-        file: Option<PathBuf>,
-        #[command(flatten)]
-        subjects: SubjectArgs,
-    },
-    /// Read real TsFiles (files or directories of *.tsfile): decode every
-    /// page with the reference and every kernel, compare, print a summary per
-    /// encoding; exit 1 on a disagreement (each written out with the command
-    /// that reproduces it) or a page nothing could read. With --filter: scan
-    /// the aligned devices under the filter with the reference and each
-    /// aligned-scanner kernel, compare the rows, print the page plan's
-    /// statistics.
-    Tsfile {
-        #[arg(required = true)]
-        paths: Vec<PathBuf>,
-        /// Where disagreeing pages are written.
-        #[arg(long, default_value = "target/crossdec/tsfile-repro")]
-        repro_dir: PathBuf,
-        /// The writer, where the Java and C++ layouts differ (RLBE floats,
-        /// SPRINTZ INT64 / DOUBLE): cpp (the PyPI / C / Python library) or java.
-        #[arg(long, value_enum, default_value_t = WriterArg::Cpp)]
-        writer: WriterArg,
-        /// The time column's encoding in non-aligned chunks (not recorded in
-        /// the file): the writer's setting.
-        #[arg(long, default_value = "TS_2DIFF")]
-        time_encoding: String,
-        /// Most values one page may decode to.
-        #[arg(long)]
-        max_page_values: Option<u64>,
-        /// Largest uncompressed page, in bytes.
-        #[arg(long)]
-        max_page_bytes: Option<u64>,
-        /// Scan aligned devices under this filter, e.g.
-        /// "time >= 1000 and time < 2000 and s1 > 3.5" ("" for every row;
-        /// grammar in docs/tsfile-aligned.md).
-        #[arg(long)]
-        filter: Option<String>,
-        /// With --filter: the devices to scan (as the index names them,
-        /// `table.tag`); default every aligned device.
-        #[arg(long)]
-        device: Vec<String>,
-        /// With --filter: the columns, comma-separated; default every column
-        /// the scanners read.
-        #[arg(long, value_delimiter = ',')]
-        columns: Vec<String>,
-        /// With --filter: matching rows to drop first.
-        #[arg(long, default_value_t = 0)]
-        offset: u64,
-        /// With --filter: the most rows returned.
-        #[arg(long)]
-        limit: Option<u64>,
-        /// With --filter: rows per output block.
-        #[arg(long, default_value_t = 4096)]
-        block_rows: u64,
-        /// With --filter: rows to print per device.
-        #[arg(long, default_value_t = 5)]
-        print_rows: usize,
-        /// With --filter: scans per implementation; the median time is printed.
-        #[arg(long, default_value_t = 1)]
-        repeat: usize,
-    },
-    /// Write a seed corpus for a fuzz target from the family's generators.
-    Corpus {
-        #[arg(long)]
-        family: String,
-        #[arg(long)]
-        out: PathBuf,
-        /// Generator calls per category.
-        #[arg(long, default_value_t = 20)]
-        cases: u64,
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        /// raw (canonical inputs) or structured (byte strings for the structured target).
-        #[arg(long, default_value = "raw")]
-        mode: String,
-    },
-    /// Replay corpus or crash files through the differential engine, without
-    /// libFuzzer (on any target, under QEMU or Miri). The fuzz target comes
-    /// from --target, else --family (its raw target), else each file's
-    /// directory name (`fuzz/corpus/<target>/...`).
-    Replay {
-        paths: Vec<PathBuf>,
-        #[arg(long)]
-        target: Option<String>,
-        #[arg(long)]
-        family: Option<String>,
-        #[command(flatten)]
-        subjects: SubjectArgs,
-    },
-    /// Be an external subject (docs/subjects.md) that answers with the
-    /// family's reference decoder, on stdin and stdout: the protocol's own
-    /// check and example.
-    ServeReference {
-        #[arg(long)]
-        family: String,
-    },
-    /// List the fuzz targets: name, family, mode, peers.
-    FuzzTargets,
-    /// Check every family's digests against the committed golden file, or
-    /// rewrite it (--update) after an intended change.
-    Golden {
-        #[arg(long, default_value = "harness/tests/golden.json")]
-        file: PathBuf,
-        #[arg(long)]
-        update: bool,
-    },
-    /// Compare manifests from different targets; fail unless they agree.
-    Gate(GateArgs),
-    /// Write a release certificate (JSON, Markdown, JUnit XML, SVG) from a
-    /// certification run's manifests, fuzz report, mutation summary, bug
-    /// zoo and performance targets, with this build's golden check; exit 1
-    /// unless everything passed.
-    Certify(crossdec_harness::cli::certify::CertifyArgs),
+/// End quietly when stdout is closed under us (`crossdec run | head -1`).
+/// Rust ignores SIGPIPE, so a print to a closed pipe panics instead of
+/// ending the process the way a Unix tool ends; restoring the signal's
+/// default action would need `unsafe` outside the kernels, so the panic
+/// hook recognises print!'s broken-pipe panic and exits as SIGPIPE would
+/// have: silently, with the status a shell gives such a death.
+fn end_quietly_on_closed_stdout() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let message = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if message.starts_with("failed printing to stdout") && message.contains("Broken pipe") {
+            std::process::exit(CLOSED_PIPE_STATUS);
+        }
+        default(info);
+    }));
 }
 
 fn main() -> ExitCode {
+    end_quietly_on_closed_stdout();
     let cli = Cli::parse();
-    match cli.command.unwrap_or(Command::Run(RunArgs::defaults())) {
+    match cli.command {
         Command::Run(args) => match crossdec_harness::cli::run::run(&args) {
             Ok(true) => ExitCode::SUCCESS,
             Ok(false) => ExitCode::FAILURE,
@@ -199,50 +74,10 @@ fn main() -> ExitCode {
             family,
             hex,
             file,
+            implementations,
+            allow_unavailable,
             subjects,
-        } => {
-            let Some(mut f) = families::by_name(&family) else {
-                eprintln!("no family {family}");
-                return ExitCode::from(2);
-            };
-            if let Err(problem) = subjects.attach(std::iter::once(&mut f)) {
-                eprintln!("crossdec check: {problem}");
-                return ExitCode::from(2);
-            }
-            let bytes = match (hex, file) {
-                (Some(hex), _) => match hex::decode(hex.trim()) {
-                    Ok(b) => b,
-                    Err(_) => {
-                        eprintln!("--hex is not hex");
-                        return ExitCode::from(2);
-                    }
-                },
-                (None, Some(path)) => match std::fs::read(&path) {
-                    Ok(b) => b,
-                    Err(e) => {
-                        eprintln!("{}: {e}", path.display());
-                        return ExitCode::from(2);
-                    }
-                },
-                (None, None) => unreachable!("clap requires --hex or --file"),
-            };
-            match f.check_bytes(&bytes, true) {
-                None => {
-                    eprintln!("not a valid {family} input");
-                    ExitCode::from(2)
-                }
-                Some(problems) if problems.is_empty() => {
-                    println!("every implementation agrees with the reference");
-                    ExitCode::SUCCESS
-                }
-                Some(problems) => {
-                    for p in problems {
-                        println!("{p}");
-                    }
-                    ExitCode::FAILURE
-                }
-            }
-        }
+        } => check_command(&family, hex, &file, &implementations, allow_unavailable, &subjects),
         Command::Gate(args) => gate_command(&args),
         Command::Certify(args) => match crossdec_harness::cli::certify::certify(&args) {
             Ok(cert) => {
@@ -371,6 +206,96 @@ fn main() -> ExitCode {
             max_page_values,
             max_page_bytes,
         ),
+    }
+}
+
+fn check_command(
+    family: &str,
+    hex: Vec<Vec<u8>>,
+    files: &[PathBuf],
+    implementations: &[String],
+    allow_unavailable: bool,
+    subjects: &SubjectArgs,
+) -> ExitCode {
+    use crossdec_harness::engine::CheckVerdict;
+    let mut f = match crossdec_harness::cli::run::select(&[family.to_string()]) {
+        Ok(mut selected) => selected.remove(0),
+        Err(problem) => {
+            eprintln!("crossdec check: {problem}");
+            return ExitCode::from(2);
+        }
+    };
+    if let Err(problem) = subjects.attach(std::iter::once(&mut f)) {
+        eprintln!("crossdec check: {problem}");
+        return ExitCode::from(2);
+    }
+    if let Err(problem) = crossdec_harness::cli::run::check_implementations(&[f.as_ref()], implementations, allow_unavailable) {
+        eprintln!("crossdec check: {problem}");
+        return ExitCode::from(2);
+    }
+    let mut steps = hex;
+    for path in files {
+        match std::fs::read(path) {
+            Ok(b) => steps.push(b),
+            Err(e) => {
+                eprintln!("crossdec check: {}: {e}", path.display());
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let report = match f.check_steps(&steps, implementations, true) {
+        Ok(report) => report,
+        Err(problem) => {
+            eprintln!("crossdec check: {problem}");
+            return ExitCode::from(2);
+        }
+    };
+    for (k, outcome) in report.reference.iter().enumerate() {
+        if report.reference.len() == 1 {
+            println!("reference: {outcome}");
+        } else {
+            println!("reference, step {k}: {outcome}");
+        }
+    }
+    for i in &report.implementations {
+        let role = format!("{:?}", i.role).to_lowercase();
+        match &i.verdict {
+            CheckVerdict::Agrees { tolerated } if tolerated.is_empty() => {
+                println!("{:<24} {role:<6} agrees", i.name)
+            }
+            CheckVerdict::Agrees { tolerated } => {
+                println!("{:<24} {role:<6} agrees (tolerated: {})", i.name, tolerated.join(", "))
+            }
+            CheckVerdict::Differs { step, got, difference } => {
+                println!("{:<24} {role:<6} DIFFERS at step {step}: {got}", i.name);
+                for line in difference.lines() {
+                    println!("    {line}");
+                }
+            }
+            CheckVerdict::NotCompared { reason } => {
+                println!("{:<24} {role:<6} NOT COMPARED: {reason}", i.name)
+            }
+            CheckVerdict::Unavailable => println!("{:<24} {role:<6} not available on this host", i.name),
+        }
+    }
+    let checked = report
+        .implementations
+        .iter()
+        .filter(|i| i.verdict != CheckVerdict::Unavailable)
+        .count();
+    if report.implementations.is_empty() || checked == 0 {
+        println!("verdict: FAIL: no implementation compared anything");
+        ExitCode::FAILURE
+    } else if report
+        .implementations
+        .iter()
+        .all(|i| matches!(i.verdict, CheckVerdict::Agrees { .. } | CheckVerdict::Unavailable))
+    {
+        println!("verdict: ok: {checked} implementation(s) agree with the reference");
+        ExitCode::SUCCESS
+    } else {
+        println!("verdict: FAIL: an implementation disagrees or compared nothing");
+        ExitCode::FAILURE
     }
 }
 
@@ -558,6 +483,12 @@ fn replay_command(
     for p in paths {
         if let Err(e) = files_under(p, &mut files) {
             eprintln!("{}: {e}", p.display());
+            return ExitCode::from(2);
+        }
+    }
+    for p in paths {
+        if let Err(e) = std::fs::metadata(p) {
+            eprintln!("crossdec replay: {}: {e}", p.display());
             return ExitCode::from(2);
         }
     }

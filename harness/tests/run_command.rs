@@ -481,10 +481,20 @@ fn failing_report() -> FamilyReport {
         minimized_hex: vec!["01ff".into()],
         minimized_expected: "Ok(1)".into(),
         minimized_got: "Ok(2)".into(),
+        minimized: true,
+        reproducer_bytes: 2,
+        symptom: "value differs".into(),
+        difference: "first difference at [1]: expected 1, got 2".into(),
+        subject: None,
+        role: crossdec_harness::engine::Role::Kernel,
+        replay_command: Some("crossdec check --family tsfile-plain --impl plain/portable --hex 01ff".into()),
+        replay_rust: "campaign.replay_hex(\"plain/portable\", &[\"01ff\"])".into(),
     };
     let two_steps = Failure {
         minimized_hex: vec!["aa".into(), "bb".into()],
         index: 8,
+        minimized: false,
+        replay_command: Some("crossdec check --family tsfile-plain --impl plain/portable --hex aa --hex bb".into()),
         ..failure.clone()
     };
     report.failures = vec![failure, two_steps];
@@ -542,16 +552,18 @@ fn junit_has_a_case_per_category_failures_with_reproducers_and_skipped_implement
     assert!(text.contains("  got:      Err(Bytes { at: 3 })\u{FFFD}\n"), "{text}");
     assert!(text.contains("  buffer:   values: taken but never checked\n"), "{text}");
     assert!(
-        text.contains("  reproducer: crossdec check --family tsfile-plain --hex 01ff\n"),
+        text.contains("  first difference at [1]: expected 1, got 2\n"),
+        "{text}"
+    );
+    assert!(text.contains("  reproducer (2 byte(s)): 01ff\n"), "{text}");
+    assert!(
+        text.contains("  replay: crossdec check --family tsfile-plain --impl plain/portable --hex 01ff\n"),
         "{text}"
     );
     assert!(
-        text.contains(
-            "    crossdec check --family tsfile-plain --hex aa\n    crossdec check --family tsfile-plain --hex bb\n"
-        ),
+        text.contains("  replay: crossdec check --family tsfile-plain --impl plain/portable --hex aa --hex bb\n"),
         "{text}"
     );
-    assert!(text.contains("1 more not minimized (see report.json)"), "{text}");
     assert_eq!(root.attr("failures"), "1");
     assert_eq!(suites[0].attr("failures"), "1");
 

@@ -296,6 +296,8 @@ mod tests {
             ],
             implementations: vec![],
             allowed_differences: vec![],
+            failures_left_out: 0,
+            problems: vec![],
             failures: vec![],
             bounds_exceeded: vec![],
             failure_count: 0,

@@ -50,6 +50,10 @@ pub struct Implementation<S: Spec + ?Sized> {
     /// Set for an external subject: the engine then asks it for whole
     /// batches of inputs instead of building decoders.
     pub(crate) subject: Option<Arc<Subject>>,
+    /// Categories outside its scope: it may compare nothing there (a
+    /// subject that handles only some inputs). Anywhere else an
+    /// implementation that compared no case fails the run.
+    pub outside_scope: Vec<String>,
 }
 
 impl<S: Spec + ?Sized> Clone for Implementation<S> {
@@ -60,6 +64,7 @@ impl<S: Spec + ?Sized> Clone for Implementation<S> {
             available: self.available,
             factory: self.factory.clone(),
             subject: self.subject.clone(),
+            outside_scope: self.outside_scope.clone(),
         }
     }
 }
@@ -78,7 +83,21 @@ impl<S: Spec + ?Sized> Implementation<S> {
             available,
             factory: Arc::new(move || Box::new(make()) as Box<dyn Decoder<S>>),
             subject: None,
+            outside_scope: Vec::new(),
         }
+    }
+
+    /// This implementation, declared to handle none of the inputs of
+    /// `categories`: comparing nothing there does not fail a run. Reports
+    /// list the categories with it.
+    pub fn outside_scope<T: Into<String>>(mut self, categories: impl IntoIterator<Item = T>) -> Self {
+        self.outside_scope.extend(categories.into_iter().map(Into::into));
+        self
+    }
+
+    /// Whether `category` is outside its declared scope.
+    pub fn is_outside_scope(&self, category: &str) -> bool {
+        self.outside_scope.iter().any(|c| c == category)
     }
 
     /// An external subject of the family `family` (see `docs/subjects.md`):
@@ -96,7 +115,7 @@ impl<S: Spec + ?Sized> Implementation<S> {
                 match subject.exchange(&[input.to_canonical()]).remove(0).typed::<S>(&family) {
                     Answer::Outcome(outcome) => outcome,
                     Answer::Unsupported(why) => panic!("subject: unsupported input: {why}"),
-                    Answer::Failed(message) => panic!("{message}"),
+                    Answer::Failed(message) | Answer::NotAsked(message) => panic!("{message}"),
                 }
             }) as Box<dyn Decoder<S>>
         });
@@ -106,6 +125,7 @@ impl<S: Spec + ?Sized> Implementation<S> {
             available: true,
             factory,
             subject: Some(subject),
+            outside_scope: command.outside_scope,
         }
     }
 

@@ -94,6 +94,17 @@ pub fn changed_files(rev: &str, dir: &Path) -> Result<Vec<String>, String> {
     if rev.is_empty() || rev.starts_with('-') {
         return Err(format!("--changed-since takes a revision, not {rev:?}"));
     }
+    let inside = Command::new("git")
+        .args(["rev-parse", "--is-inside-work-tree"])
+        .current_dir(dir)
+        .output()
+        .map_err(|e| format!("--changed-since {rev}: could not run git: {e}"))?;
+    if !inside.status.success() {
+        return Err(format!(
+            "--changed-since {rev}: {} is not in a git repository (--repository DIR names one)",
+            dir.display()
+        ));
+    }
     let output = Command::new("git")
         .args(["diff", "--name-only", rev, "--"])
         .current_dir(dir)

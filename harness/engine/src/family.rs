@@ -21,6 +21,98 @@ pub struct ImplementationInfo {
     pub available: bool,
 }
 
+/// What [`Family::check_steps`] found for one implementation.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CheckVerdict {
+    /// The same outcome as the reference on every step (differences an
+    /// allowed-difference rule explains are named).
+    Agrees {
+        /// Tolerated differences, by rule id.
+        tolerated: Vec<String>,
+    },
+    /// A step where it disagrees.
+    Differs {
+        /// The step.
+        step: usize,
+        /// Its outcome there (or its panic, its subject's failure), buffer
+        /// faults included.
+        got: String,
+        /// Where it first differs from the reference's, with the elements
+        /// around it.
+        difference: String,
+    },
+    /// It compared nothing: a subject that answered "unsupported" (or was
+    /// not asked) on every step.
+    NotCompared {
+        /// Why.
+        reason: String,
+    },
+    /// This host cannot run it.
+    Unavailable,
+}
+
+/// One implementation's line in a check.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckedImplementation {
+    /// Its name.
+    pub name: String,
+    /// Kernel or peer.
+    pub role: Role,
+    /// What it did.
+    pub verdict: CheckVerdict,
+}
+
+/// [`Family::check_steps`]'s answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckReport {
+    /// The reference's outcome of each step (`Debug`).
+    pub reference: Vec<String>,
+    /// Each implementation checked.
+    pub implementations: Vec<CheckedImplementation>,
+}
+
+impl CheckReport {
+    /// Whether every implementation checked compared every step and agreed.
+    pub fn agrees(&self) -> bool {
+        !self.implementations.is_empty()
+            && self
+                .implementations
+                .iter()
+                .all(|i| matches!(i.verdict, CheckVerdict::Agrees { .. }))
+    }
+}
+
+/// Bytes from hex text (upper or lower case; white space around it is
+/// ignored), or what is wrong with it and where: the character, its
+/// position and why.
+pub fn parse_hex(text: &str) -> Result<Vec<u8>, String> {
+    let trimmed = text.trim();
+    let lead = text.len() - text.trim_start().len();
+    if let Some((at, c)) = trimmed.char_indices().find(|(_, c)| !c.is_ascii_hexdigit()) {
+        return Err(format!(
+            "not hex: {c:?} at position {} (hex digits are 0-9, a-f, A-F)",
+            lead + at
+        ));
+    }
+    if trimmed.len() % 2 == 1 {
+        return Err(format!(
+            "not hex: an odd number of digits ({}); the last digit, at position {}, has no pair",
+            trimmed.len(),
+            lead + trimmed.len() - 1
+        ));
+    }
+    Ok(hex::decode(trimmed).expect("checked: an even number of hex digits"))
+}
+
+/// A reproducer's steps from hex: one canonical input per step.
+pub fn steps_from_hex(steps: &[&str]) -> Result<Vec<Vec<u8>>, String> {
+    steps
+        .iter()
+        .enumerate()
+        .map(|(k, text)| parse_hex(text).map_err(|e| if steps.len() == 1 { e } else { format!("step {k}: {e}") }))
+        .collect()
+}
+
 /// Generated inputs and one implementation that decodes them, for
 /// benchmarks: [`run`](Workload::run) decodes every input once, through the
 /// same adapter and buffers a campaign uses (so the time includes the
@@ -66,6 +158,17 @@ pub trait Family: Send + Sync {
     /// every available kernel (and peer, when `peers`). `None` if the bytes
     /// are not an input of this family; otherwise one line per disagreement.
     fn check_bytes(&self, bytes: &[u8], peers: bool) -> Option<Vec<String>>;
+    /// Check a case given as canonical inputs (its steps, decoded in order
+    /// by one decoder instance) against the implementations named in
+    /// `implementations` (every available kernel, peer when `peers`, and
+    /// external subject when empty). `Err` when a step is not an input of
+    /// this family or a name is not one of its implementations.
+    fn check_steps(&self, steps: &[Vec<u8>], implementations: &[String], peers: bool) -> Result<CheckReport, String>;
+    /// Replay a reproducer (each step's canonical input as hex) on the
+    /// implementation `implementation`: `Ok` if it agrees with the
+    /// reference on the whole case, else `Err` with the difference. This is
+    /// the one-line Rust call a report prints beside each reproducer.
+    fn replay_hex(&self, implementation: &str, steps: &[&str]) -> Result<(), String>;
     /// Check one canonical input as a raw fuzz target does: like
     /// [`check_bytes`](Family::check_bytes), after
     /// [`Spec::cap_for_fuzzing`].
@@ -112,6 +215,119 @@ impl<S: Spec> Campaign<S> {
     }
 }
 
+impl<S: Spec> Campaign<S> {
+    /// Replay a reproducer, each step's canonical input as hex (as a report
+    /// prints it), on the implementation named `implementation`: `Ok` if it
+    /// agrees with the reference on every step, else `Err` saying where it
+    /// differs (or why the case could not be replayed). In a test:
+    ///
+    /// ```ignore
+    /// campaign.replay_hex("rle/fast", &["0a0b0c"]).unwrap();
+    /// ```
+    pub fn replay_hex(&self, implementation: &str, steps: &[&str]) -> Result<(), String> {
+        let bytes = steps_from_hex(steps)?;
+        let report = self.check_steps(&bytes, &[implementation.to_string()], true)?;
+        let checked = &report.implementations[0];
+        match &checked.verdict {
+            CheckVerdict::Agrees { .. } => Ok(()),
+            CheckVerdict::Differs {
+                step, got, difference, ..
+            } => Err(format!(
+                "{implementation} disagrees with the reference at step {step}: {difference}\n  expected: {}\n  got:      {got}",
+                report.reference[*step]
+            )),
+            CheckVerdict::NotCompared { reason } => Err(format!("{implementation} compared nothing: {reason}")),
+            CheckVerdict::Unavailable => Err(format!("{implementation} cannot run on this host")),
+        }
+    }
+
+    fn check_steps_impl(
+        &self,
+        steps: &[Vec<u8>],
+        implementations: &[String],
+        peers: bool,
+    ) -> Result<CheckReport, String> {
+        let name = self.spec.name();
+        let inputs = steps
+            .iter()
+            .enumerate()
+            .map(|(k, b)| {
+                self.spec.parse(b).ok_or_else(|| {
+                    let which = if steps.len() == 1 {
+                        String::new()
+                    } else {
+                        format!("step {k}: ")
+                    };
+                    format!("{which}{} bytes that are not a canonical input of {name}", b.len())
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        if inputs.is_empty() {
+            return Err("no input to check".into());
+        }
+        for wanted in implementations {
+            if !self.implementations.iter().any(|i| &i.name == wanted) {
+                let known: Vec<&str> = self.implementations.iter().map(|i| i.name.as_str()).collect();
+                return Err(format!(
+                    "{name} has no implementation {wanted}; it has: {}",
+                    known.join(", ")
+                ));
+            }
+        }
+        let case = Case { steps: inputs };
+        let expected = expected_outcomes(&self.spec, &case);
+        let reference = expected
+            .iter()
+            .map(|e| match e {
+                Ok(outcome) => format!("{outcome:?}"),
+                Err(panic) => format!("(the reference failed: {panic})"),
+            })
+            .collect();
+        let chosen = self.implementations.iter().filter(|i| {
+            if implementations.is_empty() {
+                i.available && (peers || i.role == Role::Kernel || i.subject.is_some())
+            } else {
+                implementations.contains(&i.name)
+            }
+        });
+        let implementations = chosen
+            .map(|imp| {
+                let verdict = if !imp.available {
+                    CheckVerdict::Unavailable
+                } else {
+                    let v = judge(&self.spec, &case, &expected, imp, &self.allowed);
+                    match v.mismatch {
+                        Some(m) => CheckVerdict::Differs {
+                            step: m.step,
+                            got: m.got_with_faults(),
+                            difference: crate::run::describe_mismatch(&m),
+                        },
+                        None if v.compared == 0 => CheckVerdict::NotCompared {
+                            reason: if v.not_asked > 0 {
+                                "the subject was broken".into()
+                            } else {
+                                format!("it answered \"unsupported\" to all {} step(s)", v.unsupported)
+                            },
+                        },
+                        None => CheckVerdict::Agrees {
+                            tolerated: v.tolerated.iter().map(|t| t.to_string()).collect(),
+                        },
+                    }
+                };
+                CheckedImplementation {
+                    name: imp.name.clone(),
+                    role: imp.role,
+                    verdict,
+                }
+            })
+            .collect();
+        Ok(CheckReport {
+            reference,
+            implementations,
+        })
+    }
+}
+
 impl<S: Spec> Family for Campaign<S> {
     fn name(&self) -> &'static str {
         self.spec.name()
@@ -149,6 +365,14 @@ impl<S: Spec> Family for Campaign<S> {
         let family = self.spec.name();
         self.implementations
             .push(crate::Implementation::external(command, family));
+    }
+
+    fn check_steps(&self, steps: &[Vec<u8>], implementations: &[String], peers: bool) -> Result<CheckReport, String> {
+        self.check_steps_impl(steps, implementations, peers)
+    }
+
+    fn replay_hex(&self, implementation: &str, steps: &[&str]) -> Result<(), String> {
+        Campaign::replay_hex(self, implementation, steps)
     }
 
     fn check_bytes(&self, bytes: &[u8], peers: bool) -> Option<Vec<String>> {

@@ -89,6 +89,15 @@ pub fn sanity(m: &Manifest) -> Vec<String> {
         if f.cases_per_category.is_empty() {
             problems.push(format!("{} on {}: no categories ran", f.family, m.target));
         }
+        for (implementation, ran) in &f.implementations {
+            let compared = f.compared.get(implementation).copied().unwrap_or(0);
+            if *ran && compared == 0 {
+                problems.push(format!(
+                    "{} on {}: {implementation} ran but compared nothing",
+                    f.family, m.target
+                ));
+            }
+        }
         for (category, cases) in &f.cases_per_category {
             if *cases == 0 {
                 problems.push(format!(
@@ -244,6 +253,7 @@ mod tests {
                 category_digests: BTreeMap::from([("c".into(), digest.into())]),
                 digest: digest.into(),
                 tolerated: BTreeMap::new(),
+                compared: BTreeMap::from([("k".into(), 7)]),
                 subjects: Default::default(),
                 failures: 0,
             }],

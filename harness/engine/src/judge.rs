@@ -53,6 +53,8 @@ pub(crate) struct Verdict {
     pub tolerated: Vec<&'static str>,
     /// Inputs an external subject said it does not handle (not compared).
     pub unsupported: u64,
+    /// Inputs not sent to a subject declared broken (not compared).
+    pub not_asked: u64,
     /// The first mismatch, if any (later steps would only repeat it).
     pub mismatch: Option<Mismatch>,
 }
@@ -95,6 +97,7 @@ pub(crate) fn judge_with<S: Spec>(
         compared: 0,
         tolerated: Vec::new(),
         unsupported: 0,
+        not_asked: 0,
         mismatch: None,
     };
     if let Some(subject) = imp.subject() {
@@ -111,6 +114,10 @@ pub(crate) fn judge_with<S: Spec>(
             let got = match answer {
                 Answer::Unsupported(_) => {
                     verdict.unsupported += 1;
+                    continue;
+                }
+                Answer::NotAsked(_) => {
+                    verdict.not_asked += 1;
                     continue;
                 }
                 Answer::Outcome(outcome) => Ok(outcome),

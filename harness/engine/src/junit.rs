@@ -94,7 +94,7 @@ fn family_suite(prefix: &str, report: &FamilyReport) -> Suite {
                 if (listed.len() as u64) < c.failures {
                     let _ = writeln!(
                         details,
-                        "{} more not minimized (see report.json)",
+                        "{} more found after the failure limit (counted, not kept)",
                         c.failures - listed.len() as u64
                     );
                 }
@@ -120,13 +120,11 @@ fn family_suite(prefix: &str, report: &FamilyReport) -> Suite {
             }
         })
         .collect();
-    for i in report.implementations.iter().filter(|i| !i.ran || i.compared == 0) {
+    for i in report.implementations.iter().filter(|i| !i.ran) {
         let why = if !i.available {
             "not available on this host"
-        } else if !i.ran {
-            "not selected"
         } else {
-            "ran but compared no decode calls"
+            "not selected"
         };
         cases.push(TestCase {
             classname: suite.clone(),
@@ -134,6 +132,19 @@ fn family_suite(prefix: &str, report: &FamilyReport) -> Suite {
             seconds: 0.0,
             properties: Vec::new(),
             verdict: Verdict::Skipped(why.into()),
+        });
+    }
+    // A run that compared nothing for something selected is not a pass.
+    for (n, p) in report.problems.iter().filter(|p| p.fails()).enumerate() {
+        cases.push(TestCase {
+            classname: suite.clone(),
+            name: format!("problem {}", n + 1),
+            seconds: 0.0,
+            properties: Vec::new(),
+            verdict: Verdict::Failed {
+                message: format!("{}: {p}", report.family),
+                details: p.to_string(),
+            },
         });
     }
     Suite {
@@ -154,23 +165,33 @@ fn failure_details(out: &mut String, f: &Failure) {
     for fault in &f.buffer_faults {
         let _ = writeln!(out, "  buffer:   {fault}");
     }
-    match f.minimized_hex.as_slice() {
-        [one] => {
-            let _ = writeln!(out, "  reproducer: crossdec check --family {} --hex {one}", f.family);
+    if !f.difference.is_empty() {
+        let _ = writeln!(out, "  {}", f.difference.replace('\n', "\n  "));
+    }
+    let _ = writeln!(
+        out,
+        "  reproducer ({} byte(s)): {}",
+        f.reproducer_bytes,
+        f.minimized_hex.join(" ")
+    );
+    match &f.replay_command {
+        Some(command) => {
+            let _ = writeln!(out, "  replay: {command}");
         }
-        steps => {
+        None => {
             let _ = writeln!(
                 out,
-                "  reproducer: {} steps decoded in order by one decoder (check replays each alone):",
-                steps.len()
+                "  replay: {}",
+                crate::run::rust_replay(&f.implementation, &f.minimized_hex)
             );
-            for hex in steps {
-                let _ = writeln!(out, "    crossdec check --family {} --hex {hex}", f.family);
-            }
         }
     }
-    let _ = writeln!(out, "  minimized expected: {}", f.minimized_expected);
-    let _ = writeln!(out, "  minimized got:      {}", f.minimized_got);
+    // Empty when the reproducer does not fail on its own (the difference
+    // line says so).
+    if !f.minimized_expected.is_empty() || !f.minimized_got.is_empty() {
+        let _ = writeln!(out, "  minimized expected: {}", f.minimized_expected);
+        let _ = writeln!(out, "  minimized got:      {}", f.minimized_got);
+    }
 }
 
 /// The whole document.
@@ -326,6 +347,8 @@ mod tests {
             categories: vec![category("a"), category("b")],
             implementations: vec![],
             allowed_differences: vec![],
+            failures_left_out: 0,
+            problems: vec![],
             failures: vec![],
             bounds_exceeded: vec![BoundExceeded {
                 rule: "r".into(),
@@ -397,6 +420,14 @@ mod tests {
             minimized_hex: minimized.iter().map(|h| h.to_string()).collect(),
             minimized_expected: "Ok([])".into(),
             minimized_got: "Err(<x>)".into(),
+            minimized: true,
+            reproducer_bytes: 1,
+            symptom: "Ok[]: value differs".into(),
+            difference: String::new(),
+            subject: None,
+            role: crate::Role::Kernel,
+            replay_command: None,
+            replay_rust: String::new(),
         }
     }
 
@@ -410,6 +441,8 @@ mod tests {
             failures: 0,
             tolerated: Default::default(),
             unsupported: 0,
+            not_asked: 0,
+            outside_scope: vec![],
             subject: None,
         }
     }
@@ -447,6 +480,13 @@ mod tests {
                 implementation("fam/idle", true, true, 0),
             ],
             allowed_differences: vec![],
+            failures_left_out: 1,
+            problems: vec![crate::report::Problem::NothingCompared {
+                implementation: "fam/idle".into(),
+                category: "ok".into(),
+                unsupported: 4,
+                not_asked: 0,
+            }],
             failures: vec![
                 failure("bad", "fam/ran", &["aa"]),
                 failure("bad", "fam/ran", &["bb", "cc"]),
@@ -489,6 +529,14 @@ mod tests {
                  minimized expected: Ok([])\n  minimized got:      Err(&lt;x&gt;)\n"
             )
         };
+        let replay = |hexes: &[&str]| {
+            let quoted: Vec<String> = hexes.iter().map(|h| format!("&quot;{h}&quot;")).collect();
+            format!(
+                "  reproducer (1 byte(s)): {}\n  replay: campaign.replay_hex(&quot;fam/ran&quot;, &amp;[{}])\n",
+                hexes.join(" "),
+                quoted.join(", ")
+            )
+        };
         let skipped = |name: &str, why: &str| {
             format!(
                 "    <testcase classname=\"x86/fam\" name=\"implementation {name}\" time=\"0.000\">\n      \
@@ -497,26 +545,23 @@ mod tests {
         };
         let expected = [
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n".to_string(),
-            "<testsuites name=\"run &lt;1&gt;\" tests=\"9\" failures=\"4\" errors=\"0\" skipped=\"3\" time=\"5.000\">\n"
+            "<testsuites name=\"run &lt;1&gt;\" tests=\"9\" failures=\"5\" errors=\"0\" skipped=\"2\" time=\"5.000\">\n"
                 .to_string(),
-            "  <testsuite name=\"x86/fam\" tests=\"7\" failures=\"3\" errors=\"0\" skipped=\"3\" time=\"1.500\">\n".to_string(),
+            "  <testsuite name=\"x86/fam\" tests=\"7\" failures=\"4\" errors=\"0\" skipped=\"2\" time=\"1.500\">\n".to_string(),
             category_case("ok", ""),
             category_case(
                 "bad",
                 &format!(
-                    "      <failure message=\"3 disagreement(s) with the reference in fam / bad\" type=\"failure\">{}{}1 more not minimized (see report.json)\n</failure>\n",
-                    details("  reproducer: crossdec check --family fam --hex aa\n"),
-                    details(
-                        "  reproducer: 2 steps decoded in order by one decoder (check replays each alone):\n    \
-                         crossdec check --family fam --hex bb\n    crossdec check --family fam --hex cc\n"
-                    ),
+                    "      <failure message=\"3 disagreement(s) with the reference in fam / bad\" type=\"failure\">{}{}1 more found after the failure limit (counted, not kept)\n</failure>\n",
+                    details(&replay(&["aa"])),
+                    details(&replay(&["bb", "cc"])),
                 ),
             ),
             category_case(
                 "one",
                 &format!(
                     "      <failure message=\"1 disagreement(s) with the reference in fam / one\" type=\"failure\">{}</failure>\n",
-                    details("  reproducer: crossdec check --family fam --hex dd\n").replace("in bad", "in one"),
+                    details(&replay(&["dd"])).replace("in bad", "in one"),
                 ),
             ),
             category_case(
@@ -527,7 +572,12 @@ mod tests {
             ),
             skipped("fam/absent", "not available on this host"),
             skipped("fam/unselected", "not selected"),
-            skipped("fam/idle", "ran but compared no decode calls"),
+            "    <testcase classname=\"x86/fam\" name=\"problem 1\" time=\"0.000\">\n      <failure message=\"fam: \
+             fam/idle compared nothing in category ok (it answered &quot;unsupported&quot; to all 4 inputs; declare the \
+             category outside its scope if that is intended)\" type=\"failure\">fam/idle compared nothing in category ok \
+             (it answered &quot;unsupported&quot; to all 4 inputs; declare the category outside its scope if that is \
+             intended)</failure>\n    </testcase>\n"
+                .to_string(),
             "  </testsuite>\n".to_string(),
             "  <testsuite name=\"stages\" tests=\"2\" failures=\"1\" errors=\"0\" skipped=\"0\" time=\"3.500\">\n".to_string(),
             "    <testcase classname=\"ci/test\" name=\"native\" time=\"1.500\"/>\n".to_string(),

@@ -59,6 +59,7 @@ mod campaign;
 mod canonical;
 pub mod case_rng;
 pub mod changes;
+pub mod diff;
 pub mod digest;
 mod family;
 #[cfg(feature = "fuzz")]
@@ -78,10 +79,12 @@ pub use buffers::{BufferFault, Buffers, Element, Out};
 pub use campaign::{AllowedDifference, Campaign, Decoder, Implementation, Role};
 pub use canonical::{Canonical, FromCanonical};
 pub use case_rng::SliceDraw;
-pub use family::{Family, ImplementationInfo, Workload};
+pub use family::{
+    parse_hex, steps_from_hex, CheckReport, CheckVerdict, CheckedImplementation, Family, ImplementationInfo, Workload,
+};
 pub use judge::{Mismatch, CANARIES};
 pub use panic::install_quiet_panic_hook;
-pub use report::{FamilyReport, Manifest};
+pub use report::{FamilyReport, Manifest, Problem};
 pub use run::{Progress, RunOptions};
 pub use spec::{case_rng, Case, CaseRng, Category, Outcome, Parse, Spec};
 pub use subject::{Subject, SubjectCommand};

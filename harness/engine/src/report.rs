@@ -36,6 +36,10 @@ pub struct CategoryReport {
     /// Differences tolerated here, by allowed-difference rule id.
     #[serde(default)]
     pub tolerated: BTreeMap<String, u64>,
+    /// Decode calls compared here, by implementation (every implementation
+    /// that ran, zeros included).
+    #[serde(default)]
+    pub compared: BTreeMap<String, u64>,
     /// Wall time, minimizing included.
     #[serde(default)]
     pub seconds: f64,
@@ -61,6 +65,12 @@ pub struct ImplementationReport {
     /// Inputs an external subject said it does not handle (not compared).
     #[serde(default)]
     pub unsupported: u64,
+    /// Inputs not sent to an external subject after it was declared broken.
+    #[serde(default)]
+    pub not_asked: u64,
+    /// Categories declared outside its scope (it may compare nothing there).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub outside_scope: Vec<String>,
     /// The command of an external subject (`docs/subjects.md`); `None` for
     /// a built-in implementation.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -98,6 +108,141 @@ pub struct Failure {
     pub minimized_expected: String,
     /// What the implementation gives on it (buffer faults included).
     pub minimized_got: String,
+    /// Whether the reproducer was minimized (false when the minimizing
+    /// budget ran out before this failure's turn; it is then the whole input).
+    #[serde(default)]
+    pub minimized: bool,
+    /// The reproducer's size: canonical bytes over its steps.
+    #[serde(default)]
+    pub reproducer_bytes: u64,
+    /// The kind of difference, for grouping: where the outcomes first
+    /// differ (list positions left out) and how.
+    #[serde(default)]
+    pub symptom: String,
+    /// Where the reproducer's outcomes first differ, with the elements
+    /// around it (empty when the reproducer did not fail on its own).
+    #[serde(default)]
+    pub difference: String,
+    /// The external subject's command, when the implementation is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subject: Option<String>,
+    /// Kernel or peer.
+    #[serde(default = "kernel")]
+    pub role: Role,
+    /// The complete command that replays the reproducer, when a command
+    /// line set the run up (the engine does not know one: `crossdec` fills
+    /// it in).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replay_command: Option<String>,
+    /// The Rust call that replays it on the campaign
+    /// ([`Campaign::replay_hex`](crate::Campaign::replay_hex)).
+    #[serde(default)]
+    pub replay_rust: String,
+}
+
+fn kernel() -> Role {
+    Role::Kernel
+}
+
+/// What made a run fail besides disagreements, or cut it short.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Problem {
+    /// No implementation ran (none selected, or none available).
+    NoImplementation,
+    /// A category generated no case.
+    NoCases {
+        /// The category.
+        category: String,
+    },
+    /// An implementation compared no case of a category that is not
+    /// outside its declared scope.
+    NothingCompared {
+        /// The implementation.
+        implementation: String,
+        /// The category.
+        category: String,
+        /// Inputs it answered "unsupported" there.
+        unsupported: u64,
+        /// Inputs not sent to it there (a subject declared broken).
+        not_asked: u64,
+    },
+    /// An external subject failed [`BROKEN_AFTER`](crate::subject::BROKEN_AFTER)
+    /// times in a row and was asked nothing more.
+    SubjectBroken {
+        /// The subject.
+        implementation: String,
+        /// Inputs not sent to it.
+        not_asked: u64,
+        /// Its last failure.
+        last_failure: String,
+    },
+    /// An external subject never answered anything: a setup error (the
+    /// command does not exist, does not speak the protocol), not a finding
+    /// per input.
+    SubjectNeverAnswered {
+        /// The subject.
+        implementation: String,
+        /// Its last failure.
+        last_failure: String,
+    },
+    /// The run stopped after `max_failures` failures; the rest did not run.
+    StoppedEarly {
+        /// The limit.
+        max_failures: u64,
+        /// Generator calls that did not run.
+        calls_skipped: u64,
+    },
+}
+
+impl Problem {
+    /// Whether it fails the run by itself (a run cut short fails through
+    /// the failures that cut it).
+    pub fn fails(&self) -> bool {
+        !matches!(self, Problem::StoppedEarly { .. })
+    }
+}
+
+impl std::fmt::Display for Problem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Problem::NoImplementation => write!(f, "no implementation ran: none was selected and available"),
+            Problem::NoCases { category } => write!(f, "category {category} generated no case"),
+            Problem::NothingCompared {
+                implementation,
+                category,
+                unsupported,
+                not_asked,
+            } => {
+                write!(f, "{implementation} compared nothing in category {category}")?;
+                match (unsupported, not_asked) {
+                    (0, 0) => Ok(()),
+                    (u, 0) => write!(f, " (it answered \"unsupported\" to all {u} inputs; declare the category outside its scope if that is intended)"),
+                    (_, n) => write!(f, " ({n} inputs not asked: the subject was broken)"),
+                }
+            }
+            Problem::SubjectBroken {
+                implementation,
+                not_asked,
+                last_failure,
+            } => write!(
+                f,
+                "subject {implementation} declared broken after {} failures in a row; {not_asked} inputs not asked; the last failure: {last_failure}",
+                crate::subject::BROKEN_AFTER
+            ),
+            Problem::SubjectNeverAnswered {
+                implementation,
+                last_failure,
+            } => write!(f, "subject {implementation} never answered: {last_failure}"),
+            Problem::StoppedEarly {
+                max_failures,
+                calls_skipped,
+            } => write!(
+                f,
+                "stopped after {max_failures} failures (the failure limit): {calls_skipped} generator calls did not run"
+            ),
+        }
+    }
 }
 
 /// An allowed difference as reports list it.
@@ -149,12 +294,21 @@ pub struct FamilyReport {
     pub implementations: Vec<ImplementationReport>,
     /// The allowed differences in force.
     pub allowed_differences: Vec<AllowedDifferenceReport>,
-    /// The first failures, minimized.
+    /// Every failure found (up to the failure limit), smallest reproducer
+    /// first; see [`failures_left_out`](Self::failures_left_out).
     pub failures: Vec<Failure>,
+    /// Failures found but not kept: found by calls already running when
+    /// the failure limit was reached.
+    #[serde(default)]
+    pub failures_left_out: u64,
+    /// What else failed the run or cut it short.
+    #[serde(default)]
+    pub problems: Vec<Problem>,
     /// Allowed differences used beyond their bounds.
     #[serde(default)]
     pub bounds_exceeded: Vec<BoundExceeded>,
-    /// Every failing (case, implementation) pair, plus every bound exceeded.
+    /// Every failing (case, implementation) pair, plus every bound exceeded
+    /// and every [`Problem`] that [fails](Problem::fails).
     pub failure_count: u64,
     /// SHA-256 over every case's canonical input and reference outcome.
     pub digest: String,
@@ -225,6 +379,10 @@ pub struct FamilyManifest {
     /// Tolerated differences per peer, by rule id.
     #[serde(default)]
     pub tolerated: BTreeMap<String, BTreeMap<String, u64>>,
+    /// Decode calls compared, by implementation that ran: the gate fails a
+    /// run in which a selected implementation compared nothing.
+    #[serde(default)]
+    pub compared: BTreeMap<String, u64>,
     /// The external subjects that ran (`docs/subjects.md`), by name. They
     /// are not in the kernel lists: the gate's kernel coverage is about the
     /// registry, and a subject runs where its command was given.
@@ -336,6 +494,12 @@ fn family_manifest(r: &FamilyReport) -> FamilyManifest {
             .filter(|i| !i.tolerated.is_empty())
             .map(|i| (i.name.clone(), i.tolerated.clone()))
             .collect(),
+        compared: r
+            .implementations
+            .iter()
+            .filter(|i| i.ran)
+            .map(|i| (i.name.clone(), i.compared))
+            .collect(),
         subjects: r
             .implementations
             .iter()
@@ -366,102 +530,333 @@ pub struct RunReport {
     pub families: Vec<FamilyReport>,
 }
 
-/// A summary for people: cases per category, implementations, failures with
-/// their reproducers.
+/// A summary for people: per family its categories, implementations,
+/// tolerated differences with their reasons, failures grouped by symptom
+/// (smallest reproducer first) and problems; then one line of totals and
+/// the verdict with its reason.
 pub fn summary(reports: &[FamilyReport]) -> String {
     let mut s = String::new();
     for r in reports {
-        let digest = r.digest.get(..16).unwrap_or(&r.digest);
-        let _ = writeln!(
-            s,
-            "== {} (seed {}, {} cases, {:.2}s, digest {digest}) ==",
-            r.family,
-            r.seed,
-            r.total_cases(),
-            r.seconds
-        );
-        let _ = writeln!(
-            s,
-            "  {:<24} {:>9} {:>9} {:>9}",
-            "category", "cases", "steps", "failures"
-        );
-        for c in &r.categories {
-            let _ = writeln!(s, "  {:<24} {:>9} {:>9} {:>9}", c.name, c.cases, c.steps, c.failures);
-        }
-        let _ = writeln!(
-            s,
-            "  {:<24} {:>6} {:>10} {:>9}  tolerated",
-            "implementation", "role", "compared", "failures"
-        );
-        for i in &r.implementations {
-            let role = match i.role {
-                Role::Kernel => "kernel",
-                Role::Peer => "peer",
+        family_summary(&mut s, r);
+    }
+    s.push_str(&totals(reports));
+    s
+}
+
+fn role_name(role: Role) -> &'static str {
+    match role {
+        Role::Kernel => "kernel",
+        Role::Peer => "peer",
+    }
+}
+
+fn family_summary(s: &mut String, r: &FamilyReport) {
+    let digest = r.digest.get(..16).unwrap_or(&r.digest);
+    let _ = writeln!(
+        s,
+        "== {} (seed {}, {} cases, {:.2}s, digest {digest}) ==",
+        r.family,
+        r.seed,
+        r.total_cases(),
+        r.seconds
+    );
+    let _ = writeln!(
+        s,
+        "  {:<24} {:>9} {:>9} {:>9}",
+        "category", "cases", "steps", "failures"
+    );
+    for c in &r.categories {
+        let _ = writeln!(s, "  {:<24} {:>9} {:>9} {:>9}", c.name, c.cases, c.steps, c.failures);
+    }
+    let _ = writeln!(
+        s,
+        "  {:<24} {:>6} {:>10} {:>9}  tolerated",
+        "implementation", "role", "compared", "failures"
+    );
+    for i in &r.implementations {
+        let role = role_name(i.role);
+        if !i.ran {
+            let why = if i.available {
+                "not selected"
+            } else {
+                "not available on this host"
             };
-            if !i.ran {
-                let why = if i.available {
-                    "not selected"
-                } else {
-                    "not available on this host"
-                };
-                let _ = writeln!(s, "  {:<24} {:>6} {:>10} {:>9}  ({why})", i.name, role, "-", "-");
-                continue;
-            }
-            let mut tolerated: Vec<String> = i.tolerated.iter().map(|(k, v)| format!("{k}={v}")).collect();
-            if i.unsupported > 0 {
-                tolerated.push(format!("(unsupported: {})", i.unsupported));
-            }
-            let _ = writeln!(
-                s,
-                "  {:<24} {:>6} {:>10} {:>9}  {}",
-                i.name,
-                role,
-                i.compared,
-                i.failures,
-                tolerated.join(" ")
-            );
+            let _ = writeln!(s, "  {:<24} {:>6} {:>10} {:>9}  ({why})", i.name, role, "-", "-");
+            continue;
         }
-        for f in &r.failures {
-            let _ = writeln!(
-                s,
-                "  FAILURE {} in {} (seed {}, call {}, case {}, step {})",
-                f.implementation, f.category, f.seed, f.index, f.sub_index, f.step
-            );
-            let _ = writeln!(s, "    expected: {}", clip(&f.expected));
-            let _ = writeln!(s, "    got:      {}", clip(&f.got));
-            for fault in &f.buffer_faults {
-                let _ = writeln!(s, "    buffer:   {fault}");
-            }
-            let _ = writeln!(
-                s,
-                "    minimized reproducer ({} step(s), canonical input hex; `crossdec check --family {} --hex HEX`):",
-                f.minimized_hex.len(),
-                f.family
-            );
-            for h in &f.minimized_hex {
-                let _ = writeln!(s, "      {h}");
-            }
-            let _ = writeln!(s, "    minimized expected: {}", clip(&f.minimized_expected));
-            let _ = writeln!(s, "    minimized got:      {}", clip(&f.minimized_got));
+        let mut notes: Vec<String> = i.tolerated.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        if i.unsupported > 0 {
+            notes.push(format!("(unsupported: {})", i.unsupported));
         }
-        for b in &r.bounds_exceeded {
+        if i.not_asked > 0 {
+            notes.push(format!("(not asked: {})", i.not_asked));
+        }
+        if !i.outside_scope.is_empty() {
+            notes.push(format!("(outside its scope: {})", i.outside_scope.join(", ")));
+        }
+        let _ = writeln!(
+            s,
+            "  {:<24} {:>6} {:>10} {:>9}  {}",
+            i.name,
+            role,
+            i.compared,
+            i.failures,
+            notes.join(" ")
+        );
+    }
+    // Each rule used, with what it allows and why.
+    for a in &r.allowed_differences {
+        let used: u64 = r
+            .implementations
+            .iter()
+            .filter(|i| i.name == a.implementation)
+            .filter_map(|i| i.tolerated.get(&a.id))
+            .sum();
+        if used > 0 {
             let _ = writeln!(
                 s,
-                "  BOUND EXCEEDED: {} explained {} of {}'s {} calls in {}, more than the {} its share of {:.1}% allows",
-                b.rule,
-                b.tolerated,
-                b.implementation,
-                b.compared,
-                b.category,
-                b.allowed,
-                100.0 * b.bound
+                "  tolerated {} ({} differences of {}): {}",
+                a.id, used, a.implementation, a.reason
             );
-        }
-        if r.failure_count as usize > r.failures.len() + r.bounds_exceeded.len() {
-            let _ = writeln!(s, "  ... {} failures in all", r.failure_count);
         }
     }
-    s
+    failure_groups(s, r);
+    for b in &r.bounds_exceeded {
+        let _ = writeln!(
+            s,
+            "  BOUND EXCEEDED: {} explained {} of {}'s {} calls in {}, more than the {} its share of {:.1}% allows",
+            b.rule,
+            b.tolerated,
+            b.implementation,
+            b.compared,
+            b.category,
+            b.allowed,
+            100.0 * b.bound
+        );
+    }
+    for (label, line) in problem_lines(r) {
+        let _ = writeln!(s, "  {label}: {line}");
+    }
+}
+
+/// A family's problems for people: an implementation that compared nothing
+/// in several categories is one line naming them.
+fn problem_lines(r: &FamilyReport) -> Vec<(&'static str, String)> {
+    let mut lines = Vec::new();
+    let mut nothing: Vec<(&str, Vec<&str>, u64, u64)> = Vec::new();
+    for p in &r.problems {
+        match p {
+            Problem::NothingCompared {
+                implementation,
+                category,
+                unsupported,
+                not_asked,
+            } => match nothing.iter_mut().find(|(i, ..)| *i == implementation.as_str()) {
+                Some(entry) => {
+                    entry.1.push(category);
+                    entry.2 += unsupported;
+                    entry.3 += not_asked;
+                }
+                None => nothing.push((implementation, vec![category], *unsupported, *not_asked)),
+            },
+            other => lines.push((if other.fails() { "PROBLEM" } else { "NOTE" }, other.to_string())),
+        }
+    }
+    for (implementation, categories, unsupported, not_asked) in nothing {
+        let mut line = format!(
+            "{implementation} compared nothing in {} categor{}: {}",
+            categories.len(),
+            if categories.len() == 1 { "y" } else { "ies" },
+            categories.join(", ")
+        );
+        if not_asked > 0 {
+            let _ = write!(line, " ({not_asked} inputs not asked: the subject was broken)");
+        } else if unsupported > 0 {
+            let _ = write!(
+                line,
+                " (it answered \"unsupported\" to all {unsupported} inputs there; \
+                 `--outside-scope {implementation}=CATEGORY,...` declares categories a subject does not handle)"
+            );
+        }
+        lines.insert(0, ("PROBLEM", line));
+    }
+    lines
+}
+
+/// The failures, grouped by symptom, each group shown by its smallest
+/// reproducer.
+fn failure_groups(s: &mut String, r: &FamilyReport) {
+    if r.failures.is_empty() {
+        return;
+    }
+    // `failures` is sorted smallest reproducer first, so each group's first
+    // member is its smallest and groups come in the order of their smallest.
+    let mut groups: Vec<(&str, Vec<&Failure>)> = Vec::new();
+    for f in &r.failures {
+        match groups.iter_mut().find(|(symptom, _)| *symptom == f.symptom) {
+            Some((_, members)) => members.push(f),
+            None => groups.push((&f.symptom, vec![f])),
+        }
+    }
+    let found = r.failures.len() as u64 + r.failures_left_out;
+    let _ = writeln!(
+        s,
+        "  {found} failure(s) in {} group(s) by symptom, smallest reproducer first{}:",
+        groups.len(),
+        if r.failures_left_out > 0 {
+            format!(
+                " ({} found after the failure limit are counted, not kept)",
+                r.failures_left_out
+            )
+        } else {
+            String::new()
+        }
+    );
+    for (n, (symptom, members)) in groups.iter().enumerate() {
+        let f = members[0];
+        let mut implementations: Vec<&str> = members.iter().map(|m| m.implementation.as_str()).collect();
+        implementations.sort_unstable();
+        implementations.dedup();
+        let mut categories: Vec<&str> = members.iter().map(|m| m.category.as_str()).collect();
+        categories.sort_unstable();
+        categories.dedup();
+        let _ = writeln!(
+            s,
+            "  [{}] {symptom}: {} failure(s) of {} in {}",
+            n + 1,
+            members.len(),
+            implementations.join(", "),
+            categories.join(", ")
+        );
+        let _ = writeln!(
+            s,
+            "    smallest: {} in {} (seed {}, call {}, case {}, step {}), {} byte(s) in {} step(s){}",
+            f.implementation,
+            f.category,
+            f.seed,
+            f.index,
+            f.sub_index,
+            f.step,
+            f.reproducer_bytes,
+            f.minimized_hex.len(),
+            if f.minimized {
+                ""
+            } else {
+                " (not minimized: the minimizing time ran out)"
+            }
+        );
+        for line in f.difference.lines() {
+            let _ = writeln!(s, "    {line}");
+        }
+        if f.minimized_expected.is_empty() {
+            // The reproducer did not fail on its own: what the run saw.
+            let _ = writeln!(s, "    expected (in the run): {}", clip(&f.expected));
+            let _ = writeln!(s, "    got (in the run):      {}", clip(&f.got));
+        } else {
+            let _ = writeln!(s, "    expected: {}", clip(&f.minimized_expected));
+            let _ = writeln!(s, "    got:      {}", clip(&f.minimized_got));
+        }
+        let _ = writeln!(s, "    input:    {}", f.minimized_hex.join(" "));
+        if let Some(command) = &f.replay_command {
+            let _ = writeln!(s, "    replay:   {command}");
+        }
+        let _ = writeln!(s, "    in Rust:  {}", f.replay_rust);
+    }
+}
+
+/// The closing lines: totals over every family, and the verdict with its
+/// reason.
+fn totals(reports: &[FamilyReport]) -> String {
+    let cases: u64 = reports.iter().map(FamilyReport::total_cases).sum();
+    let mut compared: BTreeMap<&str, u64> = BTreeMap::new();
+    let mut tolerated: BTreeMap<&str, u64> = BTreeMap::new();
+    let mut fewest: Option<(u64, String)> = None;
+    for r in reports {
+        for i in r.implementations.iter().filter(|i| i.ran) {
+            let kind = match (i.subject.is_some(), i.role) {
+                (true, _) => "subjects",
+                (false, Role::Kernel) => "kernels",
+                (false, Role::Peer) => "peers",
+            };
+            *compared.entry(kind).or_default() += i.compared;
+            for (rule, n) in &i.tolerated {
+                *tolerated.entry(rule).or_default() += n;
+            }
+            if fewest.as_ref().is_none_or(|(n, _)| i.compared < *n) {
+                fewest = Some((i.compared, format!("{}/{}", r.family, i.name)));
+            }
+        }
+    }
+    let seconds: f64 = reports.iter().map(|r| r.seconds).sum();
+    let all: u64 = compared.values().sum();
+    let by_kind: Vec<String> = compared.iter().map(|(k, n)| format!("{k} {n}")).collect();
+    let mut line = format!(
+        "total: {} families, {cases} cases, {all} comparisons ({})",
+        reports.len(),
+        by_kind.join(", ")
+    );
+    if let Some((n, name)) = &fewest {
+        let _ = write!(line, ", fewest {n} by {name}");
+    }
+    if tolerated.is_empty() {
+        line.push_str(", no tolerated differences");
+    } else {
+        let rules: Vec<String> = tolerated.iter().map(|(k, n)| format!("{k}={n}")).collect();
+        let _ = write!(line, ", tolerated {}", rules.join(" "));
+    }
+    let _ = writeln!(line, ", {seconds:.2}s");
+    let _ = writeln!(line, "verdict: {}", verdict(reports));
+    line
+}
+
+/// "ok: ..." or "FAIL: ..." with the reason.
+pub fn verdict(reports: &[FamilyReport]) -> String {
+    let mut reasons = Vec::new();
+    let disagreements: u64 = reports
+        .iter()
+        .map(|r| r.categories.iter().map(|c| c.failures).sum::<u64>())
+        .sum();
+    if disagreements > 0 {
+        let families: Vec<&str> = reports
+            .iter()
+            .filter(|r| r.categories.iter().any(|c| c.failures > 0))
+            .map(|r| r.family.as_str())
+            .collect();
+        reasons.push(format!("{disagreements} disagreement(s) in {}", families.join(", ")));
+    }
+    let bounds: usize = reports.iter().map(|r| r.bounds_exceeded.len()).sum();
+    if bounds > 0 {
+        reasons.push(format!("{bounds} allowed-difference bound(s) exceeded"));
+    }
+    for r in reports {
+        for (label, line) in problem_lines(r) {
+            if label == "PROBLEM" {
+                let short = line.split(" (").next().unwrap_or(&line).to_string();
+                reasons.push(format!("{}: {short}", r.family));
+            }
+        }
+    }
+    if reports.is_empty() {
+        reasons.push("no family ran".into());
+    }
+    if reasons.is_empty() {
+        let cases: u64 = reports.iter().map(FamilyReport::total_cases).sum();
+        format!("ok: every selected implementation compared cases in every category and agreed with the reference ({cases} cases)")
+    } else {
+        let shown = reasons.len().min(5);
+        let more = if reasons.len() > shown {
+            format!("; and {} more", reasons.len() - shown)
+        } else {
+            String::new()
+        };
+        format!("FAIL: {}{more}", reasons[..shown].join("; "))
+    }
+}
+
+/// Whether the reports pass: no failure, no failing problem, and at least
+/// one family.
+pub fn passed(reports: &[FamilyReport]) -> bool {
+    !reports.is_empty() && reports.iter().all(|r| r.failure_count == 0)
 }
 
 fn clip(text: &str) -> String {
@@ -494,6 +889,7 @@ mod tests {
                 digest: "ab".repeat(32),
                 tolerated: BTreeMap::new(),
                 seconds: 0.25,
+                compared: BTreeMap::new(),
             }],
             implementations: vec![
                 ImplementationReport {
@@ -505,6 +901,8 @@ mod tests {
                     failures: 1,
                     tolerated: BTreeMap::new(),
                     unsupported: 0,
+                    not_asked: 0,
+                    outside_scope: vec![],
                     subject: None,
                 },
                 ImplementationReport {
@@ -516,10 +914,14 @@ mod tests {
                     failures: 0,
                     tolerated: BTreeMap::from([("rule".into(), 2)]),
                     unsupported: 0,
+                    not_asked: 0,
+                    outside_scope: vec![],
                     subject: None,
                 },
             ],
             allowed_differences: vec![],
+            failures_left_out: 0,
+            problems: vec![],
             bounds_exceeded: vec![],
             failures: vec![Failure {
                 family: "f".into(),
@@ -536,6 +938,14 @@ mod tests {
                 minimized_hex: vec!["01".into()],
                 minimized_expected: "Ok(1)".into(),
                 minimized_got: "Ok(2)".into(),
+                minimized: true,
+                reproducer_bytes: 1,
+                symptom: "Ok[]: value differs".into(),
+                difference: String::new(),
+                subject: None,
+                role: Role::Kernel,
+                replay_command: None,
+                replay_rust: String::new(),
             }],
             failure_count: 3,
             digest: "cd".repeat(32),
@@ -569,6 +979,19 @@ mod tests {
         assert_eq!((f.digest.as_str(), f.failures), ("cd".repeat(32).as_str(), 3));
     }
 
+    fn failure(category: &str, symptom: &str, hex: &str) -> Failure {
+        Failure {
+            category: category.into(),
+            symptom: symptom.into(),
+            minimized_hex: vec![hex.into()],
+            reproducer_bytes: hex.len() as u64 / 2,
+            difference: format!("first difference at Ok[1]: expected 2, got {hex}"),
+            replay_command: Some(format!("crossdec check --family f --impl k --hex {hex}")),
+            replay_rust: format!("campaign.replay_hex(\"k\", &[\"{hex}\"])"),
+            ..report().failures[0].clone()
+        }
+    }
+
     #[test]
     fn the_summary_shows_counts_failures_and_the_reproducer() {
         let text = summary(&[report()]);
@@ -583,21 +1006,108 @@ mod tests {
             "{text}"
         );
         assert!(
-            text.contains("  FAILURE k in c (seed 3, call 1, case 0, step 0)\n"),
+            text.contains("  [1] Ok[]: value differs: 1 failure(s) of k in c\n"),
             "{text}"
         );
-        assert!(text.contains("    buffer:   out: taken but never checked\n"), "{text}");
         assert!(
-            text.contains("`crossdec check --family f --hex HEX`):\n      01\n"),
+            text.contains("    smallest: k in c (seed 3, call 1, case 0, step 0), 1 byte(s) in 1 step(s)\n"),
             "{text}"
         );
-        assert!(text.ends_with("  ... 3 failures in all\n"), "{text}");
-        // Every failure listed: no count line.
-        let all_listed = FamilyReport {
-            failure_count: 1,
-            ..report()
-        };
-        assert!(!summary(&[all_listed]).contains("failures in all"));
+        assert!(text.contains("    input:    01\n"), "{text}");
+        assert!(text.contains("    got:      Ok(2)\n"), "{text}");
+        assert!(text.ends_with("verdict: FAIL: 1 disagreement(s) in f\n"), "{text}");
+        assert!(
+            text.contains("total: 1 families, 4 cases, 14 comparisons (kernels 10, peers 4), fewest 4 by f/p, tolerated rule=2, 0.50s\n"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn failures_are_grouped_by_symptom_each_group_shown_by_its_smallest() {
+        let mut r = report();
+        // Sorted smallest first, as a run leaves them.
+        r.failures = vec![
+            failure("c", "Ok.len(): length", "0a"),
+            failure("d", "Ok[]: value differs", "0b0c"),
+            failure("c", "Ok.len(): length", "0d0e0f"),
+            failure("d", "Ok.len(): length", "10111213"),
+        ];
+        r.failures_left_out = 2;
+        let text = summary(&[r]);
+        assert!(
+            text.contains("  6 failure(s) in 2 group(s) by symptom, smallest reproducer first (2 found after the failure limit are counted, not kept):\n"),
+            "{text}"
+        );
+        let first = text
+            .find("  [1] Ok.len(): length: 3 failure(s) of k in c, d\n")
+            .expect(&text);
+        let second = text
+            .find("  [2] Ok[]: value differs: 1 failure(s) of k in d\n")
+            .expect(&text);
+        assert!(first < second, "{text}");
+        // Each group's smallest: 0a for the first, 0b0c for the second.
+        assert!(text.contains("    input:    0a\n    replay:   crossdec check --family f --impl k --hex 0a\n    in Rust:  campaign.replay_hex(\"k\", &[\"0a\"])\n"), "{text}");
+        assert!(text.contains("    input:    0b0c\n"), "{text}");
+        assert!(
+            !text.contains("0d0e0f"),
+            "only the smallest of a group is shown: {text}"
+        );
+        assert!(
+            text.contains("    first difference at Ok[1]: expected 2, got 0a\n"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn problems_fail_the_verdict_and_tolerated_rules_are_explained() {
+        let mut r = report();
+        r.failures.clear();
+        r.categories[0].failures = 0;
+        r.failure_count = 2;
+        r.allowed_differences = vec![AllowedDifferenceReport {
+            id: "rule".into(),
+            implementation: "p".into(),
+            reason: "p trims trailing zeros".into(),
+            bounds: vec![],
+        }];
+        r.problems = vec![
+            Problem::NothingCompared {
+                implementation: "s".into(),
+                category: "c".into(),
+                unsupported: 4,
+                not_asked: 0,
+            },
+            Problem::NothingCompared {
+                implementation: "s".into(),
+                category: "d".into(),
+                unsupported: 2,
+                not_asked: 0,
+            },
+            Problem::StoppedEarly {
+                max_failures: 1,
+                calls_skipped: 9,
+            },
+        ];
+        let text = summary(&[r.clone()]);
+        assert!(
+            text.contains("  tolerated rule (2 differences of p): p trims trailing zeros\n"),
+            "{text}"
+        );
+        assert!(text.contains("  PROBLEM: s compared nothing in 2 categories: c, d (it answered \"unsupported\" to all 6 inputs there;"), "{text}");
+        assert!(
+            text.contains("  NOTE: stopped after 1 failures (the failure limit): 9 generator calls did not run\n"),
+            "{text}"
+        );
+        assert!(
+            text.ends_with("verdict: FAIL: f: s compared nothing in 2 categories: c, d\n"),
+            "{text}"
+        );
+        assert!(!passed(&[r.clone()]));
+        r.problems.clear();
+        r.failure_count = 0;
+        assert!(summary(&[r.clone()]).ends_with("verdict: ok: every selected implementation compared cases in every category and agreed with the reference (4 cases)\n"));
+        assert!(passed(&[r]));
+        assert!(!passed(&[]), "no family ran: not a pass");
     }
 
     #[test]

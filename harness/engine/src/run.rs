@@ -3,16 +3,18 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crate::campaign::{Campaign, Implementation};
 use crate::canonical::Canonical;
+use crate::diff::first_difference;
 use crate::digest::{case_digest, FamilyDigest, Sha};
 use crate::judge::{expected_outcomes, judge_with, Mismatch};
 use crate::minimise::minimise;
 use crate::report::{
-    AllowedDifferenceReport, BoundExceeded, CategoryReport, Failure, FamilyReport, ImplementationReport,
+    AllowedDifferenceReport, BoundExceeded, CategoryReport, Failure, FamilyReport, ImplementationReport, Problem,
 };
 use crate::spec::{case_rng, Case, Category, Spec};
 use crate::subject::Answer;
@@ -50,9 +52,16 @@ pub struct RunOptions {
     pub implementations: Vec<String>,
     /// Only these categories; empty = all.
     pub categories: Vec<String>,
-    /// Stop minimizing after this many re-runs per failure.
+    /// Re-runs a failure's minimizing may spend.
     pub shrink_budget: usize,
-    /// Keep (and minimize) at most this many failures in the report.
+    /// Seconds a failure's minimizing may spend.
+    pub shrink_seconds: f64,
+    /// Seconds minimizing may spend over the whole campaign; failures
+    /// whose turn comes after that keep their whole input.
+    pub shrink_total_seconds: f64,
+    /// Stop the campaign once this many failures (failing case and
+    /// implementation pairs) are found; every one is kept in the report.
+    /// 0: no limit.
     pub max_failures: usize,
     /// Where progress goes, if anywhere.
     pub progress: Option<Arc<dyn Progress>>,
@@ -67,7 +76,9 @@ impl Default for RunOptions {
             implementations: Vec::new(),
             categories: Vec::new(),
             shrink_budget: 2000,
-            max_failures: 20,
+            shrink_seconds: 10.0,
+            shrink_total_seconds: 60.0,
+            max_failures: 100,
             progress: None,
         }
     }
@@ -82,26 +93,59 @@ impl fmt::Debug for RunOptions {
             .field("implementations", &self.implementations)
             .field("categories", &self.categories)
             .field("shrink_budget", &self.shrink_budget)
+            .field("shrink_seconds", &self.shrink_seconds)
+            .field("shrink_total_seconds", &self.shrink_total_seconds)
             .field("max_failures", &self.max_failures)
             .field("progress", &self.progress.is_some())
             .finish()
     }
 }
 
+/// One implementation's share of one case.
+#[derive(Default)]
+struct ImplCase {
+    compared: u64,
+    failed: bool,
+    tolerated: Vec<&'static str>,
+    unsupported: u64,
+    not_asked: u64,
+}
+
 /// One case's results.
 struct CaseResult {
     digest: Sha,
     steps: u64,
-    /// Per implementation: (compared, failed, tolerated rule ids,
-    /// unsupported).
-    per_impl: Vec<(u64, bool, Vec<&'static str>, u64)>,
+    /// Per implementation, in the order of the run's implementations.
+    per_impl: Vec<ImplCase>,
     /// (implementation index, mismatch).
     failures: Vec<(usize, Mismatch)>,
 }
 
 /// One generator call: its index, its cases' results, and its cases when one
-/// of them failed (kept for minimizing).
-type CallResult<I> = (u64, Vec<CaseResult>, Vec<Case<I>>);
+/// of them failed (kept for minimizing); `None` for a call skipped after
+/// the failure limit was reached.
+type CallResult<I> = Option<(u64, Vec<CaseResult>, Vec<Case<I>>)>;
+
+/// A failure found, waiting for its minimizing.
+struct Found<I> {
+    category: &'static str,
+    category_order: usize,
+    index: u64,
+    sub_index: usize,
+    implementation: usize,
+    mismatch: Mismatch,
+    case: Case<I>,
+}
+
+/// Running totals of one implementation over the campaign.
+#[derive(Default, Clone)]
+struct ImplTotals {
+    compared: u64,
+    failures: u64,
+    tolerated: BTreeMap<String, u64>,
+    unsupported: u64,
+    not_asked: u64,
+}
 
 /// Judge `case` against every implementation; `answers[k]` holds an
 /// external subject's answers for the case's steps, fetched in a batch
@@ -132,15 +176,45 @@ fn evaluate<S: Spec>(
         if let Some(m) = verdict.mismatch {
             result.failures.push((k, m));
         }
-        result
-            .per_impl
-            .push((verdict.compared, failed, verdict.tolerated, verdict.unsupported));
+        result.per_impl.push(ImplCase {
+            compared: verdict.compared,
+            failed,
+            tolerated: verdict.tolerated,
+            unsupported: verdict.unsupported,
+            not_asked: verdict.not_asked,
+        });
     }
     result
 }
 
 fn hex_steps<I: Canonical>(case: &Case<I>) -> Vec<String> {
     case.steps.iter().map(|s| hex::encode(s.to_canonical())).collect()
+}
+
+fn canonical_size<I: Canonical>(case: &Case<I>) -> u64 {
+    case.steps.iter().map(|s| s.to_canonical().len() as u64).sum()
+}
+
+/// The symptom and the first difference of a mismatch.
+fn symptom(m: &Mismatch) -> (String, String) {
+    if let Some(fault) = m.buffer_faults.first() {
+        let kind = format!("{fault:?}");
+        let kind = kind.split([' ', '{', '(']).next().unwrap_or("").to_string();
+        return (format!("buffer: {kind}"), format!("buffer fault: {fault}"));
+    }
+    match first_difference(&m.expected, &m.got) {
+        // A panic or a failed subject is not an outcome to point into: the
+        // expected and actual lines say it all.
+        Some(d) if d.path.starts_with("character") && d.symptom != "text differs" => (d.symptom, String::new()),
+        Some(d) => (d.symptom.clone(), d.to_string()),
+        None => ("outcome".into(), String::new()),
+    }
+}
+
+/// The Rust call that replays `steps` on a campaign.
+pub(crate) fn rust_replay(implementation: &str, steps: &[String]) -> String {
+    let steps: Vec<String> = steps.iter().map(|h| format!("{h:?}")).collect();
+    format!("campaign.replay_hex({implementation:?}, &[{}])", steps.join(", "))
 }
 
 /// `f` of every call index, in order; on every core with `parallel`.
@@ -165,6 +239,14 @@ impl RunOptions {
             .copied()
             .unwrap_or_else(|| category.calls(self.cases))
     }
+
+    fn failure_limit(&self) -> u64 {
+        if self.max_failures == 0 {
+            u64::MAX
+        } else {
+            self.max_failures as u64
+        }
+    }
 }
 
 impl<S: Spec> Campaign<S> {
@@ -187,7 +269,7 @@ impl<S: Spec> Campaign<S> {
                 let family = self.spec.name();
                 Some(
                     subject
-                        .exchange(&inputs)
+                        .exchange_in_campaign(&inputs)
                         .into_iter()
                         .map(|a| a.typed::<S>(family))
                         .collect(),
@@ -219,12 +301,22 @@ impl<S: Spec> Campaign<S> {
 
         let mut digest = FamilyDigest::new(name);
         let mut category_reports = Vec::new();
-        let mut stats: Vec<(u64, u64, BTreeMap<String, u64>, u64)> = vec![(0, 0, BTreeMap::new(), 0); impls.len()];
-        let mut failures = Vec::new();
+        let mut totals: Vec<ImplTotals> = vec![ImplTotals::default(); impls.len()];
+        let mut found: Vec<Found<S::Input>> = Vec::new();
         let mut bounds_exceeded = Vec::new();
+        let mut problems = Vec::new();
         let mut failure_count = 0;
+        let mut failures_left_out = 0;
+        let mut calls_skipped = 0;
+        // Failures found so far, read by every worker: past the limit,
+        // calls not yet started are skipped.
+        let limit = options.failure_limit();
+        let failing = AtomicU64::new(0);
 
-        for category in &categories {
+        if impls.is_empty() {
+            problems.push(Problem::NoImplementation);
+        }
+        for (category_order, category) in categories.iter().enumerate() {
             if let Some(p) = &options.progress {
                 p.category(category.name);
             }
@@ -235,7 +327,11 @@ impl<S: Spec> Campaign<S> {
             let asks_subjects = impls.iter().any(|i| i.subject.is_some());
             let batch = if asks_subjects { SUBJECT_BATCH_CALLS } else { 1 };
             let batches = each_call(calls.div_ceil(batch), |b| {
-                let generated: Vec<(u64, Vec<Case<S::Input>>)> = (b * batch..((b + 1) * batch).min(calls))
+                let indices = b * batch..((b + 1) * batch).min(calls);
+                if failing.load(Ordering::Relaxed) >= limit {
+                    return indices.map(|_| None).collect();
+                }
+                let generated: Vec<(u64, Vec<Case<S::Input>>)> = indices
                     .map(|index| {
                         let mut rng = case_rng(options.seed, name, category.name, index);
                         (index, category.generate(index, &mut rng))
@@ -259,15 +355,13 @@ impl<S: Spec> Campaign<S> {
                                 evaluate(self, case, &impls, answers)
                             })
                             .collect();
-                        let keep = if results.iter().any(|r| !r.failures.is_empty()) {
-                            cases
-                        } else {
-                            Vec::new()
-                        };
+                        let failures: u64 = results.iter().map(|r| r.failures.len() as u64).sum();
+                        failing.fetch_add(failures, Ordering::Relaxed);
+                        let keep = if failures > 0 { cases } else { Vec::new() };
                         if let Some(p) = &options.progress {
                             p.advance();
                         }
-                        (index, results, keep)
+                        Some((index, results, keep))
                     })
                     .collect::<Vec<CallResult<S::Input>>>()
             });
@@ -279,57 +373,58 @@ impl<S: Spec> Campaign<S> {
                 ..Default::default()
             };
             digest.start_category(category.name);
-            // This category's share of `stats`: (compared, tolerated by rule).
-            let mut here: Vec<(u64, BTreeMap<&str, u64>)> = vec![(0, BTreeMap::new()); impls.len()];
-            for (index, results, kept) in results {
-                for (sub_index, r) in results.iter().enumerate() {
+            // This category's share of each implementation's totals.
+            let mut here: Vec<ImplTotals> = vec![ImplTotals::default(); impls.len()];
+            let mut skipped_here = 0;
+            for call in results {
+                let Some((index, results, kept)) = call else {
+                    skipped_here += 1;
+                    continue;
+                };
+                for (sub_index, r) in results.into_iter().enumerate() {
                     report.cases += 1;
                     report.steps += r.steps;
                     digest.case(&r.digest);
-                    for (k, (compared, failed, tolerated, unsupported)) in r.per_impl.iter().enumerate() {
-                        stats[k].0 += compared;
-                        stats[k].1 += u64::from(*failed);
-                        stats[k].3 += unsupported;
-                        here[k].0 += compared;
-                        for id in tolerated {
-                            *stats[k].2.entry(id.to_string()).or_default() += 1;
-                            *here[k].1.entry(id).or_default() += 1;
+                    for (k, one) in r.per_impl.into_iter().enumerate() {
+                        for t in [&mut totals[k], &mut here[k]] {
+                            t.compared += one.compared;
+                            t.failures += u64::from(one.failed);
+                            t.unsupported += one.unsupported;
+                            t.not_asked += one.not_asked;
+                            for id in &one.tolerated {
+                                *t.tolerated.entry(id.to_string()).or_default() += 1;
+                            }
+                        }
+                        for id in one.tolerated {
                             *report.tolerated.entry(id.to_string()).or_default() += 1;
                         }
                     }
-                    for (k, mismatch) in &r.failures {
+                    for (k, mismatch) in r.failures {
                         report.failures += 1;
                         failure_count += 1;
-                        if failures.len() >= options.max_failures {
+                        if found.len() as u64 >= limit {
+                            failures_left_out += 1;
                             continue;
                         }
-                        let case = &kept[sub_index];
-                        let (small, small_mismatch) =
-                            minimise(&self.spec, case, impls[*k], &self.allowed, options.shrink_budget);
-                        failures.push(Failure {
-                            family: name.to_string(),
-                            category: category.name.to_string(),
-                            seed: options.seed,
+                        found.push(Found {
+                            category: category.name,
+                            category_order,
                             index,
                             sub_index,
-                            implementation: impls[*k].name.clone(),
-                            step: mismatch.step,
-                            expected: mismatch.expected.clone(),
-                            got: mismatch.got.clone(),
-                            buffer_faults: mismatch.buffer_faults.clone(),
-                            input_hex: hex_steps(case),
-                            minimized_hex: hex_steps(&small),
-                            minimized_expected: small_mismatch.as_ref().map(|m| m.expected.clone()).unwrap_or_default(),
-                            minimized_got: small_mismatch.map(|m| m.got_with_faults()).unwrap_or_default(),
+                            implementation: k,
+                            mismatch,
+                            case: kept[sub_index].clone(),
                         });
                     }
                 }
             }
+            calls_skipped += skipped_here;
             for rule in &self.allowed {
                 let Some(k) = impls.iter().position(|i| i.name == rule.implementation) else {
                     continue;
                 };
-                let (compared, tolerated) = (here[k].0, here[k].1.get(rule.id).copied().unwrap_or(0));
+                let compared = here[k].compared;
+                let tolerated = here[k].tolerated.get(rule.id).copied().unwrap_or(0);
                 let allowed = rule.allowed_uses(category.name, compared, calls);
                 if tolerated > allowed {
                     failure_count += 1;
@@ -344,6 +439,32 @@ impl<S: Spec> Campaign<S> {
                     });
                 }
             }
+            if report.cases == 0 && skipped_here == 0 {
+                problems.push(Problem::NoCases {
+                    category: category.name.into(),
+                });
+            }
+            for (k, imp) in impls.iter().enumerate() {
+                report.compared.insert(imp.name.clone(), here[k].compared);
+                // A category the failure limit cut short may not have
+                // reached this implementation's inputs.
+                // A subject that never answered is one setup problem below,
+                // not one per category.
+                let never_answered = imp.subject().is_some_and(|s| !s.ever_answered());
+                if here[k].compared == 0
+                    && report.cases > 0
+                    && skipped_here == 0
+                    && !never_answered
+                    && !imp.is_outside_scope(category.name)
+                {
+                    problems.push(Problem::NothingCompared {
+                        implementation: imp.name.clone(),
+                        category: category.name.into(),
+                        unsupported: here[k].unsupported,
+                        not_asked: here[k].not_asked,
+                    });
+                }
+            }
             report.digest = digest.end_category();
             report.seconds = category_started.elapsed().as_secs_f64();
             category_reports.push(report);
@@ -352,22 +473,50 @@ impl<S: Spec> Campaign<S> {
             p.finish();
         }
 
+        for (k, imp) in impls.iter().enumerate() {
+            let Some(subject) = imp.subject() else { continue };
+            if !subject.ever_answered() && (totals[k].failures > 0 || totals[k].not_asked > 0) {
+                // Its failures say the same thing again and again: one
+                // problem stands for them.
+                found.retain(|f| f.implementation != k);
+                problems.push(Problem::SubjectNeverAnswered {
+                    implementation: imp.name.clone(),
+                    last_failure: subject.last_failure(),
+                });
+            } else if subject.is_broken() {
+                problems.push(Problem::SubjectBroken {
+                    implementation: imp.name.clone(),
+                    not_asked: totals[k].not_asked,
+                    last_failure: subject.last_failure(),
+                });
+            }
+        }
+        if calls_skipped > 0 {
+            problems.push(Problem::StoppedEarly {
+                max_failures: limit,
+                calls_skipped,
+            });
+        }
+        failure_count += problems.iter().filter(|p| p.fails()).count() as u64;
+        let failures = self.minimise_all(found, &impls, options);
+
         let implementations = self
             .implementations
             .iter()
             .map(|i| {
                 let position = impls.iter().position(|r| r.name == i.name);
-                let (compared, failures, tolerated, unsupported) =
-                    position.map(|k| stats[k].clone()).unwrap_or_default();
+                let t = position.map(|k| totals[k].clone()).unwrap_or_default();
                 ImplementationReport {
                     name: i.name.clone(),
                     role: i.role,
                     available: i.available,
                     ran: position.is_some(),
-                    compared,
-                    failures,
-                    tolerated,
-                    unsupported,
+                    compared: t.compared,
+                    failures: t.failures,
+                    tolerated: t.tolerated,
+                    unsupported: t.unsupported,
+                    not_asked: t.not_asked,
+                    outside_scope: i.outside_scope.clone(),
                     subject: i.subject().map(|s| s.command().command.clone()),
                 }
             })
@@ -390,10 +539,116 @@ impl<S: Spec> Campaign<S> {
                 })
                 .collect(),
             failures,
+            failures_left_out,
+            problems,
             bounds_exceeded,
             failure_count,
             digest: digest.finish(),
             seconds: started.elapsed().as_secs_f64(),
         }
     }
+
+    /// Minimize the failures found, smallest input first: first one of
+    /// each (implementation, symptom), each within `shrink_seconds`, all
+    /// within `shrink_total_seconds`; then the others while the first
+    /// `shrink_seconds` of the minimizing last (a bug that fails thousands
+    /// of inputs is one minimized reproducer, not thousands). The report
+    /// lists them smallest reproducer first.
+    fn minimise_all(
+        &self,
+        mut found: Vec<Found<S::Input>>,
+        impls: &[&Implementation<S>],
+        options: &RunOptions,
+    ) -> Vec<Failure> {
+        found.sort_by_key(|f| (canonical_size(&f.case), f.category_order, f.index, f.sub_index));
+        let symptoms: Vec<(String, String)> = found.iter().map(|f| symptom(&f.mismatch)).collect();
+        let mut seen = std::collections::HashSet::new();
+        let first_of_symptom: Vec<bool> = found
+            .iter()
+            .zip(&symptoms)
+            .map(|(f, s)| seen.insert((f.implementation, s.0.clone())))
+            .collect();
+        let order = (0..found.len())
+            .filter(|&n| first_of_symptom[n])
+            .chain((0..found.len()).filter(|&n| !first_of_symptom[n]));
+        let per_failure = Duration::from_secs_f64(options.shrink_seconds.max(0.0));
+        let started = Instant::now();
+        let all_done = started + Duration::from_secs_f64(options.shrink_total_seconds.max(0.0));
+        let others_done = (started + per_failure).min(all_done);
+        let mut minimised: Vec<Option<crate::minimise::Minimised<S::Input>>> = vec![None; found.len()];
+        for n in order {
+            let until = if first_of_symptom[n] { all_done } else { others_done };
+            let now = Instant::now();
+            if now >= until {
+                continue;
+            }
+            let f = &found[n];
+            minimised[n] = Some(minimise(
+                &self.spec,
+                &f.case,
+                impls[f.implementation],
+                &self.allowed,
+                options.shrink_budget,
+                (now + per_failure).min(until),
+            ));
+        }
+        let mut failures: Vec<Failure> = found
+            .into_iter()
+            .zip(minimised)
+            .zip(symptoms)
+            .map(|((f, small), (symptom, original_difference))| {
+                let imp = impls[f.implementation];
+                let input_hex = hex_steps(&f.case);
+                let minimized = small.is_some();
+                let (small, small_mismatch) = small.unwrap_or_else(|| (f.case.clone(), Some(f.mismatch.clone())));
+                let minimized_hex = hex_steps(&small);
+                let difference = match &small_mismatch {
+                    Some(m) => describe_mismatch(m),
+                    None => format!(
+                        "the reproducer does not fail on its own (the failure depends on earlier inputs to the same {}); the whole case: {original_difference}",
+                        if imp.subject.is_some() { "subject process" } else { "decoder" }
+                    ),
+                };
+                Failure {
+                    family: self.spec.name().to_string(),
+                    category: f.category.to_string(),
+                    seed: options.seed,
+                    index: f.index,
+                    sub_index: f.sub_index,
+                    implementation: imp.name.clone(),
+                    step: f.mismatch.step,
+                    expected: f.mismatch.expected.clone(),
+                    got: f.mismatch.got.clone(),
+                    buffer_faults: f.mismatch.buffer_faults.clone(),
+                    input_hex,
+                    minimized_expected: small_mismatch.as_ref().map(|m| m.expected.clone()).unwrap_or_default(),
+                    minimized_got: small_mismatch.as_ref().map(Mismatch::got_with_faults).unwrap_or_default(),
+                    minimized,
+                    reproducer_bytes: canonical_size(&small),
+                    symptom,
+                    difference,
+                    subject: imp.subject().map(|s| s.command().command.clone()),
+                    role: imp.role,
+                    replay_command: None,
+                    replay_rust: rust_replay(&imp.name, &minimized_hex),
+                    minimized_hex,
+                }
+            })
+            .collect();
+        failures.sort_by(|a, b| {
+            (a.reproducer_bytes, &a.category, a.index, a.sub_index).cmp(&(
+                b.reproducer_bytes,
+                &b.category,
+                b.index,
+                b.sub_index,
+            ))
+        });
+        failures
+    }
+}
+
+/// Where a mismatch's outcomes first differ (or its buffer fault), for
+/// people.
+pub(crate) fn describe_mismatch(m: &Mismatch) -> String {
+    symptom(m).1
 }

@@ -14,7 +14,7 @@
 use std::collections::VecDeque;
 use std::io::{Read, Write};
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -26,11 +26,14 @@ use crate::spec::{Outcome, Spec};
 /// The protocol version crossdec speaks (`CROSSDEC_PROTOCOL`).
 pub const PROTOCOL_VERSION: u32 = 1;
 
-/// Failures of a subject that has never answered anything, after which it
-/// is broken: its remaining inputs fail at once. (A subject that answered
-/// once is restarted after every failure however many follow: a
-/// data-dependent crash on many inputs in a row is many findings, not a
-/// broken command.)
+/// Failures in a row (crashes, hangs, garbage; no answer between them)
+/// after which a campaign declares a subject broken: it is asked nothing
+/// more, its remaining inputs are counted as not asked, and the run fails.
+/// A restart per failure is what a data-dependent crash costs; a subject
+/// that crashes on input after input would otherwise cost a restart per
+/// input for the whole run, and bury its one finding under thousands of
+/// copies. Minimizing and `check` ask one input at a time and never
+/// declare it broken.
 pub const BROKEN_AFTER: u32 = 5;
 
 /// Bytes of a subject's stderr kept for failure messages: its beginning
@@ -84,6 +87,9 @@ pub struct SubjectCommand {
     pub timeout: Duration,
     /// The longest response accepted, in bytes.
     pub max_response: usize,
+    /// Categories it does not handle: it may answer "unsupported" to every
+    /// input there without failing the run.
+    pub outside_scope: Vec<String>,
 }
 
 impl SubjectCommand {
@@ -95,6 +101,7 @@ impl SubjectCommand {
             role,
             timeout: Duration::from_secs(10),
             max_response: 256 << 20,
+            outside_scope: Vec::new(),
         }
     }
 }
@@ -112,6 +119,9 @@ pub enum RawAnswer {
     },
     /// The subject crashed, hung or broke the framing on this input.
     Failed(String),
+    /// The subject was declared broken before this input, which was not
+    /// sent (see [`BROKEN_AFTER`]).
+    NotAsked(String),
 }
 
 /// What a subject said about one input, in a spec's terms.
@@ -124,6 +134,8 @@ pub enum Answer<S: Spec + ?Sized> {
     /// A failure: a crash, a hang, garbage, or its own words where the spec
     /// has no error for them.
     Failed(String),
+    /// Not sent: the subject had been declared broken (not compared).
+    NotAsked(String),
 }
 
 impl RawAnswer {
@@ -133,6 +145,7 @@ impl RawAnswer {
     pub fn typed<S: Spec + ?Sized>(self, family: &str) -> Answer<S> {
         let (status, body) = match self {
             RawAnswer::Failed(message) => return Answer::Failed(message),
+            RawAnswer::NotAsked(why) => return Answer::NotAsked(why),
             RawAnswer::Response { status, body } => (status, body),
         };
         let garbage = |what: &str| {
@@ -183,8 +196,10 @@ pub struct Subject {
     command: SubjectCommand,
     family: String,
     idle: Mutex<Vec<Process>>,
-    failures_before_any_answer: AtomicU32,
+    failures_in_a_row: AtomicU32,
     ever_answered: AtomicBool,
+    broken: AtomicBool,
+    not_asked: AtomicU64,
     last_failure: Mutex<String>,
 }
 
@@ -195,8 +210,10 @@ impl Subject {
             command,
             family: family.to_string(),
             idle: Mutex::new(Vec::new()),
-            failures_before_any_answer: AtomicU32::new(0),
+            failures_in_a_row: AtomicU32::new(0),
             ever_answered: AtomicBool::new(false),
+            broken: AtomicBool::new(false),
+            not_asked: AtomicU64::new(0),
             last_failure: Mutex::new(String::new()),
         }
     }
@@ -211,23 +228,56 @@ impl Subject {
         &self.family
     }
 
-    /// Whether it failed [`BROKEN_AFTER`] times without ever answering.
+    /// Whether a campaign declared it broken ([`BROKEN_AFTER`] failures in
+    /// a row).
     pub fn is_broken(&self) -> bool {
-        !self.ever_answered.load(Ordering::Relaxed)
-            && self.failures_before_any_answer.load(Ordering::Relaxed) >= BROKEN_AFTER
+        self.broken.load(Ordering::Relaxed)
+    }
+
+    /// Whether it ever answered an input with a well-framed response.
+    pub fn ever_answered(&self) -> bool {
+        self.ever_answered.load(Ordering::Relaxed)
+    }
+
+    /// Inputs not sent because it had been declared broken.
+    pub fn not_asked(&self) -> u64 {
+        self.not_asked.load(Ordering::Relaxed)
+    }
+
+    /// Its last failure, as the failure message describes it (empty if none).
+    pub fn last_failure(&self) -> String {
+        self.last_failure.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// [`exchange`](Self::exchange) for a campaign: once the subject has
+    /// failed [`BROKEN_AFTER`] times in a row it is broken, and every input
+    /// after that is answered [`RawAnswer::NotAsked`] without being sent.
+    pub fn exchange_in_campaign(&self, inputs: &[Vec<u8>]) -> Vec<RawAnswer> {
+        self.exchange_inner(inputs, true)
     }
 
     /// One answer per input, in order: the inputs' canonical bytes are sent
     /// as one pipelined batch to a process of this thread's (started if
     /// there is none idle); a failure restarts the process for the rest.
     pub fn exchange(&self, inputs: &[Vec<u8>]) -> Vec<RawAnswer> {
+        self.exchange_inner(inputs, false)
+    }
+
+    fn exchange_inner(&self, inputs: &[Vec<u8>], may_break: bool) -> Vec<RawAnswer> {
         let mut answers = Vec::with_capacity(inputs.len());
         let mut process: Option<Process> = None;
         while answers.len() < inputs.len() {
-            if self.is_broken() {
-                let last = self.last_failure.lock().unwrap_or_else(|p| p.into_inner()).clone();
-                let message = format!("subject broken ({BROKEN_AFTER} failures without ever answering): {last}");
-                answers.resize(inputs.len(), RawAnswer::Failed(message));
+            if may_break && !self.is_broken() && self.failures_in_a_row.load(Ordering::Relaxed) >= BROKEN_AFTER {
+                self.broken.store(true, Ordering::Relaxed);
+            }
+            if may_break && self.is_broken() {
+                let why = format!(
+                    "subject broken after {BROKEN_AFTER} failures in a row; the last: {}",
+                    self.last_failure()
+                );
+                let left = inputs.len() - answers.len();
+                self.not_asked.fetch_add(left as u64, Ordering::Relaxed);
+                answers.resize(inputs.len(), RawAnswer::NotAsked(why));
                 break;
             }
             let mut running = match process.take().or_else(|| self.checkout()) {
@@ -261,7 +311,7 @@ impl Subject {
     }
 
     fn failed(&self, message: &str) {
-        self.failures_before_any_answer.fetch_add(1, Ordering::Relaxed);
+        self.failures_in_a_row.fetch_add(1, Ordering::Relaxed);
         *self.last_failure.lock().unwrap_or_else(|p| p.into_inner()) = message.to_string();
     }
 
@@ -297,6 +347,7 @@ impl Subject {
             match process.received.pop_front().expect("a run holds at least one response") {
                 Ok(frame) => {
                     self.ever_answered.store(true, Ordering::Relaxed);
+                    self.failures_in_a_row.store(0, Ordering::Relaxed);
                     answers.push(RawAnswer::Response {
                         status: frame[0],
                         body: frame[1..].to_vec(),

@@ -166,12 +166,18 @@ fn a_wrong_kernel_is_reported_minimized_and_counted() {
     assert_eq!(f.minimized_expected, "Ok([12, 12, 12])");
     assert_eq!(f.minimized_got, "Ok([12, 12, 13])");
     assert!(f.buffer_faults.is_empty());
-    // max_failures keeps the report short but counts everything.
+    // max_failures stops the run at the limit and says so; the stop alone
+    // is not what fails it (the failure is).
     let capped = Campaign::new(Pairs).kernel_fn("wrong", wrong).run(&RunOptions {
         max_failures: 1,
         ..options(10)
     });
-    assert_eq!((capped.failures.len(), capped.failure_count), (1, 2));
+    assert_eq!((capped.failures.len(), capped.failure_count), (1, 1));
+    assert!(matches!(
+        capped.problems.as_slice(),
+        [crossdec_engine::Problem::StoppedEarly { max_failures: 1, .. }]
+    ));
+    assert!(!capped.problems[0].fails());
 }
 
 #[test]
@@ -507,7 +513,7 @@ fn progress_sees_every_family_category_and_call() {
     );
     assert_eq!(
         debug,
-        "RunOptions { cases: 4, calls: {}, seed: 9, implementations: [], categories: [], shrink_budget: 2000, max_failures: 20, progress: true }"
+        "RunOptions { cases: 4, calls: {}, seed: 9, implementations: [], categories: [], shrink_budget: 2000, shrink_seconds: 10.0, shrink_total_seconds: 60.0, max_failures: 100, progress: true }"
     );
 }
 

@@ -2,6 +2,7 @@
 //! (`Err` is bad input, which the command exits 2 on), so tests run them
 //! in-process on every target.
 
+pub mod app;
 pub mod certify;
 pub mod filter_text;
 pub mod gate;

@@ -22,6 +22,11 @@ pub struct SubjectArgs {
     /// How long a subject may take to answer one input (10s, 500ms, 2m).
     #[arg(long, value_name = "DURATION", default_value = "10s")]
     pub subject_timeout: String,
+    /// Categories a subject does not handle: it may answer "unsupported" to
+    /// every input there (anywhere else, a subject that compared no case of
+    /// a category fails the run). Repeatable.
+    #[arg(long, value_name = "NAME=CATEGORY[,CATEGORY...]")]
+    pub outside_scope: Vec<String>,
 }
 
 impl Default for SubjectArgs {
@@ -31,6 +36,7 @@ impl Default for SubjectArgs {
             kernels: Vec::new(),
             peers: Vec::new(),
             subject_timeout: "10s".into(),
+            outside_scope: Vec::new(),
         }
     }
 }
@@ -44,8 +50,12 @@ impl SubjectArgs {
     /// Register every subject with its family among `families`.
     pub fn attach<'a>(&self, families: impl IntoIterator<Item = &'a mut Box<dyn Family>>) -> Result<(), String> {
         if self.is_empty() {
-            return Ok(());
+            return match self.outside_scope.first() {
+                Some(scope) => Err(format!("--outside-scope {scope}: no subject was given")),
+                None => Ok(()),
+            };
         }
+        let scopes = self.scopes()?;
         let mut families: Vec<&'a mut Box<dyn Family>> = families.into_iter().collect();
         let timeout = parse_timeout(&self.subject_timeout)?;
         let given = self.kernels.iter().map(|s| (s, Role::Kernel));
@@ -70,11 +80,49 @@ impl SubjectArgs {
                     target.name()
                 ));
             }
+            let categories = target.category_names();
             let mut command = SubjectCommand::new(name, command, role);
             command.timeout = timeout;
+            for (subject, category) in &scopes {
+                if subject == name {
+                    if !categories.contains(&category.as_str()) {
+                        return Err(format!(
+                            "--outside-scope {name}={category}: {} has no category {category}; it has: {}",
+                            target.name(),
+                            categories.join(", ")
+                        ));
+                    }
+                    command.outside_scope.push(category.clone());
+                }
+            }
             target.add_subject(command);
         }
+        for (subject, _) in &scopes {
+            let given = self
+                .kernels
+                .iter()
+                .chain(&self.peers)
+                .any(|text| parse(text).is_ok_and(|(_, name, _)| name == subject));
+            if !given {
+                return Err(format!(
+                    "--outside-scope {subject}=...: no subject named {subject} was given"
+                ));
+            }
+        }
         Ok(())
+    }
+
+    /// `--outside-scope` as (subject, category) pairs.
+    fn scopes(&self) -> Result<Vec<(String, String)>, String> {
+        let mut pairs = Vec::new();
+        for text in &self.outside_scope {
+            let (name, categories) = text
+                .split_once('=')
+                .filter(|(n, c)| !n.is_empty() && !c.is_empty())
+                .ok_or_else(|| format!("--outside-scope {text}: expected NAME=CATEGORY[,CATEGORY...]"))?;
+            pairs.extend(categories.split(',').map(|c| (name.to_string(), c.trim().to_string())));
+        }
+        Ok(pairs)
     }
 }
 
@@ -95,6 +143,12 @@ fn parse(text: &str) -> Result<(Option<&str>, &str, &str), String> {
 }
 
 fn parse_timeout(text: &str) -> Result<Duration, String> {
+    parse_duration_arg("--subject-timeout", text)
+}
+
+/// A duration option's value (10s, 500ms, 2m, or plain seconds), more than
+/// zero; the error names `option`.
+pub fn parse_duration_arg(option: &str, text: &str) -> Result<Duration, String> {
     let seconds = match text.trim().strip_suffix("ms") {
         Some(ms) => ms.trim().parse::<f64>().ok().map(|v| v / 1000.0),
         None => budget::parse_duration(text).ok(),
@@ -102,7 +156,7 @@ fn parse_timeout(text: &str) -> Result<Duration, String> {
     seconds
         .filter(|s| s.is_finite() && *s > 0.0)
         .map(Duration::from_secs_f64)
-        .ok_or_else(|| format!("--subject-timeout {text}: expected a duration like 10s, 500ms or 2m"))
+        .ok_or_else(|| format!("{option} {text}: expected a duration like 10s, 500ms or 2m"))
 }
 
 /// The longest request [`serve_reference`] reads.

@@ -455,6 +455,9 @@ pub fn check_files(paths: &[PathBuf], options: &Options) -> Result<Report, Strin
 pub fn tsfile_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     let mut files = Vec::new();
     for p in paths {
+        // A path that is not there is the user's mistake, not a file
+        // nothing could read: say so with the OS's reason.
+        std::fs::metadata(p).map_err(|e| format!("{}: {e}", p.display()))?;
         if p.is_dir() {
             let mut found: Vec<PathBuf> = std::fs::read_dir(p)
                 .map_err(|e| format!("{}: {e}", p.display()))?
