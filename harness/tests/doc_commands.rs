@@ -1,0 +1,166 @@
+//! Every `crossdec` command shown in README.md and docs/ is a command
+//! crossdec accepts: the sh code blocks' commands are parsed with the
+//! command line's own parser (so an option that was renamed, or hex of odd
+//! length, cannot stay in the docs), and the quick ones (`check`, `list`,
+//! `fuzz-targets`, without external subjects) run and must not end in a
+//! usage error. Synopses with placeholders belong in `text` blocks.
+//!
+//! Native x86_64 only, like the other command-line tests.
+#![cfg(all(target_arch = "x86_64", unix))]
+
+use std::path::{Path, PathBuf};
+
+use clap::Parser;
+use crossdec_harness::cli::app::Cli;
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+fn markdown_files() -> Vec<PathBuf> {
+    let mut files = vec![workspace().join("README.md")];
+    let mut dirs = vec![workspace().join("docs")];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "md") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// The shell lines of a markdown file's sh/bash/console blocks, with
+/// backslash continuations joined: (line number, line).
+fn shell_lines(text: &str) -> Vec<(usize, String)> {
+    let mut lines = Vec::new();
+    let mut in_shell = None::<bool>;
+    let mut pending: Option<(usize, String)> = None;
+    for (n, line) in text.lines().enumerate() {
+        let trimmed = line.trim_start();
+        if let Some(info) = trimmed.strip_prefix("```") {
+            in_shell = match in_shell {
+                None => Some(matches!(info.trim(), "sh" | "bash" | "shell" | "console")),
+                Some(_) => None,
+            };
+            continue;
+        }
+        if in_shell != Some(true) {
+            continue;
+        }
+        let content = trimmed.strip_prefix("$ ").unwrap_or(trimmed);
+        let (start, mut joined) = pending.take().unwrap_or((n + 1, String::new()));
+        match content.strip_suffix('\\') {
+            Some(head) => {
+                joined.push_str(head);
+                joined.push(' ');
+                pending = Some((start, joined));
+            }
+            None => {
+                joined.push_str(content);
+                lines.push((start, joined));
+            }
+        }
+    }
+    lines
+}
+
+/// The arguments after the `crossdec` program in each command of a shell
+/// line (`crossdec ...`, `target/ci/crossdec ...`, `cargo run ... --bin
+/// crossdec ... -- ...`, after environment assignments or `&&`).
+fn crossdec_invocations(line: &str) -> Vec<Vec<String>> {
+    let Some(words) = shlex::split(line) else {
+        return vec![vec!["<unbalanced quotes>".into()]];
+    };
+    let words: Vec<String> = words.into_iter().take_while(|w| !w.starts_with('#')).collect();
+    let mut found = Vec::new();
+    for command in words.split(|w| matches!(w.as_str(), "&&" | "||" | ";" | "|")) {
+        if command.first().is_some_and(|w| w == "cargo") && command.iter().any(|w| w == "crossdec") {
+            if let Some(dash) = command.iter().position(|w| w == "--") {
+                found.push(command[dash + 1..].to_vec());
+            }
+            continue;
+        }
+        if let Some(at) = command.iter().position(|w| w == "crossdec" || w.ends_with("/crossdec")) {
+            // `crossdec` as an argument of another program (a subject's
+            // command, say) is not an invocation.
+            let program = command.iter().position(|w| !w.contains('=')).unwrap_or(0);
+            let wrapped = command[program].starts_with("qemu-");
+            if at == program || wrapped {
+                found.push(command[at + 1..].to_vec());
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn every_crossdec_command_in_the_docs_parses_and_the_quick_ones_run() {
+    let binary = env!("CARGO_BIN_EXE_crossdec");
+    let mut seen = 0;
+    let mut problems = Vec::new();
+    for file in markdown_files() {
+        let text = std::fs::read_to_string(&file).unwrap();
+        let name = file.strip_prefix(workspace()).unwrap().display().to_string();
+        for (line_number, line) in shell_lines(&text) {
+            for args in crossdec_invocations(&line) {
+                seen += 1;
+                let argv = std::iter::once("crossdec".to_string()).chain(args.iter().cloned());
+                if let Err(e) = Cli::try_parse_from(argv) {
+                    problems.push(format!("{name}:{line_number}: {line}\n{}", e.render()));
+                    continue;
+                }
+                let quick = matches!(
+                    args.first().map(String::as_str),
+                    Some("check" | "list" | "fuzz-targets")
+                );
+                let external = args.iter().any(|a| a.contains("subject"));
+                if quick && !external {
+                    let out = std::process::Command::new(binary)
+                        .args(&args)
+                        .current_dir(workspace())
+                        .output()
+                        .unwrap();
+                    if out.status.code() == Some(2) || out.status.code().is_none() {
+                        problems.push(format!(
+                            "{name}:{line_number}: {line}\nexit {:?}: {}",
+                            out.status.code(),
+                            String::from_utf8_lossy(&out.stderr)
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n\n"));
+    assert!(seen >= 15, "only {seen} crossdec commands found in the docs");
+}
+
+#[test]
+fn the_extractor_finds_invocations_and_only_those() {
+    let found = |line: &str| crossdec_invocations(line);
+    assert_eq!(found("crossdec list"), [vec!["list".to_string()]]);
+    assert_eq!(
+        found("CROSSDEC_X=1 target/ci/crossdec run --seed 7  # a comment"),
+        [vec!["run".to_string(), "--seed".into(), "7".into()]]
+    );
+    assert_eq!(
+        found("source ci/cross-env && cargo run --release -p crossdec-harness --bin crossdec -- run --family a"),
+        [vec!["run".to_string(), "--family".into(), "a".into()]]
+    );
+    assert_eq!(
+        found("crossdec run --subject self='crossdec serve-reference --family qwp-ts'"),
+        [vec![
+            "run".to_string(),
+            "--subject".into(),
+            "self=crossdec serve-reference --family qwp-ts".into()
+        ]]
+    );
+    assert!(found("python3 ci/tsfile/bench_official.py --crossdec target/ci/crossdec").is_empty());
+    let lines = shell_lines("text\n```sh\ncrossdec a \\\n  b\n```\ncrossdec c\n```text\ncrossdec d\n```\n");
+    assert_eq!(lines, [(3, "crossdec a  b".to_string())]);
+}
