@@ -229,7 +229,9 @@ fn check_command(
         eprintln!("crossdec check: {problem}");
         return ExitCode::from(2);
     }
-    if let Err(problem) = crossdec_harness::cli::run::check_implementations(&[f.as_ref()], implementations, allow_unavailable) {
+    if let Err(problem) =
+        crossdec_harness::cli::run::check_implementations(&[f.as_ref()], implementations, allow_unavailable)
+    {
         eprintln!("crossdec check: {problem}");
         return ExitCode::from(2);
     }

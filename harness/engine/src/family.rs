@@ -219,9 +219,10 @@ impl<S: Spec> Campaign<S> {
     /// Replay a reproducer, each step's canonical input as hex (as a report
     /// prints it), on the implementation named `implementation`: `Ok` if it
     /// agrees with the reference on every step, else `Err` saying where it
-    /// differs (or why the case could not be replayed). In a test:
+    /// differs (or why the case could not be replayed). A report prints
+    /// this call beside each reproducer, ready for a regression test:
     ///
-    /// ```ignore
+    /// ```text
     /// campaign.replay_hex("rle/fast", &["0a0b0c"]).unwrap();
     /// ```
     pub fn replay_hex(&self, implementation: &str, steps: &[&str]) -> Result<(), String> {

@@ -166,6 +166,31 @@ fn a_wrong_kernel_is_reported_minimized_and_counted() {
     assert_eq!(f.minimized_expected, "Ok([12, 12, 12])");
     assert_eq!(f.minimized_got, "Ok([12, 12, 13])");
     assert!(f.buffer_faults.is_empty());
+    // The Rust call the report prints replays the reproducer: the wrong
+    // kernel still differs on it, a right one agrees.
+    assert_eq!(
+        f.replay_rust,
+        format!("campaign.replay_hex(\"wrong\", &[\"{}\"])", f.minimized_hex[0])
+    );
+    let steps: Vec<&str> = f.minimized_hex.iter().map(String::as_str).collect();
+    let replayed = Campaign::new(Pairs)
+        .kernel_fn("wrong", wrong)
+        .replay_hex("wrong", &steps);
+    assert!(replayed.unwrap_err().contains("disagrees with the reference at step 0"));
+    assert_eq!(
+        Campaign::new(Pairs)
+            .kernel_fn("right", pairs)
+            .replay_hex("right", &steps),
+        Ok(())
+    );
+    assert!(Campaign::new(Pairs)
+        .kernel_fn("right", pairs)
+        .replay_hex("nosuch", &steps)
+        .is_err());
+    assert!(Campaign::new(Pairs)
+        .kernel_fn("right", pairs)
+        .replay_hex("right", &["0"])
+        .is_err());
     // max_failures stops the run at the limit and says so; the stop alone
     // is not what fails it (the failure is).
     let capped = Campaign::new(Pairs).kernel_fn("wrong", wrong).run(&RunOptions {

@@ -125,6 +125,31 @@ fn a_correct_subject_agrees_on_every_step() {
 }
 
 #[test]
+fn a_failure_an_earlier_input_caused_says_so_instead_of_empty_minimized_outcomes() {
+    let report = run("after-ee");
+    assert!(report.failure_count > 0);
+    // Each failing input, asked alone, agrees: the difference says why,
+    // and no empty "minimized" outcome is printed.
+    let alone: Vec<_> = report
+        .failures
+        .iter()
+        .filter(|f| f.difference.contains("does not fail on its own"))
+        .collect();
+    assert!(!alone.is_empty(), "{:#?}", report.failures);
+    for f in &alone {
+        assert!(
+            f.difference.contains("earlier inputs to the same subject process"),
+            "{}",
+            f.difference
+        );
+        assert!(f.minimized_expected.is_empty() && f.minimized_got.is_empty());
+    }
+    let text = summary(std::slice::from_ref(&report));
+    assert!(!text.contains("minimized expected: \n"), "{text}");
+    assert!(text.contains("does not fail on its own"), "{text}");
+}
+
+#[test]
 fn the_subject_sees_the_protocol_environment() {
     assert_eq!(run("env").failure_count, 0);
 }

@@ -419,7 +419,10 @@ pub fn check_implementations(
             .filter(|i| &i.name == name)
             .collect();
         if found.is_empty() {
-            let known: Vec<String> = families.iter().map(|f| format!("{}: {}", f.name(), names(*f))).collect();
+            let known: Vec<String> = families
+                .iter()
+                .map(|f| format!("{}: {}", f.name(), names(*f)))
+                .collect();
             return Err(format!(
                 "no implementation {name} in the selected families; they have:\n  {}",
                 known.join("\n  ")

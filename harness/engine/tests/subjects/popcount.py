@@ -9,6 +9,7 @@ import sys
 import time
 
 mode = sys.argv[1] if len(sys.argv) > 1 else "good"
+after_ee = False
 stdout = sys.stdout.buffer
 log = sys.argv[2] if len(sys.argv) > 2 else None
 if log:
@@ -104,6 +105,12 @@ while True:
         continue
     elif mode == "broken":
         sys.exit(1)
+    elif mode == "after-ee":
+        # Wrong on the input after one holding 0xEE: a failure an earlier
+        # input (of another case) caused.
+        wrong_now, after_ee = after_ee, 0xEE in data
+        if wrong_now:
+            counts = counts + b"\x07"
     if mode == "env":
         want = ("1", "popcounts", "pc")
         got = (os.environ.get("CROSSDEC_PROTOCOL"), os.environ.get("CROSSDEC_FAMILY"), os.environ.get("CROSSDEC_SUBJECT"))
