@@ -268,6 +268,21 @@ mod tests {
     }
 
     #[test]
+    fn an_implementation_that_ran_but_compared_nothing_fails_the_gate() {
+        let native = manifest("x86_64", "little", "d", 5);
+        let mut cross = manifest("s390x", "big", "d", 5);
+        cross.families[0].compared.insert("k".into(), 0);
+        let problems = sanity(&cross);
+        assert_eq!(problems, ["f on s390x: k ran but compared nothing"]);
+        assert!(compare(&native, &cross, "big")
+            .iter()
+            .any(|p| p.contains("k ran but compared nothing")));
+        // Not selected (did not run): nothing to compare, no problem.
+        cross.families[0].implementations.insert("k".into(), false);
+        assert!(sanity(&cross).is_empty(), "{:?}", sanity(&cross));
+    }
+
+    #[test]
     fn little_endian_where_big_expected_fails() {
         let native = manifest("x86_64", "little", "d", 5);
         let cross = manifest("s390x", "little", "d", 5);

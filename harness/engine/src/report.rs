@@ -150,6 +150,12 @@ fn kernel() -> Role {
 pub enum Problem {
     /// No implementation ran (none selected, or none available).
     NoImplementation,
+    /// Implementations ran but none compared anything (every category
+    /// outside the scope of every one of them, say).
+    NoComparisons {
+        /// Cases generated.
+        cases: u64,
+    },
     /// A category generated no case.
     NoCases {
         /// The category.
@@ -207,6 +213,10 @@ impl std::fmt::Display for Problem {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Problem::NoImplementation => write!(f, "no implementation ran: none was selected and available"),
+            Problem::NoComparisons { cases } => write!(
+                f,
+                "no implementation compared anything: {cases} cases generated, every answer outside a scope or unsupported"
+            ),
             Problem::NoCases { category } => write!(f, "category {category} generated no case"),
             Problem::NothingCompared {
                 implementation,

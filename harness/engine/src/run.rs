@@ -473,6 +473,10 @@ impl<S: Spec> Campaign<S> {
             p.finish();
         }
 
+        let cases: u64 = category_reports.iter().map(|c| c.cases).sum();
+        if !impls.is_empty() && cases > 0 && calls_skipped == 0 && totals.iter().all(|t| t.compared == 0) {
+            problems.push(Problem::NoComparisons { cases });
+        }
         for (k, imp) in impls.iter().enumerate() {
             let Some(subject) = imp.subject() else { continue };
             if !subject.ever_answered() && (totals[k].failures > 0 || totals[k].not_asked > 0) {

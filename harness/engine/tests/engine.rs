@@ -166,6 +166,15 @@ fn a_wrong_kernel_is_reported_minimized_and_counted() {
     assert_eq!(f.minimized_expected, "Ok([12, 12, 12])");
     assert_eq!(f.minimized_got, "Ok([12, 12, 13])");
     assert!(f.buffer_faults.is_empty());
+    // Where the values first differ, not the whole Vec.
+    assert!(f.difference.contains("[2]: expected 12, got 13"), "{}", f.difference);
+    assert!(
+        report
+            .failures
+            .windows(2)
+            .all(|w| w[0].reproducer_bytes <= w[1].reproducer_bytes),
+        "smallest reproducer first"
+    );
     // The Rust call the report prints replays the reproducer: the wrong
     // kernel still differs on it, a right one agrees.
     assert_eq!(

@@ -150,6 +150,51 @@ fn a_failure_an_earlier_input_caused_says_so_instead_of_empty_minimized_outcomes
 }
 
 #[test]
+fn a_subject_that_compares_nothing_fails_the_run_unless_its_scope_says_so() {
+    let report = run("unsupported-all");
+    assert_eq!(report.failures.len(), 0);
+    let nothing: Vec<&str> = report
+        .problems
+        .iter()
+        .filter_map(|p| match p {
+            Problem::NothingCompared {
+                implementation,
+                category,
+                unsupported,
+                ..
+            } if implementation == "pc" && *unsupported > 0 => Some(category.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(nothing, ["markers", "plain"], "{:#?}", report.problems);
+    assert!(!passed(std::slice::from_ref(&report)));
+
+    let mut scoped = command("unsupported-all", Role::Kernel);
+    scoped.outside_scope = vec!["markers".into(), "plain".into()];
+    let options = RunOptions {
+        cases: 6,
+        ..RunOptions::default()
+    };
+    // Declared, but then nothing at all was compared: still not green.
+    let report = Campaign::new(Popcounts).subject(scoped.clone()).run(&options);
+    assert!(
+        matches!(report.problems.as_slice(), [Problem::NoComparisons { .. }]),
+        "{:#?}",
+        report.problems
+    );
+    assert!(!passed(std::slice::from_ref(&report)));
+    // Beside a kernel that compares, the declared subject passes.
+    let report = Campaign::new(Popcounts)
+        .kernel_fn("popcount", |p: &Payload| Popcounts.reference(p))
+        .subject(scoped)
+        .run(&options);
+    assert!(report.problems.is_empty(), "{:#?}", report.problems);
+    assert!(passed(std::slice::from_ref(&report)));
+    let text = summary(std::slice::from_ref(&report));
+    assert!(text.contains("outside its scope"), "{text}");
+}
+
+#[test]
 fn the_subject_sees_the_protocol_environment() {
     assert_eq!(run("env").failure_count, 0);
 }

@@ -97,6 +97,9 @@ while True:
     elif mode == "short-body" and 0xCC in data:
         reply(0, struct.pack("<Q", len(data) + 1) + counts)
         continue
+    elif mode == "unsupported-all":
+        reply(2, b"nothing is supported")
+        continue
     elif mode == "unsupported" and len(data) > 10:
         reply(2, b"longer than 10 bytes")
         continue
