@@ -134,6 +134,8 @@ fn a_subject_crashing_on_ff_ends_soon_with_one_minimized_failure_whose_command_r
             &crash,
             "--out",
             out_dir.to_str().unwrap(),
+            "--junit",
+            out_dir.join("junit.xml").to_str().unwrap(),
         ])
         .env("CROSSDEC_HEARTBEAT_SECONDS", "1")
         .env("CROSSDEC_SEED", "1")
@@ -177,6 +179,13 @@ fn a_subject_crashing_on_ff_ends_soon_with_one_minimized_failure_whose_command_r
         text(&pasted.stderr)
     );
     assert!(text(&pasted.stdout).contains("crashy"), "{}", text(&pasted.stdout));
+
+    // The JUnit file carries the same complete command.
+    let junit = std::fs::read_to_string(out_dir.join("junit.xml")).unwrap();
+    assert!(
+        junit.contains("replay: crossdec check --family pg-bytea --impl crashy --subject"),
+        "{junit}"
+    );
 
     // report.json keeps every failure the run found.
     let report: serde_json::Value =
