@@ -359,7 +359,7 @@ pub fn decode_times(body: &[u8], encoding: Encoding, writer: Writer, count: Opti
     })
 }
 
-/// The SPRINTZ predictor `writer` uses for INT64 / DOUBLE.
+/// The SPRINTZ reader of `writer`'s library.
 fn sprintz_writer(writer: Writer) -> sprintz::Writer {
     match writer {
         Writer::Cpp => sprintz::Writer::Cpp,
@@ -541,9 +541,9 @@ pub fn decode_values(body: &[u8], t: ColumnType, e: Encoding, writer: Writer, n:
             .into_iter()
             .map(|v| Value::F64(v.to_bits()))
             .collect(),
-        // SPRINTZ: blocks until the page ends; INT64 / DOUBLE with the
-        // writer's predictor.
-        (Int32 | Date, Encoding::Sprintz) => sprintz::decode_i32(body, n)
+        // SPRINTZ: blocks until the page ends, read as the writer's
+        // library reads them.
+        (Int32 | Date, Encoding::Sprintz) => sprintz::decode_i32_from(body, sprintz_writer(writer), n)
             .map_err(err)?
             .values
             .into_iter()
@@ -555,7 +555,7 @@ pub fn decode_values(body: &[u8], t: ColumnType, e: Encoding, writer: Writer, n:
             .into_iter()
             .map(Value::I64)
             .collect(),
-        (Float, Encoding::Sprintz) => sprintz::decode_f32(body, n)
+        (Float, Encoding::Sprintz) => sprintz::decode_f32_from(body, sprintz_writer(writer), n)
             .map_err(err)?
             .values
             .into_iter()
