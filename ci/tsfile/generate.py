@@ -14,9 +14,12 @@ decodes the files and must get the same values back.
 Each file is either non-aligned (tree model: per-series encoding and
 compression) or aligned (table model: one encoding per data type and one
 compression per file, nulls as bitmaps). Series shapes: constant, monotone,
-random walk, full range and edge values (int MIN/MAX/0/+-1, NaN, +-inf, -0.0,
-subnormals, the GORILLA terminators). Page sizes vary from a few points to
-thousands, so pages hit block and run boundaries.
+random walk, full range, edge values (int MIN/MAX/0/+-1, NaN, +-inf, -0.0,
+subnormals, the GORILLA terminators) and spiked (a slow walk with extremes
+mixed in: see spiked()). Page sizes vary from a few points to thousands,
+so pages hit block and run boundaries. --matrix: one tree-model file per
+compression with every type x encoding, and table-model files that
+together hold every pair and compression (write_matrix_table).
 
 JSON values: integers for BOOLEAN (0/1), INT32, INT64 (and TIMESTAMP; DATE
 as the stored yyyymmdd integer); the IEEE bit pattern as an unsigned integer
@@ -146,12 +149,21 @@ F64_EDGES = [0x7FF8000000000000, 0x7FF0000000000000, 0xFFF0000000000000, 0x80000
              0x000FFFFFFFFFFFFF, 0x0010000000000000, 0x7FEFFFFFFFFFFFFF, 0xFFEFFFFFFFFFFFFF]
 
 
+# Series shapes; main() adds "spiked" (twice as likely) for every file but
+# the committed scan fixtures, whose random stream stays as it was.
+SHAPES = ["constant", "monotone", "walk", "full", "edges"]
+
+
 def series(rng, dtype, n, tree=False):
     """n values of dtype (Python values as the writer takes them). The Python
     binding stores DOUBLE NaNs as the canonical NaN (payloads are not kept),
     and the tree model's row records refuse non-finite FLOAT values (`tree`),
     so the series keep to what the library can store."""
-    shape = rng.choice(["constant", "monotone", "walk", "full", "edges"])
+    shape = rng.choice(SHAPES)
+    if shape == "spiked" and dtype in (DT.INT32, DT.INT64, DT.TIMESTAMP, DT.FLOAT, DT.DOUBLE):
+        return spiked(rng, dtype, n, tree)
+    if shape == "spiked":
+        shape = "walk"
     if dtype in (DT.INT32, DT.INT64, DT.TIMESTAMP):
         lo, hi = I32 if dtype == DT.INT32 else I64
         step = rng.choice([1, 10, 1000, 2**20, 2**40])
@@ -243,6 +255,64 @@ def series(rng, dtype, n, tree=False):
         s = "".join(rng.choice("abcxyz") for _ in range(rng.randint(0, 10)))
         return [s] * n
     return ["".join(rng.choice("abcdefghij0123456789-_ ") for _ in range(rng.randint(0, 40))) for _ in range(n)]
+
+
+# Pairs (a, b): b's bits are a's minus 2^30 (2^62), so the first FIRE error
+# after a block's first value a is exactly -2^30 (-2^62), the mapped error
+# MIN the Java and C++ SPRINTZ readers read with opposite signs.
+F32_MIN_ERROR_PAIRS = [(0x00000000, 0xC0000000), (0x80000000, 0x40000000), (0x3F800000, 0xFF800000)]
+F64_MIN_ERROR_PAIRS = [(0, 0xC000000000000000), (0x8000000000000000, 0x4000000000000000),
+                       (0x3FF0000000000000, 0xFFF0000000000000)]
+# Extremes of each float type: +-inf, NaN (canonical and with a payload),
+# MAX, MIN, the smallest subnormal of each sign, -0.0.
+F32_EXTREMES = [0x7F800000, 0xFF800000, 0x7FC00000, 0x7FC00100, 0x7F7FFFFF, 0xFF7FFFFF, 1, 0x80000001, 0x80000000]
+F64_EXTREMES = [0x7FF0000000000000, 0xFFF0000000000000, 0x7FF8000000000000, 0x7FF8002000000000,
+                0x7FEFFFFFFFFFFFFF, 0xFFEFFFFFFFFFFFFF, 1, 0x8000000000000001, 0x8000000000000000]
+
+
+def spiked(rng, dtype, n, tree=False):
+    """A slow walk with the type's extremes mixed in: at random rows (so
+    before, inside, at the end of SPRINTZ blocks of 9 and in their tails),
+    alone or in runs, and sometimes a pair whose first FIRE error is exactly
+    -2^30 (-2^62). The official SPRINTZ writer is lossy after some of them
+    (errors of 2^30 and more wrap); the oracle is what its reader returns."""
+    is_int = dtype in (DT.INT32, DT.INT64, DT.TIMESTAMP)
+    if is_int:
+        lo, hi = I32 if dtype == DT.INT32 else I64
+        x = rng.randint(-1000, 1000)
+    else:
+        x = rng.uniform(-100, 100)
+    p = rng.choice([0.002, 0.01, 0.05, 0.2])
+    out = []
+    while len(out) < n:
+        x += rng.choice([0, 1, -1, 2]) if is_int else rng.choice([0.0, 0.5, -0.5, 1.0])
+        r = rng.random()
+        if r < p:
+            if is_int:
+                v = rng.choice([lo, hi, 0, -1, lo + 1, hi - 1])
+            elif dtype == DT.FLOAT:
+                v = from_f32_bits(rng.choice(F32_EXTREMES))
+            else:
+                v = from_f64_bits(rng.choice(F64_EXTREMES))
+            out += [v] * rng.choice([1, 1, 1, 2, 9])
+        elif r < p * 1.5:
+            if is_int:
+                step = 2**30 if dtype == DT.INT32 else 2**62
+                a = rng.randint(lo + step, hi)
+                out += [a, a - step]
+            elif dtype == DT.FLOAT:
+                out += [from_f32_bits(b) for b in rng.choice(F32_MIN_ERROR_PAIRS)]
+            else:
+                out += [from_f64_bits(b) for b in rng.choice(F64_MIN_ERROR_PAIRS)]
+        else:
+            out.append(x if not is_int else max(lo, min(hi, x)))
+    out = out[:n]
+    if dtype == DT.FLOAT:
+        out = [v if v != v else from_f32_bits(f32_bits(v)) for v in out]
+        if tree:
+            # The tree model's row records refuse non-finite FLOAT values.
+            out = [0.5 if v != v or v in (float("inf"), float("-inf")) else v for v in out]
+    return out
 
 
 def to_json(dtype, v):
@@ -989,15 +1059,18 @@ def scan_nulls(rng, sizes, page_points):
     return out
 
 
-def write_scan(rng, path, comp, page_points, types, batches):
+def write_scan(rng, path, comp, page_points, types, batches, key_enc=None):
     """One table written in batches (a flush after each round, so a chunk
     group per batch); returns the JSON metadata and the layout --queries
-    takes."""
+    takes. `key_enc` ({config key: encoding}) fixes the encodings, else
+    they are drawn."""
     w = t.TsFileWriter(path)
-    key_enc = {}
-    for key, base in SCAN_KEY_TYPE.items():
-        refused = set().union(*(SCAN_REFUSED.get(dtype, set()) for dtype in types if SCAN_ENCODING_KEY[dtype] == key))
-        key_enc[key] = rng.choice([enc for enc in ALL_ENCODINGS[base] if enc not in refused])
+    if key_enc is None:
+        key_enc = {}
+        for key, base in SCAN_KEY_TYPE.items():
+            refused = set().union(*(SCAN_REFUSED.get(dtype, set()) for dtype in types
+                                    if SCAN_ENCODING_KEY[dtype] == key))
+            key_enc[key] = rng.choice([enc for enc in ALL_ENCODINGS[base] if enc not in refused])
     cfg = {
         "page_writer_max_point_num_": page_points,
         "time_encoding_type_": ENC.TS_2DIFF,
@@ -1059,6 +1132,20 @@ def write_scan(rng, path, comp, page_points, types, batches):
                                    "encoding": int(key_enc[SCAN_ENCODING_KEY[dtype]]), "compression": int(comp),
                                    "points": [[times[i], to_json(dtype, cols[name][i])] for i in range(len(times))]})
     return meta, layout
+
+
+def write_matrix_table(rng, path, j, comp, max_rows):
+    """Table model (--matrix): every data type the table writer takes, each
+    config key's j-th encoding (mod its count; a type that refuses it is
+    left out), compression `comp`, three devices written in two or three
+    batches each (a chunk group per batch), nulls, small pages."""
+    key_enc = {key: ALL_ENCODINGS[base][j % len(ALL_ENCODINGS[base])] for key, base in SCAN_KEY_TYPE.items()}
+    types = [dtype for dtype in SCAN_TYPES if key_enc[SCAN_ENCODING_KEY[dtype]] not in SCAN_REFUSED.get(dtype, set())]
+    page_points = rng.choice([7, 64, 129, 500])
+    batches = {f"dev{d}": [rng.randint(1, max(1, max_rows // 3)) for _ in range(rng.randint(2, 3))] for d in range(3)}
+    meta, layout = write_scan(rng, path, comp, page_points, types, batches, key_enc)
+    meta["_layout"] = layout
+    return meta
 
 
 def check_scan(path, meta, layout, page_points, seen):
@@ -1147,7 +1234,8 @@ def main():
     ap.add_argument("--large", type=int, metavar="N",
                     help="also write large.tsfile: N rows in one page (above 2^20 reaches past the old caps)")
     ap.add_argument("--matrix", action="store_true",
-                    help="one file per compression, each with every type x encoding the writer accepts")
+                    help="one tree-model file per compression, each with every type x encoding the writer "
+                         "accepts, and table-model files that together hold every type x encoding and compression")
     ap.add_argument("--queries", type=int, default=0, metavar="N",
                     help="also run N filtered queries on every table-model file (<file>.queries.json)")
     ap.add_argument("--scan-fixtures", action="store_true",
@@ -1166,21 +1254,34 @@ def main():
         scan_fixtures(args.out)
         return
     global ENCODINGS, COMPRESSIONS, PAGE_POINTS
+    SHAPES.extend(["spiked", "spiked"])
     if args.all:
         ENCODINGS, COMPRESSIONS = ALL_ENCODINGS, ALL_COMPRESSIONS
     if args.page_points:
         PAGE_POINTS = [args.page_points]
     os.makedirs(args.out, exist_ok=True)
-    files = len(ALL_COMPRESSIONS) if args.matrix else args.files
+    # --matrix: the tree-model files (one per compression, every pair), then
+    # the table-model ones (one per encoding index, compressions in turn).
+    table_matrix = max(len(e) for e in ALL_ENCODINGS.values())
+    files = len(ALL_COMPRESSIONS) + table_matrix if args.matrix else args.files
     print(f"tsfile generator: seed {args.seed}, {files} files into {args.out}", file=sys.stderr)
     for i in range(files):
         rng = random.Random(args.seed * 1000 + i)
-        name = f"matrix-{ALL_COMPRESSIONS[i].name.lower()}" if args.matrix else f"gen-{args.seed}-{i:03d}"
+        if args.matrix and i >= len(ALL_COMPRESSIONS):
+            j = i - len(ALL_COMPRESSIONS)
+            comp = ALL_COMPRESSIONS[j % len(ALL_COMPRESSIONS)]
+            name = f"matrix-table-{j}-{comp.name.lower()}"
+        elif args.matrix:
+            name = f"matrix-{ALL_COMPRESSIONS[i].name.lower()}"
+        else:
+            name = f"gen-{args.seed}-{i:03d}"
         path = os.path.join(args.out, name + ".tsfile")
         for stale in (path, path + ".queries.json"):
             if os.path.exists(stale):
                 os.remove(stale)
-        if args.matrix:
+        if args.matrix and i >= len(ALL_COMPRESSIONS):
+            meta = write_matrix_table(rng, path, j, comp, args.max_rows)
+        elif args.matrix:
             meta = write_matrix(rng, path, ALL_COMPRESSIONS[i], args.max_rows)
         else:
             meta = (write_tree if i % 2 == 0 else write_table)(rng, path, args.max_rows)
