@@ -103,15 +103,28 @@ impl Codecs {
     }
 }
 
+impl Codecs {
+    /// A page's rows are bounded as its values are: `max_page_values`.
+    fn max_rows(&self) -> usize {
+        usize::try_from(self.limits.max_page_values).unwrap_or(usize::MAX)
+    }
+}
+
 impl k::Decompress for Codecs {
     fn decompress(&self, compression: u8, body: &[u8], size: usize) -> Result<Vec<u8>, String> {
         self.run(compression, body, size)
+    }
+    fn max_page_rows(&self) -> usize {
+        self.max_rows()
     }
 }
 
 impl r::Decompress for Codecs {
     fn decompress(&self, compression: u8, body: &[u8], size: usize) -> Result<Vec<u8>, String> {
         self.run(compression, body, size)
+    }
+    fn max_page_rows(&self) -> usize {
+        self.max_rows()
     }
 }
 

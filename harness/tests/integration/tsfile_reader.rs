@@ -274,6 +274,11 @@ fn fresh_files_of_every_encoding_and_a_large_page_match_the_official_reader() {
         rows += seen.rows;
     }
     assert!(queries >= 24 + 8 * 6, "seed {seed}: {queries} queries");
+    let large = files
+        .iter()
+        .find(|p| p.file_name().unwrap().to_str().unwrap().starts_with("large-"))
+        .expect("the large page's file");
+    large_page_scans(large, seed);
     // And every page through every kernel, as `crossdec tsfile` does.
     let report = check_files(std::slice::from_ref(&dir), &Options::new(dir.join("repro"))).unwrap();
     assert!(
@@ -296,6 +301,108 @@ fn fresh_files_of_every_encoding_and_a_large_page_match_the_official_reader() {
         println!("  {pair:40} {n:>9}");
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The aligned scanners, kernel and reference, read the official writer's
+/// page of 1,100,000 rows (past the old fixed cap of 2^20 rows a page),
+/// unfiltered and filtered, to the same rows as the streaming reader;
+/// `crossdec tsfile --filter` does too, and with `--max-page-values` below
+/// the page's rows it refuses the page in one line that names the option.
+#[cfg(target_arch = "x86_64")]
+fn large_page_scans(path: &Path, seed: u64) {
+    use crossdec_kernels::tsfile::aligned as k;
+    use crossdec_reference::tsfile::aligned as r;
+    use crossdec_tsfile::TsFileReader;
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path.with_extension("tsfile.json")).unwrap()).unwrap();
+    let times: Vec<i64> = json["series"][0]["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p[0].as_i64().unwrap())
+        .collect();
+    assert!(times.len() > 1 << 20, "seed {seed}: {} rows", times.len());
+    let mut reader = TsFileReader::open(path).unwrap();
+    let id = reader
+        .metadata()
+        .unwrap()
+        .devices
+        .iter()
+        .find(|(_, series)| series.iter().any(|s| s.is_aligned_time()))
+        .map(|(id, _)| id.clone())
+        .expect("an aligned device");
+    let layout = reader.aligned_device(&id).unwrap();
+    let (lo, hi) = (times[times.len() / 3], times[2 * times.len() / 3]);
+    for window in [None, Some((lo, hi))] {
+        let want: Vec<i64> = times
+            .iter()
+            .copied()
+            .filter(|t| window.is_none_or(|(lo, hi)| (lo..=hi).contains(t)))
+            .collect();
+        let kq = k::Request {
+            filter: k::Filter {
+                time: window.map(|(lo, hi)| k::TimeFilter::Between(lo, hi)),
+                field: None,
+            },
+            offset: 0,
+            limit: None,
+            columns: vec![0],
+            block_rows: 4096,
+            writer: k::Writer::Cpp,
+        };
+        let rq = r::Request {
+            filter: r::Filter {
+                time: window.map(|(lo, hi)| r::TimeFilter::Between(lo, hi)),
+                field: None,
+            },
+            offset: 0,
+            limit: None,
+            columns: vec![0],
+            block_rows: 4096,
+            writer: r::Writer::Cpp,
+        };
+        let kernel = reader
+            .scan_aligned(&layout, &kq, k::ScanOptions::default())
+            .unwrap_or_else(|e| panic!("seed {seed}: kernel scan {window:?}: {e}"));
+        let got: Vec<i64> = kernel.blocks.iter().flat_map(|b| b.canonical().0).collect();
+        assert!(
+            got == want,
+            "seed {seed}: kernel scan {window:?}: {} rows, {} wanted",
+            got.len(),
+            want.len()
+        );
+        let reference = reader
+            .scan_aligned_reference(&layout, &rq)
+            .unwrap_or_else(|e| panic!("seed {seed}: reference scan {window:?}: {e}"));
+        let got: Vec<i64> = reference.blocks.iter().flat_map(|b| b.times.clone()).collect();
+        assert!(
+            got == want,
+            "seed {seed}: reference scan {window:?}: {} rows",
+            got.len()
+        );
+    }
+    let crossdec = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_crossdec"))
+            .arg("tsfile")
+            .arg(path)
+            .args(args)
+            .output()
+            .expect("crossdec runs");
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (out.status.code(), text)
+    };
+    let (code, text) = crossdec(&["--filter", &format!("time >= {lo}")]);
+    assert_eq!(code, Some(0), "seed {seed}: {text}");
+    let (code, text) = crossdec(&["--max-page-values", "1000000"]);
+    assert_eq!(code, Some(1), "seed {seed}: {text}");
+    assert!(
+        text.contains("the limit --max-page-values = 1000000") && !text.contains("its time page"),
+        "seed {seed}: {text}"
+    );
 }
 
 /// `crossdec tsfile --filter` reads either writer's layouts and refuses a

@@ -328,13 +328,18 @@ pub fn supported(t: ColumnType, e: Encoding) -> bool {
 }
 
 /// Decode a time page body: INT64 in any encoding [`supported`] takes for
-/// INT64, at most [`super::MAX_PAGE_ROWS`] times. GORILLA and CHIMP pages
+/// INT64, at most `max` times (the caller's [`super::Decompress::max_page_rows`]). GORILLA and CHIMP pages
 /// hold `count` times (the header's statistics, as a value page's bitmap
 /// counts its values; a time equal to the terminator is a time), or without
 /// statistics (`None`) as many as come before the terminator; every other
 /// encoding is read to the body's end.
-pub fn decode_times(body: &[u8], encoding: Encoding, writer: Writer, count: Option<u32>) -> Result<Vec<i64>, String> {
-    let max = super::MAX_PAGE_ROWS;
+pub fn decode_times(
+    body: &[u8],
+    encoding: Encoding,
+    writer: Writer,
+    count: Option<u32>,
+    max: usize,
+) -> Result<Vec<i64>, String> {
     let stop = match count {
         Some(n) => gorilla::Stop::Count(n as usize),
         None => gorilla::Stop::AtTerminator,
