@@ -1148,6 +1148,69 @@ def write_matrix_table(rng, path, j, comp, max_rows):
     return meta
 
 
+SPRINTZ_FIXTURE = "sprintz-extremes.tsfile"
+
+
+def sprintz_fixture(out):
+    """harness/tests/fixtures/tsfile/sprintz-extremes.tsfile (--sprintz-fixture,
+    fixed seed): one table, SPRINTZ for INT32, INT64, FLOAT and DOUBLE, LZ4,
+    pages of 100 points; device a without nulls, device b with some; spiked
+    series with a pair whose first error is exactly -2^30 (-2^62) at the
+    start of every fourth block. The JSON holds what the official reader
+    returned (the C++ reader reads that error as +2^30: docs/tsfile-encodings.md,
+    "Java and C++ readers"), the oracle of tsfile_oracle.rs's committed
+    fixtures on every target."""
+    rng = random.Random(20261206)
+    path = os.path.join(out, SPRINTZ_FIXTURE)
+    if os.path.exists(path):
+        os.remove(path)
+    w = t.TsFileWriter(path)
+    t.set_tsfile_config({"page_writer_max_point_num_": 100, "time_encoding_type_": ENC.TS_2DIFF,
+                         "time_compress_type_": COMP.LZ4, "default_compression_type_": COMP.LZ4,
+                         "int32_encoding_type_": ENC.SPRINTZ, "int64_encoding_type_": ENC.SPRINTZ,
+                         "float_encoding_type_": ENC.SPRINTZ, "double_encoding_type_": ENC.SPRINTZ})
+    types = [DT.INT32, DT.INT64, DT.FLOAT, DT.DOUBLE]
+    fields = [(f"f{k}", dtype) for k, dtype in enumerate(types)]
+    w.register_table(t.TableSchema("tb", [t.ColumnSchema("id", DT.STRING, t.ColumnCategory.TAG)]
+                                   + [t.ColumnSchema(name, dtype, t.ColumnCategory.FIELD) for name, dtype in fields]))
+    pairs = {DT.INT32: [(0, -(2**30)), (2**30, 0)], DT.INT64: [(0, -(2**62)), (2**62, 0)],
+             DT.FLOAT: [tuple(from_f32_bits(b) for b in p) for p in F32_MIN_ERROR_PAIRS],
+             DT.DOUBLE: [tuple(from_f64_bits(b) for b in p) for p in F64_MIN_ERROR_PAIRS]}
+    meta = {"model": "table", "page_points": 100, "series": []}
+    for tag, p_null in [("a", 0.0), ("b", 0.1)]:
+        n = 450
+        times = [1000 + 10 * i for i in range(n)]
+        cols = {}
+        for name, dtype in fields:
+            v = spiked(rng, dtype, n)
+            for b in range(0, n - 1, 36):
+                v[b], v[b + 1] = rng.choice(pairs[dtype])
+            cols[name] = [None if rng.random() < p_null else x for x in v]
+        tab = t.Tablet(["id"] + [name for name, _ in fields], [DT.STRING] + types, n)
+        tab.set_table_name("tb")
+        for i in range(n):
+            tab.add_timestamp(i, times[i])
+            tab.add_value_by_name("id", i, tag)
+            for name, _ in fields:
+                if cols[name][i] is not None:
+                    tab.add_value_by_name(name, i, cols[name][i])
+        w.write_table(tab)
+        for name, dtype in fields:
+            meta["series"].append({"device": f"tb.{tag}", "measurement": name, "dtype": int(dtype),
+                                   "encoding": int(ENC.SPRINTZ), "compression": int(COMP.LZ4),
+                                   "points": [[times[i], to_json(dtype, cols[name][i])] for i in range(n)]})
+    w.close()
+    written = {(s["device"], s["measurement"]): s["points"] for s in meta["series"]}
+    read_back(path, meta)
+    meta["library"] = library_version()
+    changed = sum(a != b for s in meta["series"] for a, b in zip(written[(s["device"], s["measurement"])],
+                                                                 s["official"]))
+    with open(path + ".json", "w") as f:
+        json.dump(meta, f)
+    print(f"{path}: {os.path.getsize(path)} bytes; the official reader returned {changed} values other than "
+          f"written", file=sys.stderr)
+
+
 def check_scan(path, meta, layout, page_points, seen):
     """Hold a scan fixture's chunk headers to what was asked for (types,
     encodings, compression, a chunk group per batch) and count what the
@@ -1240,6 +1303,8 @@ def main():
                     help="also run N filtered queries on every table-model file (<file>.queries.json)")
     ap.add_argument("--scan-fixtures", action="store_true",
                     help="write the committed scan fixtures (scan-*.tsfile, fixed seed) and nothing else")
+    ap.add_argument("--sprintz-fixture", action="store_true",
+                    help=f"write the committed {SPRINTZ_FIXTURE} (fixed seed) and nothing else")
     ap.add_argument("--inspect", nargs="+", metavar="FILE",
                     help="print the chunk groups, chunks and pages of FILEs and exit")
     args = ap.parse_args()
@@ -1252,6 +1317,10 @@ def main():
     if args.scan_fixtures:
         os.makedirs(args.out, exist_ok=True)
         scan_fixtures(args.out)
+        return
+    if args.sprintz_fixture:
+        os.makedirs(args.out, exist_ok=True)
+        sprintz_fixture(args.out)
         return
     global ENCODINGS, COMPRESSIONS, PAGE_POINTS
     SHAPES.extend(["spiked", "spiked"])
