@@ -53,6 +53,13 @@ where it differs (a bug of the library's with nulls in BOOLEAN columns,
 see build_queries) the query also has `official`: {"devices": ...,
 "order": ...} as the reader returned them.
 
+A `query_table` query may also have `tag`: a tag filter the official
+reader applied (its `tag_filter` argument): {"op": "eq" | "neq" | "lt" |
+"lteq" | "gt" | "gteq", "value": v} or {"op": "between" | "not_between",
+"lower": a, "upper": b} on the tag column, tags compared as byte strings;
+`devices` / `order` then hold only the devices it passes (not in the
+committed scan fixtures' queries).
+
 `api` names the call: `query_table` (Python: time range),
 `query_table_by_row` (Python: offset / limit over every time, so start /
 end are the i64 extremes) or `tsfile_reader_query_table` (the library's C
@@ -739,13 +746,16 @@ class Official:
         self.py = t.TsFileReader(path)
         self.c = CReader.open(path)
 
-    def run(self, api, fields, start, end, offset, limit, with_tag=True):
+    def run(self, api, fields, start, end, offset, limit, with_tag=True, tag=None):
         """Rows (tag or None, time, cell of each field as JSON) in the
-        order the reader returns them."""
+        order the reader returns them; `tag` (query_table only): a tag
+        filter as tag_predicate takes it."""
         names = ([self.tag] if with_tag else []) + [name for name, _ in fields]
         if api == "tsfile_reader_query_table":
             return self.c.query(self.table, names, fields, start, end, offset or 0, limit, with_tag)
-        if api == "query_table":
+        if api == "query_table" and tag is not None:
+            rs = self.py.query_table(self.table, names, start, end, tag_filter=tag_filter(self.tag, tag))
+        elif api == "query_table":
             rs = self.py.query_table(self.table, names, start, end)
         else:
             rs = self.py.query_table_by_row(self.table, names, offset or 0, -1 if limit is None else limit)
@@ -765,6 +775,44 @@ class Official:
         if self.c:
             self.c.close()
         self.py.close()
+
+
+# main() turns tag filters on for every file but the committed scan
+# fixtures, whose queries stay as they were.
+TAG_FILTERS = False
+# Tag filters (query_table's tag_filter): {"op": one of these, "value": a
+# tag, or "lower" / "upper" for the between forms}. Tags compare as byte
+# strings.
+TAG_OPS = ["eq", "neq", "lt", "lteq", "gt", "gteq", "between", "not_between"]
+
+
+def tag_filter(column, tag):
+    """The official library's TagFilter for `tag` on `column`."""
+    import tsfile.tag_filter as tf
+    if tag["op"] in ("between", "not_between"):
+        return getattr(tf, "tag_" + tag["op"])(column, tag["lower"], tag["upper"])
+    return getattr(tf, "tag_" + tag["op"])(column, tag["value"])
+
+
+def tag_predicate(tag, value):
+    """Whether a device whose tag is `value` passes the filter `tag`."""
+    v = value.encode()
+    if tag["op"] in ("between", "not_between"):
+        inside = tag["lower"].encode() <= v <= tag["upper"].encode()
+        return inside if tag["op"] == "between" else not inside
+    w = tag["value"].encode()
+    return {"eq": v == w, "neq": v != w, "lt": v < w, "lteq": v <= w, "gt": v > w, "gteq": v >= w}[tag["op"]]
+
+
+def pick_tag(rng, tags):
+    """A tag filter over the devices' tags: their values, and values
+    between and beyond them."""
+    values = sorted(tags) + [rng.choice(sorted(tags)) + "0", ""]
+    op = rng.choice(TAG_OPS)
+    if op in ("between", "not_between"):
+        lower, upper = sorted(rng.choice(values) for _ in range(2))
+        return {"op": op, "lower": lower, "upper": upper}
+    return {"op": op, "value": rng.choice(values)}
 
 
 QUERY_KINDS = ["in_page", "across_pages", "across_chunks", "exact", "off_by_one", "everything", "before", "after",
@@ -962,12 +1010,19 @@ def build_queries(rng, layout, page_points, n, official):
         if api != "query_table":
             offset, limit = pick_offset_limit(rng, len(rows))
             rows = rows[offset:] if limit is None else rows[offset:offset + limit]
-        got = official.run(api, cols, start, end, offset, limit)
-        bare = official.run(api, cols, start, end, offset, limit, with_tag=False)
+        tag = None
+        if TAG_FILTERS and api == "query_table" and rng.random() < 0.4:
+            # A tag filter: the devices it passes, the rest cut.
+            tag = pick_tag(rng, list(layout["devices"]))
+            rows = [r for r in rows if tag_predicate(tag, r[0])]
+        got = official.run(api, cols, start, end, offset, limit, tag=tag)
+        bare = official.run(api, cols, start, end, offset, limit, with_tag=False, tag=tag)
         if [r[1:] for r in bare] != [r[1:] for r in got]:
             raise RuntimeError(f"{api} [{start}, {end}]: other rows without the tag column")
         query = {"kind": kind, "api": api, "columns": [name for name, _ in cols], "start": start, "end": end,
                  "offset": offset, "limit": limit, **_by_device(table, rows)}
+        if tag is not None:
+            query["tag"] = tag
         if got != rows:
             query["official"] = _by_device(table, got, strict=False)
             print(f"tsfile generator: {official.path}: {api} {query['columns']} [{start}, {end}] offset {offset} "
@@ -1322,8 +1377,9 @@ def main():
         os.makedirs(args.out, exist_ok=True)
         sprintz_fixture(args.out)
         return
-    global ENCODINGS, COMPRESSIONS, PAGE_POINTS
+    global ENCODINGS, COMPRESSIONS, PAGE_POINTS, TAG_FILTERS
     SHAPES.extend(["spiked", "spiked"])
+    TAG_FILTERS = True
     if args.all:
         ENCODINGS, COMPRESSIONS = ALL_ENCODINGS, ALL_COMPRESSIONS
     if args.page_points:
