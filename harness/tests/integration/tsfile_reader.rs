@@ -401,6 +401,13 @@ fn large_page_scans(path: &Path, seed: u64) {
     };
     let (code, text) = crossdec(&["--filter", &format!("time >= {lo}")]);
     assert_eq!(code, Some(0), "seed {seed}: {text}");
+    // The scanners refuse it as the reader does: one line, the limit named.
+    let (code, text) = crossdec(&["--filter", &format!("time >= {lo}"), "--max-page-values", "1000000"]);
+    assert_ne!(code, Some(0), "seed {seed}: {text}");
+    assert!(
+        text.contains("above the limit max_page_values = 1000000") && text.trim().lines().count() == 1,
+        "seed {seed}: {text}"
+    );
     let (code, text) = crossdec(&["--max-page-values", "1000000"]);
     assert_eq!(code, Some(1), "seed {seed}: {text}");
     assert!(
