@@ -500,6 +500,39 @@ def write_large(rng, path, n):
     ]}
 
 
+def write_huge(path, n):
+    """One table, one device, `n` rows in one page through Arrow batches
+    (--huge N): time 1000 + 3k, INT64 TS_2DIFF value (7k mod 1000003) -
+    500000, LZ4. Above 2^27 rows this is the page the old default
+    max_page_values refused and the official reader reads; too big for a
+    JSON of its points, so the JSON names the formula. About 15 s and
+    0.5 GB for 134,218,728 rows."""
+    import numpy as np
+    import pyarrow as pa
+    w = t.TsFileWriter(path)
+    t.set_tsfile_config({
+        "page_writer_max_point_num_": n,
+        "page_writer_max_memory_bytes_": 2**31 - 1,
+        "time_encoding_type_": ENC.TS_2DIFF,
+        "time_compress_type_": COMP.LZ4,
+        "default_compression_type_": COMP.LZ4,
+        "int64_encoding_type_": ENC.TS_2DIFF,
+    })
+    w.register_table(t.TableSchema("big", [t.ColumnSchema("id", DT.STRING, t.ColumnCategory.TAG),
+                                           t.ColumnSchema("i", DT.INT64, t.ColumnCategory.FIELD)]))
+    per = 5_000_000
+    for start in range(0, n, per):
+        m = min(per, n - start)
+        k = np.arange(start, start + m, dtype=np.int64)
+        ids = pa.DictionaryArray.from_arrays(pa.array(np.zeros(m, dtype=np.int32)), pa.array(["dev"]))
+        batch = pa.record_batch([pa.array(1000 + 3 * k), ids.cast(pa.string()), pa.array(7 * k % 1000003 - 500000)],
+                                names=["time", "id", "i"])
+        w.write_arrow_batch("big", batch, 0)
+    w.close()
+    return {"model": "table", "rows": n, "device": "big.dev", "measurement": "i",
+            "time": "1000 + 3k", "value": "7k mod 1000003 - 500000"}
+
+
 def read_back(path, meta):
     """Every series as the official reader returns it (`official`: the oracle
     for encodings that do not store every value exactly as given, such as
@@ -1351,6 +1384,8 @@ def main():
     ap.add_argument("--page-points", type=int, help="points per page (default: random)")
     ap.add_argument("--large", type=int, metavar="N",
                     help="also write large.tsfile: N rows in one page (above 2^20 reaches past the old caps)")
+    ap.add_argument("--huge", type=int, metavar="N",
+                    help="write only huge.tsfile: N rows in one page through Arrow (its JSON: the formula)")
     ap.add_argument("--matrix", action="store_true",
                     help="one tree-model file per compression, each with every type x encoding the writer "
                          "accepts, and table-model files that together hold every type x encoding and compression")
@@ -1376,6 +1411,15 @@ def main():
     if args.sprintz_fixture:
         os.makedirs(args.out, exist_ok=True)
         sprintz_fixture(args.out)
+        return
+    if args.huge:
+        os.makedirs(args.out, exist_ok=True)
+        path = os.path.join(args.out, "huge.tsfile")
+        if os.path.exists(path):
+            os.remove(path)
+        meta = write_huge(path, args.huge)
+        with open(path + ".json", "w") as f:
+            json.dump(meta, f)
         return
     global ENCODINGS, COMPRESSIONS, PAGE_POINTS, TAG_FILTERS
     SHAPES.extend(["spiked", "spiked"])

@@ -307,6 +307,79 @@ fn fresh_files_of_every_encoding_and_a_large_page_match_the_official_reader() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A page of 134,218,728 rows (past 2^27, the old default max_page_values)
+/// that the official writer writes through Arrow and its reader reads: read
+/// whole with the default limits, every time and value checked against the
+/// writer's formula (the encodings keep every value), and scanned by the
+/// aligned kernel scanner with a time window. About 3 GB of memory and a
+/// minute: `ci/certify` runs it (`--ignored`), the gate does not.
+#[cfg(target_arch = "x86_64")]
+#[test]
+#[ignore = "a 134,218,728-row page: about 3 GB and a minute; ci/certify runs it"]
+fn a_page_of_more_than_2_27_rows_reads_with_the_default_limits() {
+    use crossdec_kernels::tsfile::aligned as k;
+    use crossdec_tsfile::{Fastest, Item, TsFileReader, Values as FileValues};
+    let Some(python) = python() else {
+        crossdec_harness::oracles::missing("tsfile_oracle", "the tsfile Python environment is missing");
+        return;
+    };
+    const N: usize = 134_218_728;
+    let dir = scratch("tsfile-huge");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../ci/tsfile/generate.py");
+    let status = std::process::Command::new(&python)
+        .arg(&script)
+        .args(["--out", dir.to_str().unwrap(), "--huge", &N.to_string()])
+        .status()
+        .expect("run the generator");
+    assert!(status.success());
+    let path = dir.join("huge.tsfile");
+    let time = |k: usize| 1000 + 3 * k as i64;
+    let value = |k: usize| (7 * k as i64) % 1_000_003 - 500_000;
+    let mut reader = TsFileReader::open(&path).unwrap();
+    let mut rows = 0;
+    for item in reader.columns(Fastest::default()) {
+        match item.unwrap() {
+            Item::Column(c) => {
+                let FileValues::Int64(v) = &c.values else {
+                    panic!("{:?}", c.data_type)
+                };
+                assert!(c.times.iter().enumerate().all(|(k, &t)| t == time(rows + k)));
+                assert!(v.iter().enumerate().all(|(k, &x)| x == value(rows + k)));
+                rows += c.times.len();
+            }
+            Item::Skipped(s) => panic!("{}.{} skipped: {}", s.device, s.measurement, s.reason),
+        }
+    }
+    assert_eq!(rows, N);
+    let id = reader
+        .metadata()
+        .unwrap()
+        .devices
+        .iter()
+        .map(|(id, _)| id.clone())
+        .next()
+        .unwrap();
+    let layout = reader.aligned_device(&id).unwrap();
+    let (lo, hi) = (N - 5, N - 1);
+    let request = k::Request {
+        filter: k::Filter {
+            time: Some(k::TimeFilter::Between(time(lo), time(hi))),
+            field: None,
+        },
+        offset: 0,
+        limit: None,
+        columns: vec![0],
+        block_rows: 4096,
+        writer: k::Writer::Cpp,
+    };
+    let scan = reader
+        .scan_aligned(&layout, &request, k::ScanOptions::default())
+        .unwrap();
+    let got: Vec<i64> = scan.blocks.iter().flat_map(|b| b.canonical().0).collect();
+    assert_eq!(got, (lo..=hi).map(time).collect::<Vec<_>>());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// The aligned scanners, kernel and reference, read the official writer's
 /// page of 1,100,000 rows (past the old fixed cap of 2^20 rows a page),
 /// unfiltered and filtered, to the same rows as the streaming reader;
