@@ -311,11 +311,12 @@ fn fresh_files_of_every_encoding_and_a_large_page_match_the_official_reader() {
 /// that the official writer writes through Arrow and its reader reads: read
 /// whole with the default limits, every time and value checked against the
 /// writer's formula (the encodings keep every value), and scanned by the
-/// aligned kernel scanner with a time window. About 3 GB of memory and a
-/// minute: `ci/certify` runs it (`--ignored`), the gate does not.
+/// aligned kernel scanner with a time window. About 4.5 GB of memory at
+/// its peak and a minute: `ci/certify` runs it (`--ignored`), the gate
+/// does not.
 #[cfg(target_arch = "x86_64")]
 #[test]
-#[ignore = "a 134,218,728-row page: about 3 GB and a minute; ci/certify runs it"]
+#[ignore = "a 134,218,728-row page: about 4.5 GB and a minute; ci/certify runs it"]
 fn a_page_of_more_than_2_27_rows_reads_with_the_default_limits() {
     use crossdec_kernels::tsfile::aligned as k;
     use crossdec_tsfile::{Fastest, Item, TsFileReader, Values as FileValues};
