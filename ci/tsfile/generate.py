@@ -14,9 +14,12 @@ decodes the files and must get the same values back.
 Each file is either non-aligned (tree model: per-series encoding and
 compression) or aligned (table model: one encoding per data type and one
 compression per file, nulls as bitmaps). Series shapes: constant, monotone,
-random walk, full range and edge values (int MIN/MAX/0/+-1, NaN, +-inf, -0.0,
-subnormals, the GORILLA terminators). Page sizes vary from a few points to
-thousands, so pages hit block and run boundaries.
+random walk, full range, edge values (int MIN/MAX/0/+-1, NaN, +-inf, -0.0,
+subnormals, the GORILLA terminators) and spiked (a slow walk with extremes
+mixed in: see spiked()). Page sizes vary from a few points to thousands,
+so pages hit block and run boundaries. --matrix: one tree-model file per
+compression with every type x encoding, and table-model files that
+together hold every pair and compression (write_matrix_table).
 
 JSON values: integers for BOOLEAN (0/1), INT32, INT64 (and TIMESTAMP; DATE
 as the stored yyyymmdd integer); the IEEE bit pattern as an unsigned integer
@@ -49,6 +52,13 @@ offset / limit; every answer of the official reader is held to them, and
 where it differs (a bug of the library's with nulls in BOOLEAN columns,
 see build_queries) the query also has `official`: {"devices": ...,
 "order": ...} as the reader returned them.
+
+A `query_table` query may also have `tag`: a tag filter the official
+reader applied (its `tag_filter` argument): {"op": "eq" | "neq" | "lt" |
+"lteq" | "gt" | "gteq", "value": v} or {"op": "between" | "not_between",
+"lower": a, "upper": b} on the tag column, tags compared as byte strings;
+`devices` / `order` then hold only the devices it passes (not in the
+committed scan fixtures' queries).
 
 `api` names the call: `query_table` (Python: time range),
 `query_table_by_row` (Python: offset / limit over every time, so start /
@@ -146,12 +156,21 @@ F64_EDGES = [0x7FF8000000000000, 0x7FF0000000000000, 0xFFF0000000000000, 0x80000
              0x000FFFFFFFFFFFFF, 0x0010000000000000, 0x7FEFFFFFFFFFFFFF, 0xFFEFFFFFFFFFFFFF]
 
 
+# Series shapes; main() adds "spiked" (twice as likely) for every file but
+# the committed scan fixtures, whose random stream stays as it was.
+SHAPES = ["constant", "monotone", "walk", "full", "edges"]
+
+
 def series(rng, dtype, n, tree=False):
     """n values of dtype (Python values as the writer takes them). The Python
     binding stores DOUBLE NaNs as the canonical NaN (payloads are not kept),
     and the tree model's row records refuse non-finite FLOAT values (`tree`),
     so the series keep to what the library can store."""
-    shape = rng.choice(["constant", "monotone", "walk", "full", "edges"])
+    shape = rng.choice(SHAPES)
+    if shape == "spiked" and dtype in (DT.INT32, DT.INT64, DT.TIMESTAMP, DT.FLOAT, DT.DOUBLE):
+        return spiked(rng, dtype, n, tree)
+    if shape == "spiked":
+        shape = "walk"
     if dtype in (DT.INT32, DT.INT64, DT.TIMESTAMP):
         lo, hi = I32 if dtype == DT.INT32 else I64
         step = rng.choice([1, 10, 1000, 2**20, 2**40])
@@ -243,6 +262,64 @@ def series(rng, dtype, n, tree=False):
         s = "".join(rng.choice("abcxyz") for _ in range(rng.randint(0, 10)))
         return [s] * n
     return ["".join(rng.choice("abcdefghij0123456789-_ ") for _ in range(rng.randint(0, 40))) for _ in range(n)]
+
+
+# Pairs (a, b): b's bits are a's minus 2^30 (2^62), so the first FIRE error
+# after a block's first value a is exactly -2^30 (-2^62), the mapped error
+# MIN the Java and C++ SPRINTZ readers read with opposite signs.
+F32_MIN_ERROR_PAIRS = [(0x00000000, 0xC0000000), (0x80000000, 0x40000000), (0x3F800000, 0xFF800000)]
+F64_MIN_ERROR_PAIRS = [(0, 0xC000000000000000), (0x8000000000000000, 0x4000000000000000),
+                       (0x3FF0000000000000, 0xFFF0000000000000)]
+# Extremes of each float type: +-inf, NaN (canonical and with a payload),
+# MAX, MIN, the smallest subnormal of each sign, -0.0.
+F32_EXTREMES = [0x7F800000, 0xFF800000, 0x7FC00000, 0x7FC00100, 0x7F7FFFFF, 0xFF7FFFFF, 1, 0x80000001, 0x80000000]
+F64_EXTREMES = [0x7FF0000000000000, 0xFFF0000000000000, 0x7FF8000000000000, 0x7FF8002000000000,
+                0x7FEFFFFFFFFFFFFF, 0xFFEFFFFFFFFFFFFF, 1, 0x8000000000000001, 0x8000000000000000]
+
+
+def spiked(rng, dtype, n, tree=False):
+    """A slow walk with the type's extremes mixed in: at random rows (so
+    before, inside, at the end of SPRINTZ blocks of 9 and in their tails),
+    alone or in runs, and sometimes a pair whose first FIRE error is exactly
+    -2^30 (-2^62). The official SPRINTZ writer is lossy after some of them
+    (errors of 2^30 and more wrap); the oracle is what its reader returns."""
+    is_int = dtype in (DT.INT32, DT.INT64, DT.TIMESTAMP)
+    if is_int:
+        lo, hi = I32 if dtype == DT.INT32 else I64
+        x = rng.randint(-1000, 1000)
+    else:
+        x = rng.uniform(-100, 100)
+    p = rng.choice([0.002, 0.01, 0.05, 0.2])
+    out = []
+    while len(out) < n:
+        x += rng.choice([0, 1, -1, 2]) if is_int else rng.choice([0.0, 0.5, -0.5, 1.0])
+        r = rng.random()
+        if r < p:
+            if is_int:
+                v = rng.choice([lo, hi, 0, -1, lo + 1, hi - 1])
+            elif dtype == DT.FLOAT:
+                v = from_f32_bits(rng.choice(F32_EXTREMES))
+            else:
+                v = from_f64_bits(rng.choice(F64_EXTREMES))
+            out += [v] * rng.choice([1, 1, 1, 2, 9])
+        elif r < p * 1.5:
+            if is_int:
+                step = 2**30 if dtype == DT.INT32 else 2**62
+                a = rng.randint(lo + step, hi)
+                out += [a, a - step]
+            elif dtype == DT.FLOAT:
+                out += [from_f32_bits(b) for b in rng.choice(F32_MIN_ERROR_PAIRS)]
+            else:
+                out += [from_f64_bits(b) for b in rng.choice(F64_MIN_ERROR_PAIRS)]
+        else:
+            out.append(x if not is_int else max(lo, min(hi, x)))
+    out = out[:n]
+    if dtype == DT.FLOAT:
+        out = [v if v != v else from_f32_bits(f32_bits(v)) for v in out]
+        if tree:
+            # The tree model's row records refuse non-finite FLOAT values.
+            out = [0.5 if v != v or v in (float("inf"), float("-inf")) else v for v in out]
+    return out
 
 
 def to_json(dtype, v):
@@ -421,6 +498,39 @@ def write_large(rng, path, n):
         {"device": "big.dev", "measurement": "i", "dtype": int(DT.INT64), "encoding": int(ENC.TS_2DIFF),
          "compression": int(COMP.LZ4), "points": [[times[k], ints[k]] for k in range(n)]},
     ]}
+
+
+def write_huge(path, n):
+    """One table, one device, `n` rows in one page through Arrow batches
+    (--huge N): time 1000 + 3k, INT64 TS_2DIFF value (7k mod 1000003) -
+    500000, LZ4. Above 2^27 rows this is the page the old default
+    max_page_values refused and the official reader reads; too big for a
+    JSON of its points, so the JSON names the formula. About 15 s and
+    0.5 GB for 134,218,728 rows."""
+    import numpy as np
+    import pyarrow as pa
+    w = t.TsFileWriter(path)
+    t.set_tsfile_config({
+        "page_writer_max_point_num_": n,
+        "page_writer_max_memory_bytes_": 2**31 - 1,
+        "time_encoding_type_": ENC.TS_2DIFF,
+        "time_compress_type_": COMP.LZ4,
+        "default_compression_type_": COMP.LZ4,
+        "int64_encoding_type_": ENC.TS_2DIFF,
+    })
+    w.register_table(t.TableSchema("big", [t.ColumnSchema("id", DT.STRING, t.ColumnCategory.TAG),
+                                           t.ColumnSchema("i", DT.INT64, t.ColumnCategory.FIELD)]))
+    per = 5_000_000
+    for start in range(0, n, per):
+        m = min(per, n - start)
+        k = np.arange(start, start + m, dtype=np.int64)
+        ids = pa.DictionaryArray.from_arrays(pa.array(np.zeros(m, dtype=np.int32)), pa.array(["dev"]))
+        batch = pa.record_batch([pa.array(1000 + 3 * k), ids.cast(pa.string()), pa.array(7 * k % 1000003 - 500000)],
+                                names=["time", "id", "i"])
+        w.write_arrow_batch("big", batch, 0)
+    w.close()
+    return {"model": "table", "rows": n, "device": "big.dev", "measurement": "i",
+            "time": "1000 + 3k", "value": "7k mod 1000003 - 500000"}
 
 
 def read_back(path, meta):
@@ -669,13 +779,16 @@ class Official:
         self.py = t.TsFileReader(path)
         self.c = CReader.open(path)
 
-    def run(self, api, fields, start, end, offset, limit, with_tag=True):
+    def run(self, api, fields, start, end, offset, limit, with_tag=True, tag=None):
         """Rows (tag or None, time, cell of each field as JSON) in the
-        order the reader returns them."""
+        order the reader returns them; `tag` (query_table only): a tag
+        filter as tag_predicate takes it."""
         names = ([self.tag] if with_tag else []) + [name for name, _ in fields]
         if api == "tsfile_reader_query_table":
             return self.c.query(self.table, names, fields, start, end, offset or 0, limit, with_tag)
-        if api == "query_table":
+        if api == "query_table" and tag is not None:
+            rs = self.py.query_table(self.table, names, start, end, tag_filter=tag_filter(self.tag, tag))
+        elif api == "query_table":
             rs = self.py.query_table(self.table, names, start, end)
         else:
             rs = self.py.query_table_by_row(self.table, names, offset or 0, -1 if limit is None else limit)
@@ -695,6 +808,44 @@ class Official:
         if self.c:
             self.c.close()
         self.py.close()
+
+
+# main() turns tag filters on for every file but the committed scan
+# fixtures, whose queries stay as they were.
+TAG_FILTERS = False
+# Tag filters (query_table's tag_filter): {"op": one of these, "value": a
+# tag, or "lower" / "upper" for the between forms}. Tags compare as byte
+# strings.
+TAG_OPS = ["eq", "neq", "lt", "lteq", "gt", "gteq", "between", "not_between"]
+
+
+def tag_filter(column, tag):
+    """The official library's TagFilter for `tag` on `column`."""
+    import tsfile.tag_filter as tf
+    if tag["op"] in ("between", "not_between"):
+        return getattr(tf, "tag_" + tag["op"])(column, tag["lower"], tag["upper"])
+    return getattr(tf, "tag_" + tag["op"])(column, tag["value"])
+
+
+def tag_predicate(tag, value):
+    """Whether a device whose tag is `value` passes the filter `tag`."""
+    v = value.encode()
+    if tag["op"] in ("between", "not_between"):
+        inside = tag["lower"].encode() <= v <= tag["upper"].encode()
+        return inside if tag["op"] == "between" else not inside
+    w = tag["value"].encode()
+    return {"eq": v == w, "neq": v != w, "lt": v < w, "lteq": v <= w, "gt": v > w, "gteq": v >= w}[tag["op"]]
+
+
+def pick_tag(rng, tags):
+    """A tag filter over the devices' tags: their values, and values
+    between and beyond them."""
+    values = sorted(tags) + [rng.choice(sorted(tags)) + "0", ""]
+    op = rng.choice(TAG_OPS)
+    if op in ("between", "not_between"):
+        lower, upper = sorted(rng.choice(values) for _ in range(2))
+        return {"op": op, "lower": lower, "upper": upper}
+    return {"op": op, "value": rng.choice(values)}
 
 
 QUERY_KINDS = ["in_page", "across_pages", "across_chunks", "exact", "off_by_one", "everything", "before", "after",
@@ -892,12 +1043,19 @@ def build_queries(rng, layout, page_points, n, official):
         if api != "query_table":
             offset, limit = pick_offset_limit(rng, len(rows))
             rows = rows[offset:] if limit is None else rows[offset:offset + limit]
-        got = official.run(api, cols, start, end, offset, limit)
-        bare = official.run(api, cols, start, end, offset, limit, with_tag=False)
+        tag = None
+        if TAG_FILTERS and api == "query_table" and rng.random() < 0.4:
+            # A tag filter: the devices it passes, the rest cut.
+            tag = pick_tag(rng, list(layout["devices"]))
+            rows = [r for r in rows if tag_predicate(tag, r[0])]
+        got = official.run(api, cols, start, end, offset, limit, tag=tag)
+        bare = official.run(api, cols, start, end, offset, limit, with_tag=False, tag=tag)
         if [r[1:] for r in bare] != [r[1:] for r in got]:
             raise RuntimeError(f"{api} [{start}, {end}]: other rows without the tag column")
         query = {"kind": kind, "api": api, "columns": [name for name, _ in cols], "start": start, "end": end,
                  "offset": offset, "limit": limit, **_by_device(table, rows)}
+        if tag is not None:
+            query["tag"] = tag
         if got != rows:
             query["official"] = _by_device(table, got, strict=False)
             print(f"tsfile generator: {official.path}: {api} {query['columns']} [{start}, {end}] offset {offset} "
@@ -989,15 +1147,18 @@ def scan_nulls(rng, sizes, page_points):
     return out
 
 
-def write_scan(rng, path, comp, page_points, types, batches):
+def write_scan(rng, path, comp, page_points, types, batches, key_enc=None):
     """One table written in batches (a flush after each round, so a chunk
     group per batch); returns the JSON metadata and the layout --queries
-    takes."""
+    takes. `key_enc` ({config key: encoding}) fixes the encodings, else
+    they are drawn."""
     w = t.TsFileWriter(path)
-    key_enc = {}
-    for key, base in SCAN_KEY_TYPE.items():
-        refused = set().union(*(SCAN_REFUSED.get(dtype, set()) for dtype in types if SCAN_ENCODING_KEY[dtype] == key))
-        key_enc[key] = rng.choice([enc for enc in ALL_ENCODINGS[base] if enc not in refused])
+    if key_enc is None:
+        key_enc = {}
+        for key, base in SCAN_KEY_TYPE.items():
+            refused = set().union(*(SCAN_REFUSED.get(dtype, set()) for dtype in types
+                                    if SCAN_ENCODING_KEY[dtype] == key))
+            key_enc[key] = rng.choice([enc for enc in ALL_ENCODINGS[base] if enc not in refused])
     cfg = {
         "page_writer_max_point_num_": page_points,
         "time_encoding_type_": ENC.TS_2DIFF,
@@ -1059,6 +1220,83 @@ def write_scan(rng, path, comp, page_points, types, batches):
                                    "encoding": int(key_enc[SCAN_ENCODING_KEY[dtype]]), "compression": int(comp),
                                    "points": [[times[i], to_json(dtype, cols[name][i])] for i in range(len(times))]})
     return meta, layout
+
+
+def write_matrix_table(rng, path, j, comp, max_rows):
+    """Table model (--matrix): every data type the table writer takes, each
+    config key's j-th encoding (mod its count; a type that refuses it is
+    left out), compression `comp`, three devices written in two or three
+    batches each (a chunk group per batch), nulls, small pages."""
+    key_enc = {key: ALL_ENCODINGS[base][j % len(ALL_ENCODINGS[base])] for key, base in SCAN_KEY_TYPE.items()}
+    types = [dtype for dtype in SCAN_TYPES if key_enc[SCAN_ENCODING_KEY[dtype]] not in SCAN_REFUSED.get(dtype, set())]
+    page_points = rng.choice([7, 64, 129, 500])
+    batches = {f"dev{d}": [rng.randint(1, max(1, max_rows // 3)) for _ in range(rng.randint(2, 3))] for d in range(3)}
+    meta, layout = write_scan(rng, path, comp, page_points, types, batches, key_enc)
+    meta["_layout"] = layout
+    return meta
+
+
+SPRINTZ_FIXTURE = "sprintz-extremes.tsfile"
+
+
+def sprintz_fixture(out):
+    """harness/tests/fixtures/tsfile/sprintz-extremes.tsfile (--sprintz-fixture,
+    fixed seed): one table, SPRINTZ for INT32, INT64, FLOAT and DOUBLE, LZ4,
+    pages of 100 points; device a without nulls, device b with some; spiked
+    series with a pair whose first error is exactly -2^30 (-2^62) at the
+    start of every fourth block. The JSON holds what the official reader
+    returned (the C++ reader reads that error as +2^30: docs/tsfile-encodings.md,
+    "Java and C++ readers"), the oracle of tsfile_oracle.rs's committed
+    fixtures on every target."""
+    rng = random.Random(20261206)
+    path = os.path.join(out, SPRINTZ_FIXTURE)
+    if os.path.exists(path):
+        os.remove(path)
+    w = t.TsFileWriter(path)
+    t.set_tsfile_config({"page_writer_max_point_num_": 100, "time_encoding_type_": ENC.TS_2DIFF,
+                         "time_compress_type_": COMP.LZ4, "default_compression_type_": COMP.LZ4,
+                         "int32_encoding_type_": ENC.SPRINTZ, "int64_encoding_type_": ENC.SPRINTZ,
+                         "float_encoding_type_": ENC.SPRINTZ, "double_encoding_type_": ENC.SPRINTZ})
+    types = [DT.INT32, DT.INT64, DT.FLOAT, DT.DOUBLE]
+    fields = [(f"f{k}", dtype) for k, dtype in enumerate(types)]
+    w.register_table(t.TableSchema("tb", [t.ColumnSchema("id", DT.STRING, t.ColumnCategory.TAG)]
+                                   + [t.ColumnSchema(name, dtype, t.ColumnCategory.FIELD) for name, dtype in fields]))
+    pairs = {DT.INT32: [(0, -(2**30)), (2**30, 0)], DT.INT64: [(0, -(2**62)), (2**62, 0)],
+             DT.FLOAT: [tuple(from_f32_bits(b) for b in p) for p in F32_MIN_ERROR_PAIRS],
+             DT.DOUBLE: [tuple(from_f64_bits(b) for b in p) for p in F64_MIN_ERROR_PAIRS]}
+    meta = {"model": "table", "page_points": 100, "series": []}
+    for tag, p_null in [("a", 0.0), ("b", 0.1)]:
+        n = 450
+        times = [1000 + 10 * i for i in range(n)]
+        cols = {}
+        for name, dtype in fields:
+            v = spiked(rng, dtype, n)
+            for b in range(0, n - 1, 36):
+                v[b], v[b + 1] = rng.choice(pairs[dtype])
+            cols[name] = [None if rng.random() < p_null else x for x in v]
+        tab = t.Tablet(["id"] + [name for name, _ in fields], [DT.STRING] + types, n)
+        tab.set_table_name("tb")
+        for i in range(n):
+            tab.add_timestamp(i, times[i])
+            tab.add_value_by_name("id", i, tag)
+            for name, _ in fields:
+                if cols[name][i] is not None:
+                    tab.add_value_by_name(name, i, cols[name][i])
+        w.write_table(tab)
+        for name, dtype in fields:
+            meta["series"].append({"device": f"tb.{tag}", "measurement": name, "dtype": int(dtype),
+                                   "encoding": int(ENC.SPRINTZ), "compression": int(COMP.LZ4),
+                                   "points": [[times[i], to_json(dtype, cols[name][i])] for i in range(n)]})
+    w.close()
+    written = {(s["device"], s["measurement"]): s["points"] for s in meta["series"]}
+    read_back(path, meta)
+    meta["library"] = library_version()
+    changed = sum(a != b for s in meta["series"] for a, b in zip(written[(s["device"], s["measurement"])],
+                                                                 s["official"]))
+    with open(path + ".json", "w") as f:
+        json.dump(meta, f)
+    print(f"{path}: {os.path.getsize(path)} bytes; the official reader returned {changed} values other than "
+          f"written", file=sys.stderr)
 
 
 def check_scan(path, meta, layout, page_points, seen):
@@ -1146,12 +1384,17 @@ def main():
     ap.add_argument("--page-points", type=int, help="points per page (default: random)")
     ap.add_argument("--large", type=int, metavar="N",
                     help="also write large.tsfile: N rows in one page (above 2^20 reaches past the old caps)")
+    ap.add_argument("--huge", type=int, metavar="N",
+                    help="write only huge.tsfile: N rows in one page through Arrow (its JSON: the formula)")
     ap.add_argument("--matrix", action="store_true",
-                    help="one file per compression, each with every type x encoding the writer accepts")
+                    help="one tree-model file per compression, each with every type x encoding the writer "
+                         "accepts, and table-model files that together hold every type x encoding and compression")
     ap.add_argument("--queries", type=int, default=0, metavar="N",
                     help="also run N filtered queries on every table-model file (<file>.queries.json)")
     ap.add_argument("--scan-fixtures", action="store_true",
                     help="write the committed scan fixtures (scan-*.tsfile, fixed seed) and nothing else")
+    ap.add_argument("--sprintz-fixture", action="store_true",
+                    help=f"write the committed {SPRINTZ_FIXTURE} (fixed seed) and nothing else")
     ap.add_argument("--inspect", nargs="+", metavar="FILE",
                     help="print the chunk groups, chunks and pages of FILEs and exit")
     args = ap.parse_args()
@@ -1165,22 +1408,49 @@ def main():
         os.makedirs(args.out, exist_ok=True)
         scan_fixtures(args.out)
         return
-    global ENCODINGS, COMPRESSIONS, PAGE_POINTS
+    if args.sprintz_fixture:
+        os.makedirs(args.out, exist_ok=True)
+        sprintz_fixture(args.out)
+        return
+    if args.huge:
+        os.makedirs(args.out, exist_ok=True)
+        path = os.path.join(args.out, "huge.tsfile")
+        if os.path.exists(path):
+            os.remove(path)
+        meta = write_huge(path, args.huge)
+        with open(path + ".json", "w") as f:
+            json.dump(meta, f)
+        return
+    global ENCODINGS, COMPRESSIONS, PAGE_POINTS, TAG_FILTERS
+    SHAPES.extend(["spiked", "spiked"])
+    TAG_FILTERS = True
     if args.all:
         ENCODINGS, COMPRESSIONS = ALL_ENCODINGS, ALL_COMPRESSIONS
     if args.page_points:
         PAGE_POINTS = [args.page_points]
     os.makedirs(args.out, exist_ok=True)
-    files = len(ALL_COMPRESSIONS) if args.matrix else args.files
+    # --matrix: the tree-model files (one per compression, every pair), then
+    # the table-model ones (one per encoding index, compressions in turn).
+    table_matrix = max(len(e) for e in ALL_ENCODINGS.values())
+    files = len(ALL_COMPRESSIONS) + table_matrix if args.matrix else args.files
     print(f"tsfile generator: seed {args.seed}, {files} files into {args.out}", file=sys.stderr)
     for i in range(files):
         rng = random.Random(args.seed * 1000 + i)
-        name = f"matrix-{ALL_COMPRESSIONS[i].name.lower()}" if args.matrix else f"gen-{args.seed}-{i:03d}"
+        if args.matrix and i >= len(ALL_COMPRESSIONS):
+            j = i - len(ALL_COMPRESSIONS)
+            comp = ALL_COMPRESSIONS[j % len(ALL_COMPRESSIONS)]
+            name = f"matrix-table-{j}-{comp.name.lower()}"
+        elif args.matrix:
+            name = f"matrix-{ALL_COMPRESSIONS[i].name.lower()}"
+        else:
+            name = f"gen-{args.seed}-{i:03d}"
         path = os.path.join(args.out, name + ".tsfile")
         for stale in (path, path + ".queries.json"):
             if os.path.exists(stale):
                 os.remove(stale)
-        if args.matrix:
+        if args.matrix and i >= len(ALL_COMPRESSIONS):
+            meta = write_matrix_table(rng, path, j, comp, args.max_rows)
+        elif args.matrix:
             meta = write_matrix(rng, path, ALL_COMPRESSIONS[i], args.max_rows)
         else:
             meta = (write_tree if i % 2 == 0 else write_table)(rng, path, args.max_rows)

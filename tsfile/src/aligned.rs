@@ -103,15 +103,28 @@ impl Codecs {
     }
 }
 
+impl Codecs {
+    /// A page's rows are bounded as its values are: `max_page_values`.
+    fn max_rows(&self) -> usize {
+        usize::try_from(self.limits.max_page_values).unwrap_or(usize::MAX)
+    }
+}
+
 impl k::Decompress for Codecs {
     fn decompress(&self, compression: u8, body: &[u8], size: usize) -> Result<Vec<u8>, String> {
         self.run(compression, body, size)
+    }
+    fn max_page_rows(&self) -> usize {
+        self.max_rows()
     }
 }
 
 impl r::Decompress for Codecs {
     fn decompress(&self, compression: u8, body: &[u8], size: usize) -> Result<Vec<u8>, String> {
         self.run(compression, body, size)
+    }
+    fn max_page_rows(&self) -> usize {
+        self.max_rows()
     }
 }
 
@@ -325,6 +338,11 @@ impl AlignedGroup {
         if e.kind == k::ErrorKind::Unsupported {
             return self.unsupported(chunk);
         }
+        if let (None, k::ErrorKind::Decode(detail)) = (chunk, &e.kind) {
+            if let Some(limit) = self.row_limit(detail, e.offset) {
+                return limit;
+            }
+        }
         self.placed(chunk, e.page, e.offset, format!("{:?}", e.kind))
     }
 
@@ -336,7 +354,31 @@ impl AlignedGroup {
         if e.kind == r::ErrorKind::Unsupported {
             return self.unsupported(chunk);
         }
+        if let (None, r::ErrorKind::Decode(detail)) = (chunk, &e.kind) {
+            if let Some(limit) = self.row_limit(detail, e.offset) {
+                return limit;
+            }
+        }
         self.placed(chunk, e.page, e.offset, format!("{:?}", e.kind))
+    }
+
+    /// A time page of more rows than the scan's bound (the codec's
+    /// `max_page_rows`, which is `Limits::max_page_values`): the decoders'
+    /// `TooManyValues` there is that limit, reported as the reader
+    /// reports it (one line naming the limit to raise).
+    fn row_limit(&self, detail: &str, offset: usize) -> Option<ReadError> {
+        let max: u64 = detail
+            .strip_prefix("TooManyValues { max: ")?
+            .split(',')
+            .next()?
+            .parse()
+            .ok()?;
+        Some(ReadError::LimitExceeded {
+            limit: "max_page_values",
+            value: max.saturating_add(1),
+            max,
+            offset: self.time.data_offset + offset as u64,
+        })
     }
 }
 

@@ -265,9 +265,9 @@ impl PageDecoder for Reference {
             (E::Chimp, P::Int64) => ok(chimp::decode64(p, i64::MIN as u64, stop, max), bits64),
             (E::Chimp, P::Float) => ok(chimp::decode32(p, 0x7FC0_0000, stop, max), f32s),
             (E::Chimp, P::Double) => ok(chimp::decode64(p, 0x7FF8_0000_0000_0000, stop, max), f64s),
-            (E::Sprintz, P::Int32) => ok(sprintz::decode_i32(p, max), Values::Int32),
+            (E::Sprintz, P::Int32) => ok(sprintz::decode_i32_from(p, self.sprintz_writer(), max), Values::Int32),
             (E::Sprintz, P::Int64) => ok(sprintz::decode_i64_from(p, self.sprintz_writer(), max), Values::Int64),
-            (E::Sprintz, P::Float) => ok(sprintz::decode_f32(p, max), Values::Float),
+            (E::Sprintz, P::Float) => ok(sprintz::decode_f32_from(p, self.sprintz_writer(), max), Values::Float),
             (E::Sprintz, P::Double) => ok(sprintz::decode_f64_from(p, self.sprintz_writer(), max), Values::Double),
             (E::Rlbe, P::Int32) => ok(rlbe::decode_i32(p, max), Values::Int32),
             (E::Rlbe, P::Int64) => ok(rlbe::decode_i64(p, max), Values::Int64),
@@ -426,11 +426,15 @@ impl Kernels {
             (E::Chimp, P::Double) => {
                 into(n, |o| chimp::decode_f64_into(p, stop, o)).map(|(v, c)| (Values::Double(v), c))
             }
-            (E::Sprintz, P::Int32) => into(n, |o| sprintz::decode_i32_into(p, o)).map(|(v, c)| (Values::Int32(v), c)),
+            (E::Sprintz, P::Int32) => {
+                into(n, |o| sprintz::decode_i32_into(p, sprintz_writer, o)).map(|(v, c)| (Values::Int32(v), c))
+            }
             (E::Sprintz, P::Int64) => {
                 into(n, |o| sprintz::decode_i64_into(p, sprintz_writer, o)).map(|(v, c)| (Values::Int64(v), c))
             }
-            (E::Sprintz, P::Float) => into(n, |o| sprintz::decode_f32_into(p, o)).map(|(v, c)| (Values::Float(v), c)),
+            (E::Sprintz, P::Float) => {
+                into(n, |o| sprintz::decode_f32_into(p, sprintz_writer, o)).map(|(v, c)| (Values::Float(v), c))
+            }
             (E::Sprintz, P::Double) => {
                 into(n, |o| sprintz::decode_f64_into(p, sprintz_writer, o)).map(|(v, c)| (Values::Double(v), c))
             }

@@ -1,17 +1,21 @@
 //! Limits on what one page may make the reader allocate. The defaults read
-//! every page the official writers can write: both store page sizes and
-//! point counts in a Java / C++ `int`, so a page never holds more than
-//! 2^31 - 1 bytes; points per page are bounded by what 2^27 values of
-//! eight bytes take (1 GiB), far above the writers' default of 10,000 points
-//! and any page size they allow. A file above a limit is refused with
-//! [`crate::ReadError::LimitExceeded`] naming the limit to raise.
+//! every page the official writers can write: both store page sizes in a
+//! Java / C++ `int`, so a page never holds more than 2^31 - 1 bytes, and
+//! the C++ writer counts a page's points in a `uint32`, so a page never
+//! holds more than u32::MAX points (the official C++ reader reads a
+//! table-model page of 134,218,728 rows written through Arrow). Lower
+//! them to bound the memory one page may take (a page of u32::MAX INT64
+//! values is 32 GiB). A file above a limit is refused with
+//! [`crate::ReadError::LimitExceeded`] naming the limit to raise; the
+//! aligned scans ([`crate::TsFileReader::scan_aligned`]) bound a page's
+//! rows by `max_page_values` too.
 
 /// See the module documentation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
     /// Largest uncompressed page body, in bytes.
     pub max_page_bytes: u64,
-    /// Most values one page may decode to (time or value column).
+    /// Most values (rows) one page may decode to (time or value column).
     pub max_page_values: u64,
 }
 
@@ -19,7 +23,7 @@ impl Default for Limits {
     fn default() -> Self {
         Limits {
             max_page_bytes: i32::MAX as u64,
-            max_page_values: 1 << 27,
+            max_page_values: u32::MAX as u64,
         }
     }
 }

@@ -19,6 +19,8 @@ pub struct Verified {
     pub nulls: usize,
     pub encodings: BTreeSet<String>,
     pub compressions: BTreeSet<String>,
+    /// Points (nulls included) compared per "TYPE ENCODING COMPRESSION".
+    pub by_pair: BTreeMap<String, usize>,
 }
 
 impl Verified {
@@ -29,6 +31,9 @@ impl Verified {
         self.nulls += other.nulls;
         self.encodings.extend(other.encodings.iter().cloned());
         self.compressions.extend(other.compressions.iter().cloned());
+        for (pair, n) in &other.by_pair {
+            *self.by_pair.entry(pair.clone()).or_default() += n;
+        }
     }
 }
 
@@ -178,6 +183,15 @@ pub fn verify_file<D: PageDecoder>(path: &Path, json: &str, decoder: impl Fn() -
         done.nulls += points.iter().filter(|p| p.1.is_none()).count();
         done.encodings.insert(chunk.encoding.name().to_string());
         done.compressions.insert(chunk.compression.name().to_string());
+        *done
+            .by_pair
+            .entry(format!(
+                "{} {} {}",
+                chunk.data_type,
+                chunk.encoding.name(),
+                chunk.compression.name()
+            ))
+            .or_default() += points.len();
     }
     if let Some(((d, m), _)) = found.into_iter().next() {
         return Err(format!("{d}.{m}: in the file but not in the JSON"));

@@ -21,6 +21,8 @@ use crate::{AlignedDevice, TsFileReader};
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct QueriesVerified {
     pub queries: usize,
+    /// Of them, with a tag filter.
+    pub tag_filtered: usize,
     /// Rows compared (per implementation).
     pub rows: usize,
     /// Queries where the official reader's own answer was wrong and the
@@ -95,6 +97,26 @@ fn kernel_rows(blocks: &[k::Block], slots: &[Option<usize>]) -> Vec<Row> {
     rows
 }
 
+/// Whether a device whose (one) tag is `tag` passes the query's tag
+/// filter: `{"op": "eq" | "neq" | "lt" | "lteq" | "gt" | "gteq", "value"}`
+/// or `{"op": "between" | "not_between", "lower", "upper"}` (inclusive),
+/// tags compared as byte strings.
+fn tag_passes(filter: &Json, tag: &str) -> bool {
+    let s = |k: &str| filter[k].as_str().unwrap_or_default().as_bytes();
+    let v = tag.as_bytes();
+    match filter["op"].as_str().unwrap_or_default() {
+        "eq" => v == s("value"),
+        "neq" => v != s("value"),
+        "lt" => v < s("value"),
+        "lteq" => v <= s("value"),
+        "gt" => v > s("value"),
+        "gteq" => v >= s("value"),
+        "between" => s("lower") <= v && v <= s("upper"),
+        "not_between" => !(s("lower") <= v && v <= s("upper")),
+        other => panic!("unknown tag filter op {other}"),
+    }
+}
+
 /// Scan `path` for every query of `queries_json` and compare.
 pub fn verify_queries(path: &Path, queries_json: &str) -> Result<QueriesVerified, String> {
     let doc: Json = serde_json::from_str(queries_json).map_err(|e| format!("bad JSON: {e}"))?;
@@ -134,6 +156,11 @@ pub fn verify_queries(path: &Path, queries_json: &str) -> Result<QueriesVerified
         let block_rows = [1usize, 5, 4096][qi % 3];
         let mut answer_order = Vec::new();
         for (name, layout) in &devices {
+            // A tag filter drops whole devices, before offset and limit.
+            let tag = name.split_once('.').map_or("", |(_, tag)| tag);
+            if !q.get("tag").is_none_or(|filter| tag_passes(filter, tag)) {
+                continue;
+            }
             // The device's positions of the requested columns (none: a
             // column it has no chunk of, all null).
             let positions: Vec<Option<usize>> = names
@@ -234,6 +261,7 @@ pub fn verify_queries(path: &Path, queries_json: &str) -> Result<QueriesVerified
             )));
         }
         seen.official_wrong += usize::from(q.get("official").is_some());
+        seen.tag_filtered += usize::from(q.get("tag").is_some());
         seen.queries += 1;
     }
     Ok(seen)

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use crossdec_tsfile::{
     ChunkKind, Count, DataType as FileType, EncodedPage, Encoding as FileEncoding, Limits, PageBody, PageDecoder,
-    ReadOptions, Reference, TsFileReader, Writer,
+    PageFault, ReadOptions, Reference, TsFileReader, Writer,
 };
 
 use crate::engine::Canonical;
@@ -177,8 +177,18 @@ impl Checker<'_> {
         let values = match decoded {
             Ok(v) => v,
             Err(fault) => {
+                // A page of more values than --max-page-values: say which
+                // option refused it.
+                let limit = match (&fault, count) {
+                    (
+                        PageFault::Reference(crossdec_reference::tsfile::DecodeError::TooManyValues { .. })
+                        | PageFault::Kernel(crossdec_kernels::tsfile::DecodeError::TooManyValues { .. }),
+                        Count::AtMost(max),
+                    ) => format!(" (the limit --max-page-values = {max}; raise it to read this page)"),
+                    _ => String::new(),
+                };
                 self.report.unreadable.push(format!(
-                    "{}: {} {} page at byte {} ({encoding} {data_type}): {fault}",
+                    "{}: {} {} page at byte {} ({encoding} {data_type}): {fault}{limit}",
                     at.file.display(),
                     at.series,
                     at.column,
@@ -319,8 +329,9 @@ impl Checker<'_> {
         let limits: Limits = self.options.read.limits;
         let time_encoding = self.options.read.time_encoding;
         let max = usize::try_from(limits.max_page_values).unwrap_or(usize::MAX);
-        // Rows of the current aligned group's time pages.
-        let mut time_rows: Vec<usize> = Vec::new();
+        // Rows of the current aligned group's time pages (None: the time
+        // page was unreadable, already reported).
+        let mut time_rows: Vec<Option<usize>> = Vec::new();
         loop {
             let chunk = match reader.next_chunk() {
                 Ok(Some(c)) => c,
@@ -367,7 +378,7 @@ impl Checker<'_> {
                 match parts {
                     PageBody::Times(t) => {
                         let n = self.column(&at("time"), encoding, FileType::Int64, t, Count::AtMost(max));
-                        time_rows.push(n.unwrap_or(0));
+                        time_rows.push(n);
                     }
                     PageBody::NonAligned { times, values } => {
                         if let Some(n) =
@@ -377,11 +388,18 @@ impl Checker<'_> {
                         }
                     }
                     PageBody::Values { rows, bitmap, values } => {
-                        if time_rows.get(k) != Some(&rows) {
+                        if time_rows.get(k) == Some(&None) {
+                            // Its time page could not be read: reported once, there.
+                            continue;
+                        }
+                        if time_rows.get(k) != Some(&Some(rows)) {
                             self.report.unreadable.push(unreadable(&format!(
-                                "value page at byte {} of {rows} rows, its time page {:?}",
+                                "value page at byte {} of {rows} rows, its time page {}",
                                 page.offset,
-                                time_rows.get(k)
+                                match time_rows.get(k) {
+                                    Some(Some(n)) => format!("of {n} rows"),
+                                    _ => "missing".to_string(),
+                                }
                             )));
                             continue;
                         }

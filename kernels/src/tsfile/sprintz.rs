@@ -15,9 +15,14 @@ use super::{be_u32, be_u64, bitpack, gorilla, rle, uvarint32, DecodeError, Done,
 /// Values per full block: one raw value and 8 packed errors.
 pub const BLOCK: usize = 9;
 
-/// Which writer's INT64 / DOUBLE predictor a page was written with: Java
-/// wraps `alpha * delta` in 64 bits before the shift, C++ multiplies in 128
-/// bits. Nothing in the page says which.
+/// Which official reader a page is read as, named by the library that
+/// wrote it (nothing in the page says which). They differ in three places
+/// (`docs/tsfile-encodings.md`, "SPRINTZ", "Java and C++ readers"): the
+/// INT64 / DOUBLE predictor's product (Java wraps it in 64 bits, C++ takes
+/// it in 128), the mapped error `MIN` (Java reads `-2^30` / `-2^62`, the
+/// compiled C++ reader `+2^30` / `+2^62`), and a FLOAT / DOUBLE block's
+/// first value as the predictor sees it (Java: `floatToIntBits`, every NaN
+/// canonical; C++: its raw bits).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Writer {
     Java,
@@ -27,29 +32,42 @@ pub enum Writer {
 /// The reader's inverse of the error map: even `x → (-x) / 2`, odd
 /// `x → (x + 1) / 2` in wrapping Java arithmetic. Both dividends are even, so
 /// the division is an arithmetic shift: `(x ^ mask) + 1` is `-x` when `x` is
-/// even (`mask` all ones) and `x + 1` when odd (`mask` 0).
+/// even (`mask` all ones) and `x + 1` when odd (`mask` 0). The C++ reader
+/// (`CPP`) computes `-(x / 2)`: the same but for `x = MIN`, where it gives
+/// `+2^30` where Java gives `-2^30`.
 #[inline(always)]
-fn unmap32(x: u32) -> i32 {
+fn unmap32<const CPP: bool>(x: u32) -> i32 {
     let x = x as i32;
     let mask = (x & 1).wrapping_sub(1);
-    (x ^ mask).wrapping_add(1) >> 1
+    let java = (x ^ mask).wrapping_add(1) >> 1;
+    if CPP && x == i32::MIN {
+        java.wrapping_neg()
+    } else {
+        java
+    }
 }
 
 #[inline(always)]
-fn unmap64(x: u64) -> i64 {
+fn unmap64<const CPP: bool>(x: u64) -> i64 {
     let x = x as i64;
     let mask = (x & 1).wrapping_sub(1);
-    (x ^ mask).wrapping_add(1) >> 1
+    let java = (x ^ mask).wrapping_add(1) >> 1;
+    if CPP && x == i64::MIN {
+        java.wrapping_neg()
+    } else {
+        java
+    }
 }
 
-/// Java's `IntFire(2)` (INT32, FLOAT) on the rebuilt values, wrapping i32.
-struct Fire32 {
+/// Java's `IntFire(2)` (INT32, FLOAT) on the rebuilt values, wrapping i32
+/// (the C++ one computes the same); `CPP` the C++ reader's error map.
+struct Fire32<const CPP: bool> {
     accumulator: i32,
     delta: i32,
     pre: i32,
 }
 
-impl Fire32 {
+impl<const CPP: bool> Fire32<CPP> {
     #[inline(always)]
     fn new(first: u64) -> Self {
         Fire32 {
@@ -61,7 +79,7 @@ impl Fire32 {
     /// The next value (as a bit pattern) from its mapped error.
     #[inline(always)]
     fn next(&mut self, mapped: u64) -> u64 {
-        let err = unmap32(mapped as u32);
+        let err = unmap32::<CPP>(mapped as u32);
         let prediction = self
             .pre
             .wrapping_add((self.accumulator >> 2).wrapping_mul(self.delta) >> 8);
@@ -79,15 +97,15 @@ impl Fire32 {
 }
 
 /// Java's `LongFire(3)` (INT64, DOUBLE): an `int` accumulator (so the
-/// training truncates to 32 bits), i64 values; `WIDE` is the C++ predictor,
-/// whose product is taken in 128 bits before the shift.
-struct Fire64<const WIDE: bool> {
+/// training truncates to 32 bits), i64 values; `CPP` is the C++ reader:
+/// its product is taken in 128 bits before the shift, and its error map.
+struct Fire64<const CPP: bool> {
     accumulator: i32,
     delta: i64,
     pre: i64,
 }
 
-impl<const WIDE: bool> Fire64<WIDE> {
+impl<const CPP: bool> Fire64<CPP> {
     #[inline(always)]
     fn new(first: u64) -> Self {
         Fire64 {
@@ -98,9 +116,9 @@ impl<const WIDE: bool> Fire64<WIDE> {
     }
     #[inline(always)]
     fn next(&mut self, mapped: u64) -> u64 {
-        let err = unmap64(mapped);
+        let err = unmap64::<CPP>(mapped);
         let alpha = (self.accumulator >> 3) as i64;
-        let adjust = if WIDE {
+        let adjust = if CPP {
             ((alpha as i128 * self.delta as i128) >> 16) as i64
         } else {
             alpha.wrapping_mul(self.delta) >> 16
@@ -120,8 +138,9 @@ impl<const WIDE: bool> Fire64<WIDE> {
     }
 }
 
-/// What the predictor starts from: FLOAT / DOUBLE go through
-/// `floatToIntBits` / `doubleToLongBits`, which make every NaN canonical.
+/// What the Java predictor starts from: FLOAT / DOUBLE go through
+/// `floatToIntBits` / `doubleToLongBits`, which make every NaN canonical
+/// (the C++ reader starts from the raw bits).
 #[inline(always)]
 fn canonical(bits: u64, width: u32, float: bool) -> u64 {
     if !float {
@@ -143,14 +162,14 @@ fn canonical(bits: u64, width: u32, float: bool) -> u64 {
 /// read) and the 8 errors packed at the start of `packed` (`width` bytes;
 /// bytes after them may be loaded, never decoded).
 #[inline(always)]
-fn block<T: Lane, const FLOAT: bool, const WIDE: bool, const FUSED: bool>(
+fn block<T: Lane, const FLOAT: bool, const CPP: bool, const FUSED: bool>(
     first: u64,
     packed: &[u8],
     width: u32,
     dst: &mut [T],
 ) {
     dst[0] = T::from_bits(first);
-    let start = canonical(first, T::BITS, FLOAT);
+    let start = canonical(first, T::BITS, FLOAT && !CPP);
     if FUSED {
         // The predictor rides along the unpacker: `emit` is called once per
         // lane, in order (a full group has no lanes past `n`).
@@ -158,20 +177,20 @@ fn block<T: Lane, const FLOAT: bool, const WIDE: bool, const FUSED: bool>(
         // pruned before monomorphisation), so that only the lane's own
         // predictor is compiled into the width-specialised unpackers.
         if const { T::BITS == 32 } {
-            fused32(start, packed, width, &mut dst[1..BLOCK]);
+            fused32::<T, CPP>(start, packed, width, &mut dst[1..BLOCK]);
         } else {
-            fused64::<T, WIDE>(start, packed, width, &mut dst[1..BLOCK]);
+            fused64::<T, CPP>(start, packed, width, &mut dst[1..BLOCK]);
         }
     } else {
         let mut errs = [0u64; 8];
         bitpack::unpack(packed, width, 8, &mut errs);
         if T::BITS == 32 {
-            let mut fire = Fire32::new(start);
+            let mut fire = Fire32::<CPP>::new(start);
             for (slot, &e) in dst[1..BLOCK].iter_mut().zip(&errs) {
                 *slot = T::from_bits(fire.next(e));
             }
         } else {
-            let mut fire = Fire64::<WIDE>::new(start);
+            let mut fire = Fire64::<CPP>::new(start);
             for (slot, &e) in dst[1..BLOCK].iter_mut().zip(&errs) {
                 *slot = T::from_bits(fire.next(e));
             }
@@ -181,8 +200,8 @@ fn block<T: Lane, const FLOAT: bool, const WIDE: bool, const FUSED: bool>(
 
 /// A block's 8 errors unpacked and predicted in one pass (32-bit lanes).
 #[inline(always)]
-fn fused32<T: Lane>(start: u64, packed: &[u8], width: u32, dst: &mut [T]) {
-    let bits = predict32(start, packed, width);
+fn fused32<T: Lane, const CPP: bool>(start: u64, packed: &[u8], width: u32, dst: &mut [T]) {
+    let bits = predict32::<CPP>(start, packed, width);
     for (slot, &b) in dst.iter_mut().zip(&bits) {
         *slot = T::from_bits(u64::from(b));
     }
@@ -190,8 +209,8 @@ fn fused32<T: Lane>(start: u64, packed: &[u8], width: u32, dst: &mut [T]) {
 
 /// [`fused32`] for 64-bit lanes, with either writer's predictor.
 #[inline(always)]
-fn fused64<T: Lane, const WIDE: bool>(start: u64, packed: &[u8], width: u32, dst: &mut [T]) {
-    let bits = predict64::<WIDE>(start, packed, width);
+fn fused64<T: Lane, const CPP: bool>(start: u64, packed: &[u8], width: u32, dst: &mut [T]) {
+    let bits = predict64::<CPP>(start, packed, width);
     for (slot, &b) in dst.iter_mut().zip(&bits) {
         *slot = T::from_bits(b);
     }
@@ -202,18 +221,18 @@ fn fused64<T: Lane, const WIDE: bool>(start: u64, packed: &[u8], width: u32, dst
 /// predictor inlined into each, are then compiled once per predictor, not
 /// once per lane type as well (the copy into the lanes is 8 moves).
 #[inline(always)]
-fn predict32(start: u64, packed: &[u8], width: u32) -> [u32; 8] {
+fn predict32<const CPP: bool>(start: u64, packed: &[u8], width: u32) -> [u32; 8] {
     let mut bits = [0u32; 8];
-    let mut fire = Fire32::new(start);
+    let mut fire = Fire32::<CPP>::new(start);
     bitpack::unpack_map(packed, width, 8, &mut bits, move |e| fire.next(e) as u32);
     bits
 }
 
 /// [`predict32`] for 64-bit lanes.
 #[inline(always)]
-fn predict64<const WIDE: bool>(start: u64, packed: &[u8], width: u32) -> [u64; 8] {
+fn predict64<const CPP: bool>(start: u64, packed: &[u8], width: u32) -> [u64; 8] {
     let mut bits = [0u64; 8];
-    let mut fire = Fire64::<WIDE>::new(start);
+    let mut fire = Fire64::<CPP>::new(start);
     bitpack::unpack_map(packed, width, 8, &mut bits, move |e| fire.next(e));
     bits
 }
@@ -296,9 +315,9 @@ fn gorilla_tail<const W: u32, T: Lane>(
 
 /// Decode a page into `out` (its length is the most values accepted).
 /// `T::BITS` picks INT32 / FLOAT (32) or INT64 / DOUBLE (64), `FLOAT` the
-/// float layout (raw BE first values, GORILLA tails), `WIDE` the C++
-/// INT64 / DOUBLE predictor, `FUSED` the one-pass unpack-and-predict.
-fn decode<T: Lane, const FLOAT: bool, const WIDE: bool, const FUSED: bool>(
+/// float layout (raw BE first values, GORILLA tails), `CPP` the C++
+/// reader's arithmetic ([`Writer`]), `FUSED` the one-pass unpack-and-predict.
+fn decode<T: Lane, const FLOAT: bool, const CPP: bool, const FUSED: bool>(
     page: &[u8],
     out: &mut [T],
 ) -> Result<Done, DecodeError> {
@@ -370,7 +389,7 @@ fn decode<T: Lane, const FLOAT: bool, const WIDE: bool, const FUSED: bool>(
                 bit: 0,
             });
         }
-        block::<T, FLOAT, WIDE, FUSED>(first, &page[pos..], width, &mut out[n..n + BLOCK]);
+        block::<T, FLOAT, CPP, FUSED>(first, &page[pos..], width, &mut out[n..n + BLOCK]);
         pos += width as usize;
         n += BLOCK;
     }
@@ -380,9 +399,12 @@ fn decode<T: Lane, const FLOAT: bool, const WIDE: bool, const FUSED: bool>(
     })
 }
 
-/// Decode an INT32 page.
-pub fn decode_i32_into(page: &[u8], out: &mut [i32]) -> Result<Done, DecodeError> {
-    decode::<i32, false, false, true>(page, out)
+/// Decode an INT32 page written by `writer`.
+pub fn decode_i32_into(page: &[u8], writer: Writer, out: &mut [i32]) -> Result<Done, DecodeError> {
+    match writer {
+        Writer::Java => decode::<i32, false, false, true>(page, out),
+        Writer::Cpp => decode::<i32, false, true, true>(page, out),
+    }
 }
 
 /// Decode an INT64 page written by `writer`.
@@ -393,9 +415,12 @@ pub fn decode_i64_into(page: &[u8], writer: Writer, out: &mut [i64]) -> Result<D
     }
 }
 
-/// Decode a FLOAT page.
-pub fn decode_f32_into(page: &[u8], out: &mut [f32]) -> Result<Done, DecodeError> {
-    decode::<f32, true, false, true>(page, out)
+/// Decode a FLOAT page written by `writer`.
+pub fn decode_f32_into(page: &[u8], writer: Writer, out: &mut [f32]) -> Result<Done, DecodeError> {
+    match writer {
+        Writer::Java => decode::<f32, true, false, true>(page, out),
+        Writer::Cpp => decode::<f32, true, true, true>(page, out),
+    }
 }
 
 /// Decode a DOUBLE page written by `writer`.
@@ -406,16 +431,18 @@ pub fn decode_f64_into(page: &[u8], writer: Writer, out: &mut [f64]) -> Result<D
     }
 }
 
-/// INT32 (`float` false) or FLOAT (`float` true) as 32-bit patterns.
-pub fn decode32_into(page: &[u8], float: bool, out: &mut [u32]) -> Result<Done, DecodeError> {
-    if float {
-        decode::<u32, true, false, true>(page, out)
-    } else {
-        decode::<u32, false, false, true>(page, out)
+/// INT32 (`float` false) or FLOAT (`float` true) as 32-bit patterns, as
+/// `writer`'s reader reads them.
+pub fn decode32_into(page: &[u8], float: bool, writer: Writer, out: &mut [u32]) -> Result<Done, DecodeError> {
+    match (float, writer) {
+        (false, Writer::Java) => decode::<u32, false, false, true>(page, out),
+        (false, Writer::Cpp) => decode::<u32, false, true, true>(page, out),
+        (true, Writer::Java) => decode::<u32, true, false, true>(page, out),
+        (true, Writer::Cpp) => decode::<u32, true, true, true>(page, out),
     }
 }
 
-/// INT64 or DOUBLE as 64-bit patterns, with `writer`'s predictor.
+/// INT64 or DOUBLE as 64-bit patterns, as `writer`'s reader reads them.
 pub fn decode64_into(page: &[u8], float: bool, writer: Writer, out: &mut [u64]) -> Result<Done, DecodeError> {
     match (float, writer) {
         (false, Writer::Java) => decode::<u64, false, false, true>(page, out),
@@ -427,11 +454,12 @@ pub fn decode64_into(page: &[u8], float: bool, writer: Writer, out: &mut [u64]) 
 
 /// [`decode32_into`] in two passes per block: the 8 errors unpacked to a
 /// stack array, then the predictor (a second opinion on the fused kernel).
-pub fn decode32_two_pass_into(page: &[u8], float: bool, out: &mut [u32]) -> Result<Done, DecodeError> {
-    if float {
-        decode::<u32, true, false, false>(page, out)
-    } else {
-        decode::<u32, false, false, false>(page, out)
+pub fn decode32_two_pass_into(page: &[u8], float: bool, writer: Writer, out: &mut [u32]) -> Result<Done, DecodeError> {
+    match (float, writer) {
+        (false, Writer::Java) => decode::<u32, false, false, false>(page, out),
+        (false, Writer::Cpp) => decode::<u32, false, true, false>(page, out),
+        (true, Writer::Java) => decode::<u32, true, false, false>(page, out),
+        (true, Writer::Cpp) => decode::<u32, true, true, false>(page, out),
     }
 }
 
@@ -445,7 +473,7 @@ pub fn decode64_two_pass_into(page: &[u8], float: bool, writer: Writer, out: &mu
     }
 }
 
-pub type Decode32 = fn(&[u8], bool, &mut [u32]) -> Result<Done, DecodeError>;
+pub type Decode32 = fn(&[u8], bool, Writer, &mut [u32]) -> Result<Done, DecodeError>;
 pub type Decode64 = fn(&[u8], bool, Writer, &mut [u64]) -> Result<Done, DecodeError>;
 
 /// 32-bit implementations (INT32, FLOAT), best first.
@@ -493,12 +521,18 @@ mod tests {
         out
     }
 
-    /// Every entry point of a 32-bit page, which must agree; the values as bits.
+    /// Every entry point of a 32-bit page, which must agree; the values as
+    /// bits, as the Java reader reads them.
     fn run32(page: &[u8], float: bool, max: usize) -> Result<(Vec<u32>, usize), DecodeError> {
+        run32_as(page, float, Writer::Java, max)
+    }
+
+    /// [`run32`] as `writer`'s reader reads the page.
+    fn run32_as(page: &[u8], float: bool, writer: Writer, max: usize) -> Result<(Vec<u32>, usize), DecodeError> {
         let mut got = Vec::new();
         for imp in IMPLEMENTATIONS_32 {
             let mut out = vec![0xDEAD_BEEFu32; max];
-            let r = (imp.get().unwrap())(page, float, &mut out).map(|d| {
+            let r = (imp.get().unwrap())(page, float, writer, &mut out).map(|d| {
                 assert!(
                     out[d.values..].iter().all(|&v| v == 0xDEAD_BEEF),
                     "{} wrote past",
@@ -510,10 +544,12 @@ mod tests {
         }
         let typed = if float {
             let mut out = vec![0f32; max];
-            decode_f32_into(page, &mut out).map(|d| (out[..d.values].iter().map(|v| v.to_bits()).collect(), d.consumed))
+            decode_f32_into(page, writer, &mut out)
+                .map(|d| (out[..d.values].iter().map(|v| v.to_bits()).collect(), d.consumed))
         } else {
             let mut out = vec![0i32; max];
-            decode_i32_into(page, &mut out).map(|d| (out[..d.values].iter().map(|&v| v as u32).collect(), d.consumed))
+            decode_i32_into(page, writer, &mut out)
+                .map(|d| (out[..d.values].iter().map(|&v| v as u32).collect(), d.consumed))
         };
         got.push(typed);
         assert!(got.windows(2).all(|w| w[0] == w[1]), "entry points disagree: {got:?}");
@@ -599,14 +635,20 @@ mod tests {
             } else {
                 j.wrapping_add(1) / 2
             };
-            assert_eq!(unmap32(x), want, "{x:#x}");
+            assert_eq!(unmap32::<false>(x), want, "{x:#x}");
         }
         assert_eq!(
-            [unmap32(0), unmap32(1), unmap32(2), unmap32(3), unmap32(4)],
+            [
+                unmap32::<false>(0),
+                unmap32::<false>(1),
+                unmap32::<false>(2),
+                unmap32::<false>(3),
+                unmap32::<false>(4)
+            ],
             [0, 1, -1, 2, -2]
         );
         // 2 * 2^30 - 1 comes back as -2^30 (the writers' "TODO: overflow").
-        assert_eq!(unmap32(0x7FFF_FFFF), -(1 << 30));
+        assert_eq!(unmap32::<false>(0x7FFF_FFFF), -(1 << 30));
         for x in [0u64, 1, 2, 3, i64::MAX as u64, i64::MIN as u64, u64::MAX, u64::MAX - 1] {
             let j = x as i64;
             let want = if j % 2 == 0 {
@@ -614,10 +656,10 @@ mod tests {
             } else {
                 j.wrapping_add(1) / 2
             };
-            assert_eq!(unmap64(x), want, "{x:#x}");
+            assert_eq!(unmap64::<false>(x), want, "{x:#x}");
         }
-        assert_eq!(unmap64(u64::MAX), 0);
-        assert_eq!(unmap64(i64::MAX as u64), -(1 << 62));
+        assert_eq!(unmap64::<false>(u64::MAX), 0);
+        assert_eq!(unmap64::<false>(i64::MAX as u64), -(1 << 62));
     }
 
     #[test]
@@ -714,6 +756,68 @@ mod tests {
         let got = run32(&page, true, 9).unwrap().0;
         assert_eq!(got[0], 0xFF80_0001);
         assert_eq!(got[1..], [0x7FC0_0000; 8]);
+    }
+
+    /// Pages PyPI tsfile 2.5.0 wrote, with what its (C++) reader returned
+    /// for them, and the Java reading where it differs (the notes' "Java and
+    /// C++ readers"). `[0.0, -2.0 x 8, 5.0]`: -2.0 after 0.0 is an error of
+    /// exactly -2^30 (-2^62), mapped to `MIN`, which the C++ reader reads as
+    /// +2^30: eight +2.0. The second pair is a page of `[NaN, 1.0 x 8]`
+    /// with the first value's bytes changed to a NaN with a payload (the C++
+    /// writer stores NaNs canonical): the C++ reader predicts from the raw
+    /// bits and reads -1.0, Java from the canonical NaN.
+    #[test]
+    fn official_reader_answers() {
+        let f = unhex(&format!(
+            "20 00 00 00 00 80 00 00 00{} 81 40 a0 00 00 c4 8f d8",
+            " 00".repeat(28)
+        ));
+        let mut cpp = vec![0u32];
+        cpp.extend([2.0f32.to_bits(); 8]);
+        cpp.push(5.0f32.to_bits());
+        assert_eq!(run32_as(&f, true, Writer::Cpp, 10), Ok((cpp, f.len())));
+        let mut java = vec![0u32];
+        java.extend([(-2.0f32).to_bits(); 8]);
+        java.push(5.0f32.to_bits());
+        assert_eq!(run32_as(&f, true, Writer::Java, 10), Ok((java, f.len())));
+        let d = unhex(&format!(
+            "40 00 00 00 00 00 00 00 00 80 00 00 00 00 00 00 00{} 81 40 14 00 00 00 00 00 00 c2 2f fe c0",
+            " 00".repeat(56)
+        ));
+        let mut cpp = vec![0u64];
+        cpp.extend([2.0f64.to_bits(); 8]);
+        cpp.push(5.0f64.to_bits());
+        assert_eq!(run64(&d, true, Writer::Cpp, 10), Ok((cpp, d.len())));
+        assert_eq!(run64(&d, true, Writer::Java, 10).unwrap().0[1], (-2.0f64).to_bits());
+        // The same errors in INT32 / INT64 pages: 0 then -2^30 (-2^62).
+        let mut i = vec![0x20, 0];
+        i.extend([0x80, 0, 0, 0]);
+        i.extend([0; 28]);
+        assert_eq!(run32_as(&i, false, Writer::Cpp, 9).unwrap().0[1], 1 << 30);
+        assert_eq!(
+            run32_as(&i, false, Writer::Java, 9).unwrap().0[1],
+            (-(1i32 << 30)) as u32
+        );
+        let mut l = vec![0x40];
+        l.extend([0; 8]);
+        l.extend(i64::MIN.to_be_bytes());
+        l.extend([0; 56]);
+        assert_eq!(run64(&l, false, Writer::Cpp, 9).unwrap().0[1], 1 << 62);
+        assert_eq!(run64(&l, false, Writer::Java, 9).unwrap().0[1], (-(1i64 << 62)) as u64);
+
+        let f = unhex(&format!("20 7f c0 01 00 80 80 02 00{}", " 00".repeat(28)));
+        let mut cpp = vec![0x7FC0_0100];
+        cpp.extend([(-1.0f32).to_bits(); 8]);
+        assert_eq!(run32_as(&f, true, Writer::Cpp, 9), Ok((cpp, f.len())));
+        assert_eq!(run32_as(&f, true, Writer::Java, 9).unwrap().0[1..], [0xBF7F_FF00; 8]);
+        let d = unhex(&format!(
+            "40 7f f8 00 20 00 00 00 00 80 10 00 40 00 00 00 00{}",
+            " 00".repeat(56)
+        ));
+        let mut cpp = vec![0x7FF8_0020_0000_0000];
+        cpp.extend([(-1.0f64).to_bits(); 8]);
+        assert_eq!(run64(&d, true, Writer::Cpp, 9), Ok((cpp, d.len())));
+        assert_ne!(run64(&d, true, Writer::Java, 9).unwrap().0[1], (-1.0f64).to_bits());
     }
 
     /// The two INT64 / DOUBLE predictors part once `alpha * delta` passes

@@ -69,10 +69,16 @@ fn map32(e: i32) -> i32 {
 }
 
 /// The reader's inverse: even `x → (-x) / 2`, odd `x → (x + 1) / 2`, in
-/// wrapping Java int arithmetic (`-x / 2` parses as `(-x) / 2`).
-fn unmap32(x: i32) -> i32 {
+/// wrapping Java int arithmetic (`-x / 2` parses as `(-x) / 2`). The C++
+/// reader (`cpp`) is compiled as `-(x / 2)`: for `x = MIN` that is `+2^30`
+/// where Java's is `-2^30` (the notes' "Java and C++ readers").
+fn unmap32(x: i32, cpp: bool) -> i32 {
     if x % 2 == 0 {
-        x.wrapping_neg() / 2
+        if cpp {
+            (x / 2).wrapping_neg()
+        } else {
+            x.wrapping_neg() / 2
+        }
     } else {
         x.wrapping_add(1) / 2
     }
@@ -86,9 +92,13 @@ fn map64(e: i64) -> i64 {
     }
 }
 
-fn unmap64(x: i64) -> i64 {
+fn unmap64(x: i64, cpp: bool) -> i64 {
     if x % 2 == 0 {
-        x.wrapping_neg() / 2
+        if cpp {
+            (x / 2).wrapping_neg()
+        } else {
+            x.wrapping_neg() / 2
+        }
     } else {
         x.wrapping_add(1) / 2
     }
@@ -121,9 +131,13 @@ impl Kind {
     }
 }
 
-/// Which writer's INT64 / DOUBLE predictor a page was written with: Java
+/// Which official reader a page is read as, named by the library that wrote
+/// it (nothing in the page says which). The two readers differ (the notes'
+/// "Java and C++ readers"): the INT64 / DOUBLE predictor's product (Java
 /// wraps `alpha * delta` in 64 bits before the shift, C++ multiplies in 128
-/// bits (the notes' "Java and C++ differ"); nothing in the page says which.
+/// bits), the mapped error `MIN` (Java reads `-2^30` / `-2^62`, C++ `+2^30`
+/// / `+2^62`), and a FLOAT / DOUBLE block's first value as the predictor
+/// sees it (Java `floatToIntBits`: NaNs canonical; C++ the raw bits).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Writer {
     Java,
@@ -148,7 +162,25 @@ pub fn decode_f64_from(page: &[u8], writer: Writer, max_values: usize) -> Result
     })
 }
 
-/// Decode a whole INT32 page.
+/// Decode a whole INT32 page written by `writer`.
+pub fn decode_i32_from(page: &[u8], writer: Writer, max_values: usize) -> Result<Decoded<i32>, DecodeError> {
+    let d = decode_as(page, Kind::I32, writer == Writer::Cpp, max_values)?;
+    Ok(Decoded {
+        values: d.values.into_iter().map(|v| v as u32 as i32).collect(),
+        consumed: d.consumed,
+    })
+}
+
+/// Decode a whole FLOAT page written by `writer`.
+pub fn decode_f32_from(page: &[u8], writer: Writer, max_values: usize) -> Result<Decoded<f32>, DecodeError> {
+    let d = decode_as(page, Kind::F32, writer == Writer::Cpp, max_values)?;
+    Ok(Decoded {
+        values: d.values.into_iter().map(|v| f32::from_bits(v as u32)).collect(),
+        consumed: d.consumed,
+    })
+}
+
+/// Decode a whole INT32 page (as the Java reader does).
 pub fn decode_i32(page: &[u8], max_values: usize) -> Result<Decoded<i32>, DecodeError> {
     let d = decode(page, Kind::I32, max_values)?;
     Ok(Decoded {
@@ -157,7 +189,7 @@ pub fn decode_i32(page: &[u8], max_values: usize) -> Result<Decoded<i32>, Decode
     })
 }
 
-/// Decode a whole INT64 page.
+/// Decode a whole INT64 page (as the Java reader does).
 pub fn decode_i64(page: &[u8], max_values: usize) -> Result<Decoded<i64>, DecodeError> {
     let d = decode(page, Kind::I64, max_values)?;
     Ok(Decoded {
@@ -166,7 +198,7 @@ pub fn decode_i64(page: &[u8], max_values: usize) -> Result<Decoded<i64>, Decode
     })
 }
 
-/// Decode a whole FLOAT page.
+/// Decode a whole FLOAT page (as the Java reader does).
 pub fn decode_f32(page: &[u8], max_values: usize) -> Result<Decoded<f32>, DecodeError> {
     let d = decode(page, Kind::F32, max_values)?;
     Ok(Decoded {
@@ -175,7 +207,7 @@ pub fn decode_f32(page: &[u8], max_values: usize) -> Result<Decoded<f32>, Decode
     })
 }
 
-/// Decode a whole DOUBLE page.
+/// Decode a whole DOUBLE page (as the Java reader does).
 pub fn decode_f64(page: &[u8], max_values: usize) -> Result<Decoded<f64>, DecodeError> {
     let d = decode(page, Kind::F64, max_values)?;
     Ok(Decoded {
@@ -184,17 +216,19 @@ pub fn decode_f64(page: &[u8], max_values: usize) -> Result<Decoded<f64>, Decode
     })
 }
 
-/// Rebuild a block from its first value and 8 mapped errors. The first
-/// value is output as read; the predictor starts from its canonical form.
-fn rebuild(kind: Kind, wide: bool, first: u64, errs: &[u64; 8]) -> [u64; BLOCK] {
+/// Rebuild a block from its first value and 8 mapped errors as the Java
+/// reader does, or the C++ one (`cpp`: its error map, its 128-bit INT64 /
+/// DOUBLE product, the first value's raw bits). The first value is output
+/// as read; the Java predictor starts from its canonical form.
+fn rebuild(kind: Kind, cpp: bool, first: u64, errs: &[u64; 8]) -> [u64; BLOCK] {
     let mut out = [0u64; BLOCK];
-    out[0] = kind.canonical(first);
+    out[0] = if cpp { first } else { kind.canonical(first) };
     match kind.width() {
         32 => {
             let mut fire = Fire32::default();
             for i in 1..BLOCK {
                 let pre = out[i - 1] as u32 as i32;
-                let err = unmap32(errs[i - 1] as u32 as i32);
+                let err = unmap32(errs[i - 1] as u32 as i32, cpp);
                 let val = fire.predict(pre).wrapping_add(err);
                 fire.train(pre, val, err);
                 out[i] = val as u32 as u64;
@@ -202,12 +236,12 @@ fn rebuild(kind: Kind, wide: bool, first: u64, errs: &[u64; 8]) -> [u64; BLOCK] 
         }
         _ => {
             let mut fire = Fire64 {
-                wide,
+                wide: cpp,
                 ..Fire64::default()
             };
             for i in 1..BLOCK {
                 let pre = out[i - 1] as i64;
-                let err = unmap64(errs[i - 1] as i64);
+                let err = unmap64(errs[i - 1] as i64, cpp);
                 let val = fire.predict(pre).wrapping_add(err);
                 fire.train(pre, val, err);
                 out[i] = val as u64;
@@ -294,7 +328,7 @@ fn decode(page: &[u8], kind: Kind, max_values: usize) -> Result<Decoded<u64>, De
     decode_as(page, kind, false, max_values)
 }
 
-fn decode_as(page: &[u8], kind: Kind, wide: bool, max_values: usize) -> Result<Decoded<u64>, DecodeError> {
+fn decode_as(page: &[u8], kind: Kind, cpp: bool, max_values: usize) -> Result<Decoded<u64>, DecodeError> {
     let mut r = Bytes::new(page);
     let mut values: Vec<u64> = Vec::new();
     while !r.at_end() {
@@ -356,7 +390,7 @@ fn decode_as(page: &[u8], kind: Kind, wide: bool, max_values: usize) -> Result<D
             *e = bits.bits(width).unwrap_or(0);
         }
         r.pos = packed_at + width as usize;
-        values.extend(rebuild(kind, wide, first, &errs));
+        values.extend(rebuild(kind, cpp, first, &errs));
     }
     Ok(Decoded {
         values,
@@ -539,11 +573,50 @@ mod tests {
         v[1] = 1 << 30;
         let got = decode_i32(&encode_i32(&v), 9).unwrap().values;
         assert_eq!(got[1], -(1 << 30));
-        assert_eq!(unmap32(map32(i32::MIN)), 0);
-        assert_eq!(unmap32(map32((1 << 30) - 1)), (1 << 30) - 1);
-        assert_eq!(unmap32(map32(-(1 << 30))), -(1 << 30));
-        assert_eq!(unmap64(map64((1 << 62) - 1)), (1 << 62) - 1);
-        assert_eq!(unmap64(i64::MIN), -(1 << 62));
+        assert_eq!(unmap32(map32(i32::MIN), false), 0);
+        assert_eq!(unmap32(map32((1 << 30) - 1), false), (1 << 30) - 1);
+        assert_eq!(unmap32(map32(-(1 << 30)), false), -(1 << 30));
+        assert_eq!(unmap64(map64((1 << 62) - 1), false), (1 << 62) - 1);
+        assert_eq!(unmap64(i64::MIN, false), -(1 << 62));
+    }
+
+    #[test]
+    fn the_cpp_reader_reads_the_mapped_min_as_positive() {
+        // An error of -2^30 maps to 2^31, stored as i32::MIN: Java's
+        // `(-x) / 2` gives the error back, the compiled C++ `-(x / 2)` its
+        // negation; every other mapped value reads the same in both.
+        assert_eq!(map32(-(1 << 30)), i32::MIN);
+        assert_eq!(unmap32(i32::MIN, false), -(1 << 30));
+        assert_eq!(unmap32(i32::MIN, true), 1 << 30);
+        assert_eq!(unmap64(i64::MIN, true), 1 << 62);
+        for x in [
+            0,
+            1,
+            2,
+            -2,
+            -1,
+            i32::MAX,
+            i32::MAX - 1,
+            i32::MIN + 1,
+            i32::MIN + 2,
+            12345,
+            -12346,
+        ] {
+            assert_eq!(unmap32(x, true), unmap32(x, false), "{x}");
+            assert_eq!(unmap64(x as i64, true), unmap64(x as i64, false), "{x}");
+        }
+        for x in [i64::MAX, i64::MAX - 1, i64::MIN + 1, i64::MIN + 2] {
+            assert_eq!(unmap64(x, true), unmap64(x, false), "{x}");
+        }
+        // -2.0 (0xC0000000) after 0.0 in a FLOAT block is an error of
+        // exactly -2^30: Java reads -2.0 back, the C++ reader +2.0.
+        let mut v = vec![0.0f32];
+        v.extend([-2.0f32; 8]);
+        let page = encode_f32(&v);
+        let java = decode_f32(&page, 9).unwrap().values;
+        let cpp = decode_f32_from(&page, Writer::Cpp, 9).unwrap().values;
+        assert_eq!(java[1].to_bits(), (-2.0f32).to_bits());
+        assert_eq!(cpp[1].to_bits(), 2.0f32.to_bits());
     }
 
     #[test]
@@ -892,6 +965,50 @@ mod tests {
             got.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
             want.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
         );
+    }
+
+    /// Pages PyPI tsfile 2.5.0 wrote and what its C++ reader returned for
+    /// them (the kernel's `official_reader_answers` has the Java readings
+    /// too): `[0.0, -2.0 x 8, 5.0]` (an error of exactly -2^30 / -2^62,
+    /// read back as +2.0), and a `[NaN, 1.0 x 8]` page whose first value's
+    /// bytes were changed to a NaN payload (predicted from the raw bits).
+    #[test]
+    fn official_cpp_reader_answers() {
+        let f = unhex(&format!(
+            "20 00 00 00 00 80 00 00 00{} 81 40 a0 00 00 c4 8f d8",
+            " 00".repeat(28)
+        ));
+        let got: Vec<u32> = decode_f32_from(&f, Writer::Cpp, 10)
+            .unwrap()
+            .values
+            .iter()
+            .map(|x| x.to_bits())
+            .collect();
+        let mut want = vec![0u32];
+        want.extend([2.0f32.to_bits(); 8]);
+        want.push(5.0f32.to_bits());
+        assert_eq!(got, want);
+        let mut v = vec![0.0f32];
+        v.extend([-2.0f32; 8]);
+        v.push(5.0);
+        assert_eq!(encode_f32(&v), f);
+        let d = unhex(&format!(
+            "40 00 00 00 00 00 00 00 00 80 00 00 00 00 00 00 00{} 81 40 14 00 00 00 00 00 00 c2 2f fe c0",
+            " 00".repeat(56)
+        ));
+        let got = decode_f64_from(&d, Writer::Cpp, 10).unwrap().values;
+        assert_eq!(got[1..9], [2.0; 8]);
+        assert_eq!(decode_f64(&d, 10).unwrap().values[1..9], [-2.0; 8]);
+        let f = unhex(&format!("20 7f c0 01 00 80 80 02 00{}", " 00".repeat(28)));
+        let got = decode_f32_from(&f, Writer::Cpp, 9).unwrap().values;
+        assert_eq!(got[0].to_bits(), 0x7FC0_0100);
+        assert_eq!(got[1..], [-1.0; 8]);
+        assert_eq!(decode_f32(&f, 9).unwrap().values[1].to_bits(), 0xBF7F_FF00);
+        let d = unhex(&format!(
+            "40 7f f8 00 20 00 00 00 00 80 10 00 40 00 00 00 00{}",
+            " 00".repeat(56)
+        ));
+        assert_eq!(decode_f64_from(&d, Writer::Cpp, 9).unwrap().values[1..], [-1.0; 8]);
     }
 
     proptest! {

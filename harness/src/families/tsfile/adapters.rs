@@ -207,7 +207,11 @@ impl Adapter {
             (Encoding::Sprintz, DataType::Int32 | DataType::Float) => {
                 let imp = crossdec_kernels::by_name(sprintz::IMPLEMENTATIONS_32, name).expect("registered");
                 let float = input.dtype == DataType::Float;
-                let r = decode_values(b, max, |o| imp(page, float, o));
+                let writer = match input.writer {
+                    Writer::Java => sprintz::Writer::Java,
+                    Writer::Cpp => sprintz::Writer::Cpp,
+                };
+                let r = decode_values(b, max, |o| imp(page, float, writer, o));
                 if float {
                     out!(r, Float)
                 } else {

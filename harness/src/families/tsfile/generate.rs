@@ -718,6 +718,10 @@ pub fn generate(encoding: Encoding, category: &str, index: u64, rng: &mut CaseRn
             let values = super::dictionary::low_cardinality(rng);
             vec![Case::one(encode(rng, encoding, &values))]
         }
+        "extremes-in-blocks" => {
+            let dtype = random_type(rng, encoding);
+            vec![Case::one(super::sprintz_extremes::generate(rng, encoding, dtype))]
+        }
         "missing-points" => vec![Case::one(super::regular::missing_points(rng))],
         "irregular" => vec![Case::one(super::regular::irregular(rng))],
         "wrapping-deltas" => vec![Case::one(super::regular::wrapping_deltas(rng))],

@@ -14,6 +14,7 @@ mod dictionary;
 mod float_scaled;
 pub mod generate;
 mod regular;
+mod sprintz_extremes;
 mod varint_edges;
 mod zigzag;
 
@@ -304,10 +305,13 @@ impl DataType {
 }
 
 /// Which writer's variant of an encoding a page is in, where the two write
-/// different bytes and nothing in the page says which: SPRINTZ's INT64 /
-/// DOUBLE predictor (Java wraps its product in 64 bits, C++ takes it in
-/// 128) and RLBE's FLOAT / DOUBLE layout (Java stores float differences,
-/// C++ the integer RLBE of the bits). Java everywhere else.
+/// different bytes or read the same bytes differently, and nothing in the
+/// page says which: SPRINTZ (the C++ reader takes the INT64 / DOUBLE
+/// predictor's product in 128 bits where Java wraps it in 64, reads the
+/// mapped error `MIN` as positive, and starts a FLOAT / DOUBLE block's
+/// predictor from the raw bits where Java makes NaNs canonical) and RLBE's
+/// FLOAT / DOUBLE layout (Java stores float differences, C++ the integer
+/// RLBE of the bits). Java everywhere else.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Writer {
     #[default]
@@ -319,7 +323,7 @@ impl Writer {
     /// Whether the two writers' pages of `dtype` in `encoding` differ.
     pub fn matters(encoding: Encoding, dtype: DataType) -> bool {
         match encoding {
-            Encoding::Sprintz => matches!(dtype, DataType::Int64 | DataType::Double),
+            Encoding::Sprintz => !matches!(dtype, DataType::Boolean | DataType::Text),
             Encoding::Rlbe => matches!(dtype, DataType::Float | DataType::Double),
             _ => false,
         }
@@ -652,9 +656,13 @@ pub fn reference_decode(input: &TsInput) -> Result<TsValue, TsFault> {
         (Encoding::Chimp, DataType::Float) => go!(chimp::decode32(page, chimp::TERMINATOR_F32, stop, max), Float),
         (Encoding::Dictionary, DataType::Text) => go!(dictionary::decode(page, max), Text),
         (Encoding::Chimp, DataType::Double) => go!(chimp::decode64(page, chimp::TERMINATOR_F64, stop, max), Double),
-        (Encoding::Sprintz, DataType::Int32) => go!(sprintz::decode_i32(page, max), Int32),
+        (Encoding::Sprintz, DataType::Int32) => go!(sprintz::decode_i32_from(page, sprintz_writer(input), max), Int32),
         (Encoding::Sprintz, DataType::Int64) => go!(sprintz::decode_i64_from(page, sprintz_writer(input), max), Int64),
-        (Encoding::Sprintz, DataType::Float) => go!(sprintz::decode_f32(page, max), Float, f32::to_bits),
+        (Encoding::Sprintz, DataType::Float) => go!(
+            sprintz::decode_f32_from(page, sprintz_writer(input), max),
+            Float,
+            f32::to_bits
+        ),
         (Encoding::Sprintz, DataType::Double) => go!(
             sprintz::decode_f64_from(page, sprintz_writer(input), max),
             Double,
@@ -765,6 +773,9 @@ impl Spec for TsFamily {
         }
         if encoding == Encoding::Chimp {
             table.extend([chimp::CONTROL_FORMS, chimp::RING_PERIODS]);
+        }
+        if encoding == Encoding::Sprintz {
+            table.push(sprintz_extremes::EXTREMES_IN_BLOCKS);
         }
         if encoding == Encoding::Dictionary {
             table.push(dictionary::LOW_CARDINALITY);

@@ -84,15 +84,26 @@ impl Codecs {
     }
 }
 
+/// The most rows a generated page may decode to: the family's pages are
+/// small, and a damaged one (a run length changed, say) must not make a
+/// case take gigabytes; the scanners' default is the format's u32::MAX.
+pub const MAX_PAGE_ROWS: usize = 1 << 20;
+
 impl r::Decompress for Codecs {
     fn decompress(&self, compression: u8, body: &[u8], size: usize) -> Result<Vec<u8>, String> {
         Codecs::decompress(compression, body, size)
+    }
+    fn max_page_rows(&self) -> usize {
+        MAX_PAGE_ROWS
     }
 }
 
 impl k::Decompress for Codecs {
     fn decompress(&self, compression: u8, body: &[u8], size: usize) -> Result<Vec<u8>, String> {
         Codecs::decompress(compression, body, size)
+    }
+    fn max_page_rows(&self) -> usize {
+        MAX_PAGE_ROWS
     }
 }
 

@@ -296,11 +296,11 @@ pub(crate) fn decode_into(
         (Double, Encoding::Ts2Diff, Data::F64(v)) => float_scaled::ts2diff_f64_into(body, &mut v[r])?,
         (Float, Encoding::Rle, Data::F32(v)) => float_scaled::rle_f32_into(body, &mut v[r])?,
         (Double, Encoding::Rle, Data::F64(v)) => float_scaled::rle_f64_into(body, &mut v[r])?,
-        (Int32 | Date, Encoding::Sprintz, Data::I32(v)) => sprintz::decode_i32_into(body, &mut v[r])?,
+        (Int32 | Date, Encoding::Sprintz, Data::I32(v)) => sprintz::decode_i32_into(body, sprintz_writer, &mut v[r])?,
         (Int64 | Timestamp, Encoding::Sprintz, Data::I64(v)) => {
             sprintz::decode_i64_into(body, sprintz_writer, &mut v[r])?
         }
-        (Float, Encoding::Sprintz, Data::F32(v)) => sprintz::decode_f32_into(body, &mut v[r])?,
+        (Float, Encoding::Sprintz, Data::F32(v)) => sprintz::decode_f32_into(body, sprintz_writer, &mut v[r])?,
         (Double, Encoding::Sprintz, Data::F64(v)) => sprintz::decode_f64_into(body, sprintz_writer, &mut v[r])?,
         (Int32 | Date, Encoding::Rlbe, Data::I32(v)) => rlbe::decode_i32_into(body, &mut v[r])?,
         (Int64 | Timestamp, Encoding::Rlbe, Data::I64(v)) => rlbe::decode_i64_into(body, &mut v[r])?,

@@ -52,9 +52,10 @@ pub use filter::{CmpOp, FieldFilter, FieldOp, Filter, TimeFilter};
 pub use pool::BlockPool;
 pub use scan::{scan, scan_reusing, scan_with};
 
-/// The most rows one page may hold (the reference's cap): a time page's
-/// body does not say how many rows it has.
-pub const MAX_PAGE_ROWS: usize = 1 << 20;
+/// The most rows one page may hold unless the caller says otherwise
+/// ([`Decompress::max_page_rows`], as for the reference): the format's own
+/// bound, a page's point count being a `uint32` in the C++ writer.
+pub const DEFAULT_MAX_PAGE_ROWS: usize = u32::MAX as usize;
 
 /// TsFile data types a value column may have.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -155,6 +156,12 @@ pub trait Decompress {
     /// Decompress one page body of a chunk with compression id
     /// `compression` into its `size` bytes (the page header's number).
     fn decompress(&self, compression: u8, body: &[u8], size: usize) -> Result<Vec<u8>, String>;
+    /// The most rows one page may decode to (a time page's body does not
+    /// say how many it holds): the memory the caller lets one page take.
+    /// The reference scanner asks its codec the same.
+    fn max_page_rows(&self) -> usize {
+        DEFAULT_MAX_PAGE_ROWS
+    }
 }
 
 /// No codec: every compressed page is an error.

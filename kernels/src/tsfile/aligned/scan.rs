@@ -9,7 +9,7 @@ use super::page::{directory, supported, value_page, PageRef};
 use super::pool::BlockPool;
 use super::{
     Chunk, ChunkId, ColumnType, Decompress, Encoding, ErrorKind, Group, NoDecompress, PageAction, Request, ScanError,
-    ScanOptions, ScanOutput, ScanStats, Value, Writer, MAX_PAGE_ROWS,
+    ScanOptions, ScanOutput, ScanStats, Value, Writer,
 };
 use crate::tsfile::{chimp, gorilla, plain, regular, rlbe, rle, sprintz, ts2diff, zigzag, DecodeError, Done};
 
@@ -413,11 +413,12 @@ fn decode_times(
     // terminator is a time); without statistics, up to the terminator.
     let counted = matches!(time.encoding, Encoding::Gorilla | Encoding::Chimp);
     let count = (counted && page.has_statistics).then_some(page.count as usize);
-    if count.is_some_and(|c| c > MAX_PAGE_ROWS) {
+    let max_rows = codec.max_page_rows();
+    if count.is_some_and(|c| c > max_rows) {
         // What the decoders answer a count above their room, without
         // making the room: the count is the header's, backed by nothing.
         return Err(decode_error(DecodeError::TooManyValues {
-            max: MAX_PAGE_ROWS,
+            max: max_rows,
             offset: 0,
         }));
     }
@@ -431,14 +432,14 @@ fn decode_times(
     // out of room, up to the cap, so the cap's error is the reference's.
     let bits = body.len().saturating_mul(8).saturating_add(1);
     let mut n = match time.encoding {
-        Encoding::Ts2Diff => ts2diff::count::<i64>(body, MAX_PAGE_ROWS).map_err(decode_error)?,
+        Encoding::Ts2Diff => ts2diff::count::<i64>(body, max_rows).map_err(decode_error)?,
         Encoding::Plain => body.len().div_ceil(8),
         Encoding::Zigzag => body.len(),
         Encoding::Gorilla | Encoding::Chimp => count.map_or(bits, |c| c.min(bits)),
         Encoding::Rle | Encoding::Sprintz | Encoding::Rlbe | Encoding::Regular => bits,
         Encoding::Dictionary | Encoding::Camel => unreachable!("no INT64 pages: refused by page::supported"),
     }
-    .min(MAX_PAGE_ROWS);
+    .min(max_rows);
     let stop = match count {
         Some(_) => gorilla::Stop::Count(n),
         None => gorilla::Stop::AtTerminator,
@@ -447,8 +448,8 @@ fn decode_times(
         times.clear();
         times.resize(n, 0);
         match decode_time_values(time.encoding, writer, body, stop, times) {
-            Err(DecodeError::TooManyValues { .. }) if n < MAX_PAGE_ROWS => {
-                n = n.saturating_mul(2).min(MAX_PAGE_ROWS);
+            Err(DecodeError::TooManyValues { .. }) if n < max_rows => {
+                n = n.saturating_mul(2).min(max_rows);
             }
             done => break done.map_err(decode_error)?,
         }

@@ -24,7 +24,12 @@ pub use scan::{scan, scan_with};
 /// body (only in its statistics, which may lie), so decoding is bounded by
 /// this cap: a small hostile page cannot make the scanner produce millions
 /// of rows.
-pub const MAX_PAGE_ROWS: usize = 1 << 20;
+///
+/// The bound is the caller's ([`Decompress::max_page_rows`], the memory
+/// it lets one page take); by default the format's own: a page's point
+/// count is a `uint32` in the C++ writer, so no valid page holds more
+/// than [`DEFAULT_MAX_PAGE_ROWS`].
+pub const DEFAULT_MAX_PAGE_ROWS: usize = u32::MAX as usize;
 
 /// TsFile data types a value column may have.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -99,6 +104,11 @@ pub trait Decompress {
     /// Decompress one page body of a chunk with compression id
     /// `compression` into its `size` bytes (the page header's number).
     fn decompress(&self, compression: u8, body: &[u8], size: usize) -> Result<Vec<u8>, String>;
+    /// The most rows one page may decode to (a time page's body does not
+    /// say how many it holds): the memory the caller lets one page take.
+    fn max_page_rows(&self) -> usize {
+        DEFAULT_MAX_PAGE_ROWS
+    }
 }
 
 /// No codec at all: every compressed page is an error.

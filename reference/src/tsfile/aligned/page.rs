@@ -328,13 +328,18 @@ pub fn supported(t: ColumnType, e: Encoding) -> bool {
 }
 
 /// Decode a time page body: INT64 in any encoding [`supported`] takes for
-/// INT64, at most [`super::MAX_PAGE_ROWS`] times. GORILLA and CHIMP pages
+/// INT64, at most `max` times (the caller's [`super::Decompress::max_page_rows`]). GORILLA and CHIMP pages
 /// hold `count` times (the header's statistics, as a value page's bitmap
 /// counts its values; a time equal to the terminator is a time), or without
 /// statistics (`None`) as many as come before the terminator; every other
 /// encoding is read to the body's end.
-pub fn decode_times(body: &[u8], encoding: Encoding, writer: Writer, count: Option<u32>) -> Result<Vec<i64>, String> {
-    let max = super::MAX_PAGE_ROWS;
+pub fn decode_times(
+    body: &[u8],
+    encoding: Encoding,
+    writer: Writer,
+    count: Option<u32>,
+    max: usize,
+) -> Result<Vec<i64>, String> {
     let stop = match count {
         Some(n) => gorilla::Stop::Count(n as usize),
         None => gorilla::Stop::AtTerminator,
@@ -359,7 +364,7 @@ pub fn decode_times(body: &[u8], encoding: Encoding, writer: Writer, count: Opti
     })
 }
 
-/// The SPRINTZ predictor `writer` uses for INT64 / DOUBLE.
+/// The SPRINTZ reader of `writer`'s library.
 fn sprintz_writer(writer: Writer) -> sprintz::Writer {
     match writer {
         Writer::Cpp => sprintz::Writer::Cpp,
@@ -541,9 +546,9 @@ pub fn decode_values(body: &[u8], t: ColumnType, e: Encoding, writer: Writer, n:
             .into_iter()
             .map(|v| Value::F64(v.to_bits()))
             .collect(),
-        // SPRINTZ: blocks until the page ends; INT64 / DOUBLE with the
-        // writer's predictor.
-        (Int32 | Date, Encoding::Sprintz) => sprintz::decode_i32(body, n)
+        // SPRINTZ: blocks until the page ends, read as the writer's
+        // library reads them.
+        (Int32 | Date, Encoding::Sprintz) => sprintz::decode_i32_from(body, sprintz_writer(writer), n)
             .map_err(err)?
             .values
             .into_iter()
@@ -555,7 +560,7 @@ pub fn decode_values(body: &[u8], t: ColumnType, e: Encoding, writer: Writer, n:
             .into_iter()
             .map(Value::I64)
             .collect(),
-        (Float, Encoding::Sprintz) => sprintz::decode_f32(body, n)
+        (Float, Encoding::Sprintz) => sprintz::decode_f32_from(body, sprintz_writer(writer), n)
             .map_err(err)?
             .values
             .into_iter()

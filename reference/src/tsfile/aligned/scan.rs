@@ -110,7 +110,7 @@ pub fn scan_with(group: &Group<'_>, request: &Request, codec: &dyn Decompress) -
         // header has them.
         let counted = matches!(time.encoding, Encoding::Gorilla | Encoding::Chimp) && page.has_statistics;
         let count = counted.then_some(page.count);
-        let times = decode_times(&body, time.encoding, request.writer, count)
+        let times = decode_times(&body, time.encoding, request.writer, count, codec.max_page_rows())
             .map_err(|d| error(ErrorKind::Decode(d), ChunkId::Time, p, page.body_at))?;
         let truthful =
             times.len() == page.count as usize && times.first() == Some(&page.start) && times.last() == Some(&page.end);

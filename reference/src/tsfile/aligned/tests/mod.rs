@@ -15,6 +15,10 @@ mod value_stats;
 use super::write::{time_body, time_page, value_page_for, Stats};
 use super::*;
 
+/// A page-row bound for the tests (the default is the format's u32::MAX):
+/// small enough that "one past it" is cheap to build.
+const MAX_PAGE_ROWS: usize = 1 << 20;
+
 /// Pages of `per_page` rows at times `0, 10, 20, ...`; column 0 INT64
 /// `t * 2` (null every third row), column 1 TEXT, column 2 missing.
 fn group_bytes(rows: usize, per_page: usize) -> (Vec<u8>, Vec<u8>, Vec<u8>) {

@@ -3,6 +3,7 @@
 //! damaged headers, and every type / encoding pair decoded.
 
 use super::at;
+use super::MAX_PAGE_ROWS;
 use crate::tsfile::aligned::page::{decode_times, decode_values, directory, supported, PageRef};
 use crate::tsfile::aligned::write::*;
 use crate::tsfile::aligned::*;
@@ -59,7 +60,7 @@ fn a_time_page_is_sizes_statistics_and_body() {
     // TS_2DIFF times: the same values back.
     let ts2diff = time_body(&[1, 2, 4], Encoding::Ts2Diff, Writer::Cpp);
     assert_eq!(
-        decode_times(&ts2diff, Encoding::Ts2Diff, Writer::Cpp, None).unwrap(),
+        decode_times(&ts2diff, Encoding::Ts2Diff, Writer::Cpp, None, MAX_PAGE_ROWS).unwrap(),
         [1, 2, 4]
     );
     assert_eq!(
@@ -67,7 +68,8 @@ fn a_time_page_is_sizes_statistics_and_body() {
             &time_body(&[7], Encoding::Plain, Writer::Cpp),
             Encoding::Plain,
             Writer::Cpp,
-            None
+            None,
+            MAX_PAGE_ROWS
         )
         .unwrap(),
         [7]
@@ -370,7 +372,14 @@ fn plain_values_beyond_the_count_are_an_error_and_fewer_come_back_short() {
         decode_values(&body, ColumnType::Int64, Encoding::Plain, Writer::Cpp, 3),
         Ok(vec![Value::I64(1), Value::I64(2)])
     );
-    assert!(decode_times(&[0; 7], Encoding::Plain, Writer::Cpp, None).is_err());
+    assert!(decode_times(&[0; 7], Encoding::Plain, Writer::Cpp, None, MAX_PAGE_ROWS).is_err());
     let ts2diff = time_body(&[1, 5, 6], Encoding::Ts2Diff, Writer::Cpp);
-    assert!(decode_times(&ts2diff[..ts2diff.len() - 1], Encoding::Ts2Diff, Writer::Cpp, None).is_err());
+    assert!(decode_times(
+        &ts2diff[..ts2diff.len() - 1],
+        Encoding::Ts2Diff,
+        Writer::Cpp,
+        None,
+        MAX_PAGE_ROWS
+    )
+    .is_err());
 }

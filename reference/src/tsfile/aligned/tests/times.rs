@@ -123,7 +123,10 @@ fn regular_time_chunks_read_back_as_written() {
     .map(|b| u8::from_str_radix(b, 16).unwrap())
     .collect();
     let times = vec![0, 10, 20, 50, 60, 90];
-    assert_eq!(decode_times(&java, e, Writer::Java, None), Ok(times.clone()));
+    assert_eq!(
+        decode_times(&java, e, Writer::Java, None, MAX_PAGE_ROWS),
+        Ok(times.clone())
+    );
     let data = time_page(&java, Stats::of(&times));
     assert_eq!(all_times(&chunk(e, true, &data), Writer::Java), Ok(times.clone()));
     // Statistics of the series written, blocks of another (the writer's
@@ -141,18 +144,21 @@ fn gorilla_and_chimp_times_are_counted_by_statistics_else_end_at_the_terminator(
     let page = [i64::MIN, i64::MIN + 2, 7];
     for e in [Encoding::Gorilla, Encoding::Chimp] {
         let body = time_body(&page, e, Writer::Cpp);
-        assert_eq!(decode_times(&body, e, Writer::Cpp, Some(3)), Ok(page.to_vec()));
+        assert_eq!(
+            decode_times(&body, e, Writer::Cpp, Some(3), MAX_PAGE_ROWS),
+            Ok(page.to_vec())
+        );
         // The classic reader's way: the first time is the terminator.
-        assert_eq!(decode_times(&body, e, Writer::Cpp, None), Ok(vec![]));
+        assert_eq!(decode_times(&body, e, Writer::Cpp, None, MAX_PAGE_ROWS), Ok(vec![]));
         // A count of one more reads the terminator as a time.
         assert_eq!(
-            decode_times(&body, e, Writer::Cpp, Some(4)).map(|t| t[3]),
+            decode_times(&body, e, Writer::Cpp, Some(4), MAX_PAGE_ROWS).map(|t| t[3]),
             Ok(i64::MIN),
             "{e:?}"
         );
         // Past the cap: refused before anything is decoded.
         assert_eq!(
-            decode_times(&body, e, Writer::Cpp, Some(MAX_PAGE_ROWS as u32 + 1)),
+            decode_times(&body, e, Writer::Cpp, Some(MAX_PAGE_ROWS as u32 + 1), MAX_PAGE_ROWS),
             Err("TooManyValues { max: 1048576, offset: 0 }".into())
         );
         // A one-page chunk starting at the terminator holds no row; its
@@ -180,7 +186,7 @@ fn rle_runs_are_times_up_to_the_cap() {
     // One run of 100 sevens in 5 bytes: read whole, then not increasing.
     let run = [0x04, 0x03, 0xc8, 0x01, 0x07];
     assert_eq!(
-        decode_times(&run, Encoding::Rle, Writer::Cpp, None).map(|t| t.len()),
+        decode_times(&run, Encoding::Rle, Writer::Cpp, None, MAX_PAGE_ROWS).map(|t| t.len()),
         Ok(100)
     );
     let data = unannotated(&run);
@@ -191,7 +197,7 @@ fn rle_runs_are_times_up_to_the_cap() {
     // A run one past the cap.
     let run = [0x06, 0x03, 0x82, 0x80, 0x80, 0x01, 0x07];
     assert_eq!(
-        decode_times(&run, Encoding::Rle, Writer::Cpp, None),
+        decode_times(&run, Encoding::Rle, Writer::Cpp, None, MAX_PAGE_ROWS),
         Err("TooManyValues { max: 1048576, offset: 2 }".into())
     );
 }
@@ -204,10 +210,10 @@ fn sprintz_times_read_with_the_writers_predictor() {
     let written: Vec<i64> = (0..9i64).map(|i| i * (1 << 59) / 3 + i * i * (1 << 50)).collect();
     let body = time_body(&written, Encoding::Sprintz, Writer::Java);
     assert_eq!(
-        decode_times(&body, Encoding::Sprintz, Writer::Java, None),
+        decode_times(&body, Encoding::Sprintz, Writer::Java, None, MAX_PAGE_ROWS),
         Ok(written.clone())
     );
-    let cpp = decode_times(&body, Encoding::Sprintz, Writer::Cpp, None).unwrap();
+    let cpp = decode_times(&body, Encoding::Sprintz, Writer::Cpp, None, MAX_PAGE_ROWS).unwrap();
     assert_eq!(cpp[..3], written[..3]);
     assert!(cpp[4] < cpp[3]);
     let data = time_page(&body, Stats::of(&written));
