@@ -46,9 +46,13 @@
 //!         Ok(buffers.finish(out, input.0.len()))
 //!     }
 //! });
-//! let report = campaign.run(&RunOptions { cases: 100, ..RunOptions::default() });
-//! assert_eq!(report.failure_count, 0);
+//! // Panics with the summary, the smallest reproducer and its replay call
+//! // unless every implementation compared cases and agreed.
+//! let report = campaign.assert_agrees(&RunOptions { cases: 100, ..RunOptions::default() });
 //! assert_eq!(report.categories[0].cases, 100);
+//!
+//! // A reproducer from a failure report, replayed as a regression test.
+//! campaign.replay_hex("count_ones", &["ff00"]).unwrap();
 //! ```
 #![deny(missing_docs)]
 

@@ -278,6 +278,31 @@ impl<S: Spec> Campaign<S> {
             .collect()
     }
 
+    /// [`run`](Self::run), then panic unless the run passed: the panic
+    /// message is the run's summary, with each group of failures' smallest
+    /// reproducer and the [`replay_hex`](Self::replay_hex) call that
+    /// replays it, and every problem (an implementation that compared
+    /// nothing fails too). A whole differential test in one call:
+    ///
+    /// ```text
+    /// Campaign::new(MySpec).kernel_fn("fast", fast).assert_agrees(&RunOptions::default());
+    /// ```
+    ///
+    /// Returns the report when it passed.
+    #[track_caller]
+    pub fn assert_agrees(&self, options: &RunOptions) -> FamilyReport {
+        let report = self.run(options);
+        let reports = std::slice::from_ref(&report);
+        if !crate::report::passed(reports) {
+            panic!(
+                "crossdec: {} did not agree with its reference\n{}",
+                self.spec.name(),
+                crate::report::summary(reports)
+            );
+        }
+        report
+    }
+
     /// Run every selected category against every selected, available
     /// implementation, and report.
     pub fn run(&self, options: &RunOptions) -> FamilyReport {

@@ -215,6 +215,40 @@ fn a_wrong_kernel_is_reported_minimized_and_counted() {
 }
 
 #[test]
+fn assert_agrees_passes_a_right_kernel_and_panics_with_the_replay_for_a_wrong_one() {
+    let report = Campaign::new(Pairs)
+        .kernel_fn("right", pairs)
+        .assert_agrees(&options(6));
+    assert_eq!(report.failure_count, 0);
+    let wrong = |input: &Payload| {
+        pairs(input).map(|mut v| {
+            if input.0.len() >= 6 {
+                *v.last_mut().unwrap() += 1;
+            }
+            v
+        })
+    };
+    let panic = std::panic::catch_unwind(|| {
+        Campaign::new(Pairs)
+            .kernel_fn("wrong", wrong)
+            .assert_agrees(&options(10))
+    })
+    .expect_err("a wrong kernel fails the assertion");
+    let message = panic.downcast_ref::<String>().expect("a formatted message");
+    assert!(
+        message.starts_with("crossdec: pairs did not agree with its reference"),
+        "{message}"
+    );
+    assert!(
+        message.contains("campaign.replay_hex(\"wrong\", &[\"060606060606\"])"),
+        "{message}"
+    );
+    assert!(message.contains("verdict: FAIL"), "{message}");
+    // Nothing compared (no implementation) is not agreement either.
+    assert!(std::panic::catch_unwind(|| Campaign::new(Pairs).assert_agrees(&options(2))).is_err());
+}
+
+#[test]
 fn a_failure_in_a_later_step_names_that_step_and_stops_the_case() {
     let second_step_wrong =
         |input: &Payload| pairs(input).map(|v| if input.0.len() == 4 { vec![9; v.len()] } else { v });
