@@ -44,25 +44,28 @@ fn text(bytes: &[u8]) -> String {
 fn a_subject_that_answers_unsupported_to_everything_fails_the_run_and_check() {
     let out_dir = scratch("lazy");
     let lazy = format!("lazy=python3 {}", subject("lazy.py"));
-    let out = crossdec(&[
-        "run",
-        "--family",
-        "pg-bytea",
-        "--category",
-        "hex-plain",
-        "--category",
-        "escape",
-        "--impl",
-        "bytea/hex-scalar",
-        "--impl",
-        "lazy",
-        "--cases",
-        "3",
-        "--subject",
-        &lazy,
-        "--out",
-        out_dir.to_str().unwrap(),
-    ]);
+    let out_arg = out_dir.display().to_string();
+    let run_lazy = |extra: &[&str]| {
+        let common = [
+            "run",
+            "--family",
+            "pg-bytea",
+            "--category",
+            "hex-plain",
+            "--impl",
+            "bytea/hex-scalar",
+            "--impl",
+            "lazy",
+            "--cases",
+            "3",
+            "--subject",
+            &lazy,
+            "--out",
+            &out_arg,
+        ];
+        crossdec(&[&common[..], extra].concat())
+    };
+    let out = run_lazy(&["--category", "escape"]);
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{stdout}{}", text(&out.stderr));
     assert!(
@@ -75,25 +78,7 @@ fn a_subject_that_answers_unsupported_to_everything_fails_the_run_and_check() {
 
     // Declared outside its scope, the same subject is no longer a failure,
     // and the summary says so.
-    let out = crossdec(&[
-        "run",
-        "--family",
-        "pg-bytea",
-        "--category",
-        "hex-plain",
-        "--impl",
-        "bytea/hex-scalar",
-        "--impl",
-        "lazy",
-        "--cases",
-        "3",
-        "--subject",
-        &lazy,
-        "--outside-scope",
-        "lazy=hex-plain",
-        "--out",
-        out_dir.to_str().unwrap(),
-    ]);
+    let out = run_lazy(&["--outside-scope", "lazy=hex-plain"]);
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
     assert!(stdout.contains("outside its scope"), "{stdout}");

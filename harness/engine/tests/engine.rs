@@ -124,17 +124,19 @@ fn exact_calls_replace_the_scaled_count_for_the_categories_named() {
     );
 }
 
+/// Wrong on inputs of 6 bytes or more: the last sum is off by one.
+fn wrong_from_six(input: &Payload) -> Outcome<Pairs> {
+    pairs(input).map(|mut v| {
+        if input.0.len() >= 6 {
+            *v.last_mut().unwrap() += 1;
+        }
+        v
+    })
+}
+
 #[test]
 fn a_wrong_kernel_is_reported_minimized_and_counted() {
-    // Wrong on inputs of 6 bytes or more: the last sum is off by one.
-    let wrong = |input: &Payload| {
-        pairs(input).map(|mut v| {
-            if input.0.len() >= 6 {
-                *v.last_mut().unwrap() += 1;
-            }
-            v
-        })
-    };
+    let wrong = wrong_from_six;
     let report = Campaign::new(Pairs).kernel_fn("wrong", wrong).run(&RunOptions {
         max_failures: 2,
         ..options(10)
@@ -220,14 +222,7 @@ fn assert_agrees_passes_a_right_kernel_and_panics_with_the_replay_for_a_wrong_on
         .kernel_fn("right", pairs)
         .assert_agrees(&options(6));
     assert_eq!(report.failure_count, 0);
-    let wrong = |input: &Payload| {
-        pairs(input).map(|mut v| {
-            if input.0.len() >= 6 {
-                *v.last_mut().unwrap() += 1;
-            }
-            v
-        })
-    };
+    let wrong = wrong_from_six;
     let panic = std::panic::catch_unwind(|| {
         Campaign::new(Pairs)
             .kernel_fn("wrong", wrong)
