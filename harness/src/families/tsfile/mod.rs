@@ -828,17 +828,39 @@ impl Spec for TsFamily {
     }
 }
 
-/// The order shrinking goes down in: canonical length, then the page's
-/// bytes, then the caller's counts, then the writer (Java before C++).
-/// Among inputs of one length there are finitely many, so every chain of
-/// ever smaller inputs ends.
-fn shrink_key(input: &TsInput) -> (usize, &[u8], u32, u32, bool) {
+/// Canonical length, what the reference reads (rejected, values, sum of
+/// magnitudes), page, room, stop count, C++ writer.
+type ShrinkKey<'a> = (usize, (bool, usize, u128), &'a [u8], u32, u32, bool);
+
+/// The order shrinking goes down in: canonical length; then what the
+/// reference reads (a page it rejects above every page it reads, and among
+/// those fewer values, then a smaller sum of magnitudes: a value lowered
+/// re-encodes to bytes that can sort higher); then the page's bytes, the
+/// caller's counts, the writer (Java before C++). Among inputs of one
+/// length there are finitely many, so every chain of ever smaller inputs
+/// ends.
+fn shrink_key(input: &TsInput) -> ShrinkKey<'_> {
     let count = match input.stop {
         StopMode::AtTerminator => 0,
         StopMode::Count(n) => n,
     };
+    let read = match reference_decode(input) {
+        Ok(v) => {
+            let sum: u128 = match &v.values {
+                Values::Boolean(v) => v.iter().map(|&b| u128::from(b)).sum(),
+                Values::Int32(v) => v.iter().map(|x| u128::from(x.unsigned_abs())).sum(),
+                Values::Int64(v) => v.iter().map(|x| u128::from(x.unsigned_abs())).sum(),
+                Values::Float(v) => v.iter().map(|&x| u128::from(x)).sum(),
+                Values::Double(v) => v.iter().map(|&x| u128::from(x)).sum(),
+                Values::Text(v) => v.iter().map(|t| t.len() as u128).sum(),
+            };
+            (false, v.values.len(), sum)
+        }
+        Err(_) => (true, 0, 0),
+    };
     (
         input.to_canonical().len(),
+        read,
         &input.page,
         input.max_values,
         count,
