@@ -515,15 +515,58 @@ impl Spec for CubeColumnar {
         }
     }
 
+    /// Smaller batches, simplest first: spans of fields deleted; the limit
+    /// dropped, then lowered toward zero; each field's literal dropped and
+    /// its name shortened; then the JSON's bytes ([`bytes::shrink`]). Only
+    /// candidates below the input in [`shrink_key`]'s order are kept, so
+    /// minimizing ends.
     fn shrink(&self, input: &CubeInput) -> Vec<CubeInput> {
-        let mut out = bytes::shrink(input);
-        for drop in 0..input.fields.len() {
-            let mut fields = input.fields.clone();
-            fields.remove(drop);
-            out.push(CubeInput::new(input.json.clone(), input.shape, fields, input.limit));
+        let with =
+            |fields: Vec<FieldDesc>, limit: Option<i64>| CubeInput::new(input.json.clone(), input.shape, fields, limit);
+        let mut out: Vec<CubeInput> = bytes::spans(&input.fields)
+            .into_iter()
+            .map(|fields| with(fields, input.limit))
+            .collect();
+        if let Some(limit) = input.limit {
+            out.push(with(input.fields.clone(), None));
+            for lower in bytes::lower_signed(limit) {
+                out.push(with(input.fields.clone(), Some(lower)));
+            }
         }
+        for (at, field) in input.fields.iter().enumerate() {
+            let mut edit = |f: &dyn Fn(&mut FieldDesc)| {
+                let mut fields = input.fields.clone();
+                f(&mut fields[at]);
+                out.push(with(fields, input.limit));
+            };
+            if field.literal.is_some() {
+                edit(&|f| f.literal = None);
+            }
+            // Names are matched against the JSON's keys: shortening one is
+            // a change of meaning the minimizer judges by re-running.
+            for name in bytes::spans(field.name.as_bytes()) {
+                if let Ok(name) = String::from_utf8(name) {
+                    edit(&|f| f.name = name.clone());
+                }
+            }
+        }
+        out.extend(bytes::shrink(input));
+        let key = shrink_key(input);
+        out.retain(|v| shrink_key(v) < key);
         out
     }
+}
+
+/// The order shrinking goes down in: canonical length, then the JSON's
+/// bytes, then the limit's magnitude (a negative one above the positive).
+/// Among inputs of one length there are finitely many, so every chain of
+/// ever smaller inputs ends.
+fn shrink_key(input: &CubeInput) -> (usize, &[u8], Option<(u64, bool)>) {
+    (
+        input.to_canonical().len(),
+        &input.json,
+        input.limit.map(|l| (l.unsigned_abs(), l < 0)),
+    )
 }
 
 struct Reader<'a>(&'a [u8]);
@@ -542,5 +585,47 @@ impl<'a> Reader<'a> {
     }
     fn u32(&mut self) -> Option<u32> {
         Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
+    }
+}
+
+#[cfg(test)]
+mod shrink_tests {
+    use super::*;
+
+    /// Fields go, the limit goes toward zero as far as the bug allows,
+    /// literals go and names shorten.
+    #[test]
+    fn batches_shrink_to_what_the_bug_needs() {
+        let field = |name: &str| FieldDesc {
+            name: name.to_string(),
+            ty: Ty::Int64,
+            literal: Some("7".to_string()),
+        };
+        let json = br#"{"data":[{"a":1}]}"#.to_vec();
+        let mut current = CubeInput::new(
+            json.clone(),
+            Shape::Rows,
+            vec![field("alpha"), field("beta")],
+            Some(-300),
+        );
+        // Wrong on a negative limit below -5 with one field or more.
+        let fails = |i: &CubeInput| i.limit.is_some_and(|l| l < -5) && !i.fields.is_empty();
+        'outer: loop {
+            for candidate in CubeColumnar.shrink(&current) {
+                assert!(shrink_key(&candidate) < shrink_key(&current));
+                if fails(&candidate) {
+                    current = candidate;
+                    continue 'outer;
+                }
+            }
+            break;
+        }
+        assert_eq!(current.limit, Some(-6));
+        assert_eq!(current.fields.len(), 1);
+        assert_eq!(
+            (current.fields[0].name.as_str(), &current.fields[0].literal),
+            ("", &None)
+        );
+        assert!(current.json.is_empty());
     }
 }
