@@ -515,19 +515,25 @@ impl Spec for CubeColumnar {
         }
     }
 
-    /// Smaller batches, simplest first: spans of fields deleted; the limit
-    /// dropped, then lowered toward zero; each field's literal dropped and
-    /// its name shortened; then the JSON by its structure ([`json_shrink`]);
+    /// Smaller batches, simplest first: the JSON by its structure
+    /// ([`json_shrink`]); spans of fields deleted; the limit dropped, then lowered
+    /// toward zero; each field's literal dropped and its name shortened;
     /// then the JSON's bytes ([`bytes::shrink`]). Only
     /// candidates below the input in [`shrink_key`]'s order are kept, so
     /// minimizing ends.
     fn shrink(&self, input: &CubeInput) -> Vec<CubeInput> {
         let with =
             |fields: Vec<FieldDesc>, limit: Option<i64>| CubeInput::new(input.json.clone(), input.shape, fields, limit);
-        let mut out: Vec<CubeInput> = bytes::spans(&input.fields)
-            .into_iter()
-            .map(|fields| with(fields, input.limit))
-            .collect();
+        // The JSON's structure first: a field deleted alone leaves its key
+        // in every row, which both sides reject, and a name shortened still
+        // fails where its member then lands nowhere; each such candidate
+        // spends the minimizer's budget, again after every step it takes.
+        let mut out = json_shrink(input);
+        out.extend(
+            bytes::spans(&input.fields)
+                .into_iter()
+                .map(|fields| with(fields, input.limit)),
+        );
         if let Some(limit) = input.limit {
             out.push(with(input.fields.clone(), None));
             for lower in bytes::lower_signed(limit) {
@@ -551,7 +557,6 @@ impl Spec for CubeColumnar {
                 }
             }
         }
-        out.extend(json_shrink(input));
         out.extend(bytes::shrink(input));
         let key = shrink_key(input);
         out.retain(|v| shrink_key(v) < key);
@@ -678,15 +683,30 @@ fn without(json: &[u8], cuts: &[(&[Member], usize, usize)]) -> Vec<u8> {
 const SHRINK_CONTAINERS: usize = 16;
 
 /// Smaller batches by the JSON's structure, keeping the keys' order (a bug
-/// may need it): each field deleted together with every object member of
-/// its name; then spans of each array's elements and each object's
-/// members deleted ([`bytes::spans`]), outermost containers first.
+/// may need it): spans of the outermost container's members deleted
+/// ([`bytes::spans`]); each field deleted together with every object member
+/// of its name; then spans of the other containers' members.
 fn json_shrink(input: &CubeInput) -> Vec<CubeInput> {
     let json = &input.json;
     let Some(containers) = json_containers(json) else {
         return Vec::new();
     };
     let mut out = Vec::new();
+    let spans = |members: &Vec<Member>, out: &mut Vec<CubeInput>| {
+        let indices: Vec<usize> = (0..members.len()).collect();
+        for kept in bytes::spans(&indices) {
+            // A span: the kept indices are all but one contiguous range.
+            let from = (0..members.len()).find(|k| kept.get(*k) != Some(k)).unwrap_or(0);
+            let to = from + members.len() - kept.len();
+            let json = without(json, &[(members.as_slice(), from, to)]);
+            out.push(CubeInput::new(json, input.shape, input.fields.clone(), input.limit));
+        }
+    };
+    // The outermost container first (the rows, or the columns): the
+    // biggest bites.
+    if let Some(outer) = containers.first() {
+        spans(outer, &mut out);
+    }
     for (at, field) in input.fields.iter().enumerate() {
         let cuts: Vec<(&[Member], usize, usize)> = containers
             .iter()
@@ -702,15 +722,13 @@ fn json_shrink(input: &CubeInput) -> Vec<CubeInput> {
         fields.remove(at);
         out.push(CubeInput::new(without(json, &cuts), input.shape, fields, input.limit));
     }
-    for members in containers.iter().filter(|m| !m.is_empty()).take(SHRINK_CONTAINERS) {
-        let indices: Vec<usize> = (0..members.len()).collect();
-        for kept in bytes::spans(&indices) {
-            // A span: the kept indices are all but one contiguous range.
-            let from = (0..members.len()).find(|k| kept.get(*k) != Some(k)).unwrap_or(0);
-            let to = from + members.len() - kept.len();
-            let json = without(json, &[(members.as_slice(), from, to)]);
-            out.push(CubeInput::new(json, input.shape, input.fields.clone(), input.limit));
-        }
+    for members in containers
+        .iter()
+        .skip(1)
+        .filter(|m| !m.is_empty())
+        .take(SHRINK_CONTAINERS)
+    {
+        spans(members, &mut out);
     }
     out
 }
@@ -818,8 +836,11 @@ mod shrink_tests {
             vec![field("a"), field("b")],
             None,
         ));
-        assert_eq!(String::from_utf8_lossy(&cut[0].json), r#"[{"b":2},{"b":3}]"#);
-        assert_eq!(cut[0].fields.len(), 1);
+        // Rows first (none, then one of each), then field "a" with its members.
+        assert_eq!(String::from_utf8_lossy(&cut[0].json), "[]");
+        let field_a = cut.iter().find(|c| c.fields.len() == 1).unwrap();
+        assert_eq!(String::from_utf8_lossy(&field_a.json), r#"[{"b":2},{"b":3}]"#);
+        assert_eq!(field_a.fields[0].name, "b");
         assert!(json_containers(b"[1,").is_none());
     }
 }
