@@ -425,6 +425,8 @@ fn shrink_key(input: &QwpInput) -> (usize, (bool, usize, u128), &[u8], u32, bool
 /// Rows lowered at most: each lowering is a candidate, and each candidate
 /// costs the minimizer a re-run.
 const SHRINK_LOWERED: usize = 16;
+/// Of those, the first lowered step by step, the rest zeroed only.
+const SHRINK_SEARCHED: usize = 4;
 
 /// The rows the reference reads from the column, in smaller versions
 /// (spans deleted, then values lowered toward zero, nulls made zeros),
@@ -449,7 +451,13 @@ fn reencoded(input: &QwpInput) -> Vec<QwpInput> {
     for at in 0..rows.len().min(SHRINK_LOWERED) {
         let lowered: Vec<Option<i64>> = match rows[at] {
             None => vec![Some(0)],
-            Some(v) => bytes::lower_signed(v).into_iter().map(Some).collect(),
+            // Zero only, past the first few: each candidate that cannot
+            // fail costs a re-run in every round of the minimizer.
+            Some(v) => bytes::lower_signed(v)
+                .into_iter()
+                .take(if at < SHRINK_SEARCHED { usize::MAX } else { 1 })
+                .map(Some)
+                .collect(),
         };
         for value in lowered {
             let mut w = rows.clone();

@@ -868,9 +868,11 @@ fn shrink_key(input: &TsInput) -> ShrinkKey<'_> {
     )
 }
 
-/// Values positions lowered at most: every lowering is a candidate, and
-/// each costs the minimizer a re-run.
+/// Values positions lowered at most (zeroed), and of those the first
+/// lowered step by step: every lowering is a candidate, and each costs the
+/// minimizer a re-run.
 const SHRINK_LOWERED: usize = 16;
+const SHRINK_SEARCHED: usize = 4;
 
 /// The page's values, when the reference reads them, in smaller versions
 /// (spans deleted, then values lowered toward zero), each encoded again as
@@ -887,7 +889,11 @@ fn reencoded(input: &TsInput) -> Vec<TsInput> {
             let v = $v;
             smaller.extend(bytes::spans(v).into_iter().map($wrap));
             for at in 0..v.len().min(SHRINK_LOWERED) {
-                for lowered in $lower(v[at]) {
+                let lowered = $lower(v[at]);
+                // Zero only, past the first few: each candidate that cannot
+                // fail costs a re-run in every round of the minimizer.
+                let take = if at < SHRINK_SEARCHED { lowered.len() } else { 1 };
+                for lowered in lowered.into_iter().take(take) {
                     let mut w = v.clone();
                     w[at] = lowered;
                     smaller.push($wrap(w));
