@@ -873,6 +873,8 @@ fn shrink_key(input: &TsInput) -> ShrinkKey<'_> {
 /// minimizer a re-run.
 const SHRINK_LOWERED: usize = 16;
 const SHRINK_SEARCHED: usize = 4;
+/// Draws of the writer-side choices tried when encoding values again.
+const SHRINK_DRAWS: u64 = 16;
 
 /// The page's values, when the reference reads them, in smaller versions
 /// (spans deleted, then values lowered toward zero), each encoded again as
@@ -924,15 +926,21 @@ fn reencoded(input: &TsInput) -> Vec<TsInput> {
             }
         }
     }
+    // The writer-side choices (block size, run style, a top bit written or
+    // cleared, ...) are drawn, and a bug may need the input's: when a draw
+    // encodes the input's own values into the input's page, every smaller
+    // version is encoded with that draw.
+    let rng_for = |seed| crate::engine::case_rng(seed, "shrink", input.encoding.family_name(), 0);
+    let same = (0..SHRINK_DRAWS)
+        .find(|&seed| generate::encode(&mut rng_for(seed), input.encoding, &values).page == input.page);
     smaller
         .into_iter()
         .filter_map(|values| {
-            // The writer-side choices are drawn: take the first draw that
-            // keeps the input's writer and stop mode, which a bug may need.
+            // Otherwise the first draw that keeps the input's writer and
+            // stop mode.
             let new_len = values.len() as u32;
-            (0..16).find_map(|seed| {
-                let mut rng = crate::engine::case_rng(seed, "shrink", input.encoding.family_name(), 0);
-                let mut v = generate::encode(&mut rng, input.encoding, &values);
+            same.map_or(0..SHRINK_DRAWS, |seed| seed..seed + 1).find_map(|seed| {
+                let mut v = generate::encode(&mut rng_for(seed), input.encoding, &values);
                 let same_stop = matches!(
                     (v.stop, input.stop),
                     (StopMode::AtTerminator, StopMode::AtTerminator) | (StopMode::Count(_), StopMode::Count(_))
@@ -983,6 +991,23 @@ mod shrink_tests {
             Ok(Values::Int64(v)) => v,
             _ => Vec::new(),
         }
+    }
+
+    /// Smaller pages are written with the input's writer-side draws (here
+    /// RLBE's top bit, written or cleared): a bug that needs them keeps
+    /// failing.
+    #[test]
+    fn pages_are_encoded_again_with_the_inputs_draws() {
+        let rng = |seed| crate::engine::case_rng(seed, "shrink", Encoding::Rlbe.family_name(), 0);
+        let mut pages = std::collections::HashSet::new();
+        for seed in 0..16 {
+            let start = generate::encode(&mut rng(seed), Encoding::Rlbe, &Values::Int32(vec![-916; 20]));
+            let one = generate::encode(&mut rng(seed), Encoding::Rlbe, &Values::Int32(vec![-916]));
+            pages.insert(one.page.clone());
+            let shrunk = reencoded(&start);
+            assert!(shrunk.iter().any(|c| c.page == one.page), "seed {seed}");
+        }
+        assert!(pages.len() > 1, "the draws differ");
     }
 
     /// A bug that needs one value over a threshold: the page shrinks to
