@@ -931,8 +931,18 @@ fn reencoded(input: &TsInput) -> Vec<TsInput> {
     // encodes the input's own values into the input's page, every smaller
     // version is encoded with that draw.
     let rng_for = |seed| crate::engine::case_rng(seed, "shrink", input.encoding.family_name(), 0);
-    let same = (0..SHRINK_DRAWS)
-        .find(|&seed| generate::encode(&mut rng_for(seed), input.encoding, &values).page == input.page);
+    let same_stop = |v: &TsInput| {
+        matches!(
+            (v.stop, input.stop),
+            (StopMode::AtTerminator, StopMode::AtTerminator) | (StopMode::Count(_), StopMode::Count(_))
+        )
+    };
+    // The same page can come from either writer where their layouts agree:
+    // the draw must give the input's writer and stop mode too.
+    let same = (0..SHRINK_DRAWS).find(|&seed| {
+        let v = generate::encode(&mut rng_for(seed), input.encoding, &values);
+        v.page == input.page && v.writer == input.writer && same_stop(&v)
+    });
     smaller
         .into_iter()
         .filter_map(|values| {
@@ -941,11 +951,7 @@ fn reencoded(input: &TsInput) -> Vec<TsInput> {
             let new_len = values.len() as u32;
             same.map_or(0..SHRINK_DRAWS, |seed| seed..seed + 1).find_map(|seed| {
                 let mut v = generate::encode(&mut rng_for(seed), input.encoding, &values);
-                let same_stop = matches!(
-                    (v.stop, input.stop),
-                    (StopMode::AtTerminator, StopMode::AtTerminator) | (StopMode::Count(_), StopMode::Count(_))
-                );
-                if v.writer != input.writer || !same_stop {
+                if v.writer != input.writer || !same_stop(&v) {
                     return None;
                 }
                 // The caller's room and count keep their relation to the
