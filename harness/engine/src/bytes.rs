@@ -16,25 +16,134 @@ pub trait BytePayload: Clone {
     fn with_payload(&self, payload: Vec<u8>) -> Self;
 }
 
-/// Smaller variants for minimizing, most aggressive first: the first half,
-/// all but the last byte, then single bytes removed at up to 16 positions
-/// spread over the payload.
+/// At most this many positions are tried per span length, and at most this
+/// many bytes are lowered, so a long payload gives O(log n) candidates, not
+/// O(n): every candidate costs the minimizer one re-run of its budget.
+const MAX_POSITIONS: usize = 64;
+
+/// Smaller variants for minimizing, simplest first, each strictly smaller
+/// than the input (shorter, or as long and lexicographically smaller), so
+/// greedy minimization ends: the empty payload; spans deleted, longest first
+/// ([`spans`]: prefixes and suffixes kept, then spans of n/2, n/4, ..., 1
+/// bytes removed at aligned offsets); then bytes lowered toward zero
+/// ([`lower`]: every byte to 0 first, then each byte halfway, a quarter,
+/// ... down to one less).
 pub fn shrink<I: BytePayload>(input: &I) -> Vec<I> {
     let bytes = input.payload();
-    let len = bytes.len();
-    let mut out = Vec::new();
-    for keep in [len / 2, len.saturating_sub(1)] {
-        if keep < len {
-            out.push(input.with_payload(bytes[..keep].to_vec()));
+    let mut out: Vec<I> = spans(bytes).into_iter().map(|b| input.with_payload(b)).collect();
+    let positions = spread(bytes.len());
+    // Zeroing first: the greedy minimizer restarts at the head of the list
+    // after every success, and a zero is the simplest value a byte can take.
+    for &at in &positions {
+        if bytes[at] != 0 {
+            let mut v = bytes.to_vec();
+            v[at] = 0;
+            out.push(input.with_payload(v));
         }
     }
-    let step = (len / 16).max(1);
-    for at in (0..len).step_by(step) {
-        let mut smaller = bytes.to_vec();
-        smaller.remove(at);
-        out.push(input.with_payload(smaller));
+    for &at in &positions {
+        for lower in lower(u64::from(bytes[at])).into_iter().skip(1) {
+            let mut v = bytes.to_vec();
+            v[at] = lower as u8;
+            out.push(input.with_payload(v));
+        }
     }
     out
+}
+
+/// Shorter versions of a sequence (bytes, rows, values, pages), most
+/// deleted first: empty; the first and the last n/2, n/4, ..., 1 items
+/// kept; then spans of n/2, n/4, ..., 1 items deleted at offsets that are
+/// multiples of the span (at most [`MAX_POSITIONS`] of them per length,
+/// spread over the sequence), plus the last span of each length. Each
+/// deleted range appears once.
+pub fn spans<T: Clone>(items: &[T]) -> Vec<Vec<T>> {
+    let n = items.len();
+    // Deleted ranges [from, to).
+    let mut ranges: Vec<(usize, usize)> = Vec::new();
+    if n == 0 {
+        return Vec::new();
+    }
+    ranges.push((0, n));
+    let mut keep = n / 2;
+    while keep > 0 {
+        ranges.push((keep, n));
+        ranges.push((0, n - keep));
+        keep /= 2;
+    }
+    let mut size = n / 2;
+    while size > 0 {
+        let starts = n.div_ceil(size);
+        let step = starts.div_ceil(MAX_POSITIONS);
+        for k in (0..starts).step_by(step) {
+            ranges.push((k * size, (k * size + size).min(n)));
+        }
+        ranges.push((n - size, n));
+        size /= 2;
+    }
+    // Longest deletion first; among equals, the earliest.
+    ranges.sort_by_key(|&(from, to)| (std::cmp::Reverse(to - from), from));
+    ranges.dedup();
+    ranges
+        .into_iter()
+        .map(|(from, to)| {
+            let mut v = Vec::with_capacity(n - (to - from));
+            v.extend_from_slice(&items[..from]);
+            v.extend_from_slice(&items[to..]);
+            v
+        })
+        .collect()
+}
+
+/// Smaller values than `v`, simplest first: 0, then `v` less a half, a
+/// quarter, ... of itself, down to `v - 1`. A greedy minimizer taking the
+/// first that still fails finds the smallest failing value of a threshold
+/// in O(log² v) steps instead of `v`.
+pub fn lower(v: u64) -> Vec<u64> {
+    let mut out = Vec::new();
+    if v == 0 {
+        return out;
+    }
+    out.push(0);
+    for shift in 1..64 {
+        let candidate = v - (v >> shift);
+        if candidate == v {
+            break;
+        }
+        if out.last() != Some(&candidate) {
+            out.push(candidate);
+        }
+    }
+    if out.last() != Some(&(v - 1)) {
+        out.push(v - 1);
+    }
+    out
+}
+
+/// Signed values closer to zero than `v`, simplest first: 0, the
+/// magnitudes of [`lower`] with `v`'s sign, and for a negative `v` its
+/// positive magnitude (a sign is a complication too).
+pub fn lower_signed(v: i64) -> Vec<i64> {
+    let magnitude = v.unsigned_abs();
+    let mut out: Vec<i64> = Vec::new();
+    for m in lower(magnitude) {
+        // `m < |v| <= 2^63`, so it fits an i64.
+        let m = m as i64;
+        out.push(if v < 0 { -m } else { m });
+        if v < 0 && m != 0 {
+            out.push(m);
+        }
+    }
+    if v < 0 && v != i64::MIN {
+        out.push(-v);
+    }
+    out
+}
+
+/// Up to [`MAX_POSITIONS`] positions of `0..len`, evenly spread.
+fn spread(len: usize) -> Vec<usize> {
+    let step = len.div_ceil(MAX_POSITIONS).max(1);
+    (0..len).step_by(step).collect()
 }
 
 /// Every strict prefix of the payload, shortest first, one case each.
@@ -91,18 +200,133 @@ mod tests {
     use super::*;
     use crate::spec::case_rng;
 
+    /// The total order every candidate must go down in: shorter, or as
+    /// long and lexicographically smaller. Greedy minimization ends because
+    /// of it.
+    fn smaller(a: &[u8], b: &[u8]) -> bool {
+        a.len() < b.len() || (a.len() == b.len() && a < b)
+    }
+
+    /// Greedy minimization as the engine's minimizer does it: the first
+    /// smaller variant that still fails, from the head of the list again.
+    fn minimize(start: &[u8], fails: impl Fn(&[u8]) -> bool) -> (Vec<u8>, usize) {
+        let mut current = Payload(start.to_vec());
+        let mut tries = 0;
+        'outer: loop {
+            for candidate in shrink(&current) {
+                tries += 1;
+                if fails(&candidate.0) {
+                    current = candidate;
+                    continue 'outer;
+                }
+            }
+            return (current.0, tries);
+        }
+    }
+
+    fn random_payload(index: u64) -> Vec<u8> {
+        let mut rng = case_rng(3, "bytes", "shrink", index);
+        let len = rng.gen_range(0..300u64);
+        (0..len).map(|_| rng.gen_range(0..256u64) as u8).collect()
+    }
+
     #[test]
-    fn shrink_halves_drops_the_last_byte_and_removes_spread_bytes() {
-        let input = Payload((0..40).collect());
-        let variants = shrink(&input);
-        assert_eq!(variants[0].0, (0..20).collect::<Vec<u8>>());
-        assert_eq!(variants[1].0, (0..39).collect::<Vec<u8>>());
-        // 40 / 16 = 2: every other position.
-        assert_eq!(variants.len(), 2 + 20);
-        assert_eq!(variants[2].0, (1..40).collect::<Vec<u8>>());
-        assert_eq!(variants[3].0, (0..2).chain(3..40).collect::<Vec<u8>>());
-        assert!(variants.iter().all(|v| v.0.len() == 39 || v.0.len() == 20));
+    fn every_candidate_is_strictly_smaller_and_their_count_is_bounded() {
+        for index in 0..200 {
+            let bytes = random_payload(index);
+            let variants = shrink(&Payload(bytes.clone()));
+            for v in &variants {
+                assert!(smaller(&v.0, &bytes), "{:?} from {bytes:?}", v.0);
+            }
+            // Spans: 3 per halving of the length, MAX_POSITIONS + 1 per span
+            // length; bytes: at most 9 lowerings each of MAX_POSITIONS.
+            let log = (usize::BITS - bytes.len().leading_zeros()) as usize;
+            assert!(variants.len() <= 1 + log * (3 + MAX_POSITIONS + 1) + 9 * MAX_POSITIONS);
+        }
         assert!(shrink(&Payload::default()).is_empty());
+        // A long payload: still bounded.
+        assert!(shrink(&Payload(vec![0xAB; 1 << 20])).len() < 2000);
+    }
+
+    #[test]
+    fn the_simplest_candidates_come_first() {
+        let variants: Vec<Vec<u8>> = shrink(&Payload(vec![1, 2, 3, 4])).into_iter().map(|p| p.0).collect();
+        assert_eq!(variants[0], []);
+        // Most deleted first: single bytes kept at each end, then halves.
+        assert_eq!(variants[1..5], [vec![4], vec![1], vec![3, 4], vec![1, 2]]);
+        // Then a middle half deleted, then each single byte.
+        assert!(variants.contains(&vec![2, 3, 4]));
+        assert!(variants.contains(&vec![1, 2, 3]));
+        assert!(variants.contains(&vec![1, 3, 4]));
+        // Lowered: every byte zeroed before any halving.
+        let zero = variants.iter().position(|v| v == &[0, 2, 3, 4]).unwrap();
+        let last_zero = variants.iter().position(|v| v == &[1, 2, 3, 0]).unwrap();
+        let half = variants.iter().position(|v| v == &[1, 2, 3, 2]).unwrap();
+        assert!(zero < last_zero && last_zero < half);
+        assert!(variants.iter().skip(zero).all(|v| v.len() == 4));
+        // Every candidate once.
+        let unique: std::collections::BTreeSet<_> = variants.iter().collect();
+        assert_eq!(unique.len(), variants.len());
+    }
+
+    #[test]
+    fn spans_delete_halves_down_to_single_items_once_each() {
+        let items: Vec<u32> = (0..8).collect();
+        let v = spans(&items);
+        assert_eq!(v[0], Vec::<u32>::new());
+        assert!(v.contains(&vec![0, 1, 2, 3]) && v.contains(&vec![4, 5, 6, 7]));
+        assert!(v.contains(&vec![0, 1, 4, 5, 6, 7]), "a middle quarter");
+        for at in 0..8 {
+            let mut one = items.clone();
+            one.remove(at);
+            assert!(v.contains(&one), "{at}");
+        }
+        let lengths: Vec<usize> = v.iter().map(Vec::len).collect();
+        assert!(lengths.windows(2).all(|w| w[0] <= w[1]), "{lengths:?}");
+        let unique: std::collections::BTreeSet<_> = v.iter().collect();
+        assert_eq!(unique.len(), v.len());
+        assert!(spans::<u8>(&[]).is_empty());
+        assert_eq!(spans(&[5]), [Vec::<i32>::new()]);
+    }
+
+    #[test]
+    fn values_go_toward_zero() {
+        assert_eq!(lower(0), Vec::<u64>::new());
+        assert_eq!(lower(1), [0]);
+        assert_eq!(lower(255), [0, 128, 192, 224, 240, 248, 252, 254]);
+        assert!(lower(u64::MAX).iter().all(|&v| v < u64::MAX));
+        assert_eq!(lower_signed(0), Vec::<i64>::new());
+        assert_eq!(lower_signed(-3), [0, -2, 2, 3]);
+        assert_eq!(lower_signed(3), [0, 2]);
+        assert!(lower_signed(i64::MIN).iter().all(|&v| v.unsigned_abs() < 1 << 63));
+    }
+
+    type Predicate = dyn Fn(&[u8]) -> bool;
+
+    /// The predicates a planted bug tends to have: a byte anywhere, two
+    /// bytes next to each other, a value over a threshold, a length.
+    #[test]
+    fn minimization_reaches_the_smallest_failing_payload() {
+        for index in 0..40 {
+            let mut start = random_payload(index);
+            start.extend_from_slice(&[0x10, 0xFF, 0xFF, 0x99, 0xC8]);
+            let cases: [(&Predicate, &[u8]); 5] = [
+                (&|b| b.contains(&0xFF), &[0xFF]),
+                (&|b| b.len() >= 2 && b[..2] == [0xFF, 0xFF], &[0xFF, 0xFF]),
+                (&|b| b.windows(2).any(|w| w == [0xFF, 0xFF]), &[0xFF, 0xFF]),
+                (&|b| b.iter().any(|&x| x >= 0xC8), &[0xC8]),
+                (&|b| b.len() >= 3, &[0, 0, 0]),
+            ];
+            for (k, (fails, smallest)) in cases.into_iter().enumerate() {
+                if !fails(&start) {
+                    continue;
+                }
+                let (found, tries) = minimize(&start, fails);
+                assert_eq!(found, smallest, "predicate {k} from {start:?}");
+                // Within the engine's default budget.
+                assert!(tries <= 2000, "predicate {k}: {tries} tries");
+            }
+        }
     }
 
     #[test]

@@ -159,14 +159,14 @@ fn a_wrong_kernel_is_reported_minimized_and_counted() {
     );
     assert_eq!(f.implementation, "wrong");
     assert_eq!(f.input_hex, ["060606060606"]);
-    // Minimized to the shortest failing input: 6 bytes, then bytes removed
-    // keep failing only while the length stays 6 or more and even.
-    assert_eq!(f.minimized_hex.len(), 1);
-    assert_eq!(f.minimized_hex[0].len(), 12);
+    // Minimized to the smallest failing input: 6 bytes (bytes removed keep
+    // failing only while the length stays 6 or more and even), each
+    // lowered to zero.
+    assert_eq!(f.minimized_hex, ["000000000000"]);
     assert_eq!(f.expected, "Ok([12, 12, 12])");
     assert_eq!(f.got, "Ok([12, 12, 13])");
-    assert_eq!(f.minimized_expected, "Ok([12, 12, 12])");
-    assert_eq!(f.minimized_got, "Ok([12, 12, 13])");
+    assert_eq!(f.minimized_expected, "Ok([0, 0, 0])");
+    assert_eq!(f.minimized_got, "Ok([0, 0, 1])");
     assert!(f.buffer_faults.is_empty());
     // Where the values first differ, not the whole Vec.
     assert!(f.difference.contains("[2]: expected 12, got 13"), "{}", f.difference);
@@ -743,15 +743,18 @@ fn failures_shrink_within_the_budget() {
     };
     let f = run(2000);
     assert_eq!(f.input_hex, ["0808080808080808"]);
-    // Halves while they fail (4, then 2 bytes); one byte is odd, an error
-    // both sides agree on.
+    // Two bytes kept (one is odd, an error both sides agree on); lowering
+    // either byte makes the sum other than 16.
     assert_eq!(f.minimized_hex, ["0808"]);
     assert_eq!(
         (f.minimized_expected.as_str(), f.minimized_got.as_str()),
         ("Ok([16])", "Ok([0])")
     );
-    // A budget of one re-run takes the first smaller variant only.
-    assert_eq!(run(1).minimized_hex, ["08080808"]);
+    // The budget counts re-runs: the fourth variant (the last two bytes
+    // kept, after the empty payload and the last and first byte alone) is
+    // the first that fails.
+    assert_eq!(run(4).minimized_hex, ["0808"]);
+    assert_eq!(run(3).minimized_hex, ["0808080808080808"]);
     assert_eq!(run(0).minimized_hex, ["0808080808080808"]);
     // Two steps, only the second wrong: the first is dropped.
     let second = |i: &Payload| pairs(i).map(|v| if i.0.len() == 4 { vec![9; v.len()] } else { v });

@@ -314,17 +314,61 @@ impl Spec for PgBytea {
         })
     }
 
+    /// Smaller literals, simplest first: the literal's units (the digit
+    /// pairs after `\x`; in the escape format each `\ooo`, `\\` or plain
+    /// byte) with spans of them deleted (all of them first), then each unit
+    /// made a `0`; then its bytes ([`bytes::shrink`]). Every candidate is
+    /// shorter, or as long and lexicographically smaller (`0` is below
+    /// every other digit and letter), so minimizing ends.
     fn shrink(&self, input: &ByteaInput) -> Vec<ByteaInput> {
         let t = &input.text;
-        let mut out = bytes::shrink(input);
-        // Keep the `\x` prefix while halving the digits after it.
-        if t.len() > 4 {
-            let mut v = t[..2].to_vec();
-            v.extend_from_slice(&t[2 + (t.len() - 2) / 2..]);
-            out.insert(1, ByteaInput { text: v });
+        let (prefix, units) = units(t);
+        let mut out: Vec<ByteaInput> = Vec::new();
+        let mut push = |units: &[&[u8]]| {
+            let mut text = prefix.to_vec();
+            text.extend(units.iter().flat_map(|u| u.iter()));
+            out.push(ByteaInput { text });
+        };
+        for kept in bytes::spans(&units) {
+            push(&kept);
         }
+        for at in 0..units.len().min(64) {
+            let zero: &[u8] = if prefix.is_empty() {
+                b"0"
+            } else {
+                &b"00"[..units[at].len()]
+            };
+            if units[at] != zero {
+                let mut w = units.clone();
+                w[at] = zero;
+                push(&w);
+            }
+        }
+        out.extend(bytes::shrink(input));
+        out.retain(|v| v.text.len() < t.len() || (v.text.len() == t.len() && v.text < *t));
         out
     }
+}
+
+/// A literal's prefix (`\x` in the hex format, nothing in the escape
+/// format) and its units: digit pairs (a last odd digit alone), or escapes
+/// (`\ooo`, `\\`) and plain bytes.
+fn units(text: &[u8]) -> (&[u8], Vec<&[u8]>) {
+    if let Some(digits) = text.strip_prefix(b"\\x") {
+        return (&text[..2], digits.chunks(2).collect());
+    }
+    let mut units = Vec::new();
+    let mut rest = text;
+    while !rest.is_empty() {
+        let len = match rest {
+            [b'\\', b'\\', ..] => 2,
+            [b'\\', a, b, c, ..] if [a, b, c].iter().all(|d| (b'0'..=b'7').contains(d)) => 4,
+            _ => 1,
+        };
+        units.push(&rest[..len]);
+        rest = &rest[len..];
+    }
+    (&[], units)
 }
 
 /// The UTF-8 character starting at `offset` (one byte if it is not a valid
@@ -340,4 +384,50 @@ pub fn utf8_char_at(text: &[u8], offset: usize) -> &[u8] {
         None => 0,
     };
     &rest[..want.min(rest.len())]
+}
+
+#[cfg(test)]
+mod shrink_tests {
+    use super::*;
+
+    fn minimize(start: &[u8], fails: impl Fn(&[u8]) -> bool) -> Vec<u8> {
+        let mut current = ByteaInput { text: start.to_vec() };
+        'outer: loop {
+            for candidate in PgBytea.shrink(&current) {
+                let t = &candidate.text;
+                let c = &current.text;
+                assert!(t.len() < c.len() || (t.len() == c.len() && t < c), "{t:?} from {c:?}");
+                if fails(t) {
+                    current = candidate;
+                    continue 'outer;
+                }
+            }
+            return current.text;
+        }
+    }
+
+    /// A bug on an uppercase hex digit shrinks to one digit after `\x`; one
+    /// on an octal escape to that escape alone.
+    #[test]
+    fn literals_shrink_to_the_unit_that_matters() {
+        let hex = b"\\x00ff3a9bC2d4e5f60718293a4b5c6d7e8f9012";
+        let upper = |t: &[u8]| t.starts_with(b"\\x") && t[2..].iter().any(u8::is_ascii_uppercase);
+        assert_eq!(minimize(hex, upper), b"\\xA");
+        let escape = b"abc\\\\def\\101gh\\377ij";
+        let octal = |t: &[u8]| {
+            t.windows(4)
+                .any(|w| w[0] == b'\\' && w[1..].iter().all(|d| (b'1'..=b'7').contains(d)))
+        };
+        assert_eq!(minimize(escape, octal), b"\\111");
+        // Units go whole, and a digit pair becomes `00` in one step.
+        let texts = |t: &[u8]| -> Vec<Vec<u8>> {
+            PgBytea
+                .shrink(&ByteaInput { text: t.to_vec() })
+                .into_iter()
+                .map(|c| c.text)
+                .collect()
+        };
+        assert!(texts(b"\\x0a1b").contains(&b"\\x001b".to_vec()));
+        assert!(texts(b"a\\101b").contains(&b"ab".to_vec()));
+    }
 }

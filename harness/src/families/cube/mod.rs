@@ -515,15 +515,234 @@ impl Spec for CubeColumnar {
         }
     }
 
+    /// Smaller batches, simplest first: the JSON by its structure
+    /// ([`json_shrink`]); spans of fields deleted; the limit dropped, then lowered
+    /// toward zero; each field's literal dropped and its name shortened;
+    /// then the JSON's bytes ([`bytes::shrink`]). Only
+    /// candidates below the input in [`shrink_key`]'s order are kept, so
+    /// minimizing ends.
     fn shrink(&self, input: &CubeInput) -> Vec<CubeInput> {
-        let mut out = bytes::shrink(input);
-        for drop in 0..input.fields.len() {
-            let mut fields = input.fields.clone();
-            fields.remove(drop);
-            out.push(CubeInput::new(input.json.clone(), input.shape, fields, input.limit));
+        let with =
+            |fields: Vec<FieldDesc>, limit: Option<i64>| CubeInput::new(input.json.clone(), input.shape, fields, limit);
+        // The JSON's structure first: a field deleted alone leaves its key
+        // in every row, which both sides reject, and a name shortened still
+        // fails where its member then lands nowhere; each such candidate
+        // spends the minimizer's budget, again after every step it takes.
+        let mut out = json_shrink(input);
+        out.extend(
+            bytes::spans(&input.fields)
+                .into_iter()
+                .map(|fields| with(fields, input.limit)),
+        );
+        if let Some(limit) = input.limit {
+            out.push(with(input.fields.clone(), None));
+            for lower in bytes::lower_signed(limit) {
+                out.push(with(input.fields.clone(), Some(lower)));
+            }
         }
+        for (at, field) in input.fields.iter().enumerate() {
+            let mut edit = |f: &dyn Fn(&mut FieldDesc)| {
+                let mut fields = input.fields.clone();
+                f(&mut fields[at]);
+                out.push(with(fields, input.limit));
+            };
+            if field.literal.is_some() {
+                edit(&|f| f.literal = None);
+            }
+            // Names are matched against the JSON's keys: shortening one is
+            // a change of meaning the minimizer judges by re-running.
+            for name in bytes::spans(field.name.as_bytes()) {
+                if let Ok(name) = String::from_utf8(name) {
+                    edit(&|f| f.name = name.clone());
+                }
+            }
+        }
+        out.extend(bytes::shrink(input));
+        let key = shrink_key(input);
+        out.retain(|v| shrink_key(v) < key);
         out
     }
+}
+
+/// One array element or object member of the JSON: its bytes, and for a
+/// member its key's (a JSON string, quotes included).
+#[derive(Debug, Clone, Copy)]
+struct Member {
+    start: usize,
+    end: usize,
+    key: Option<(usize, usize)>,
+}
+
+/// The members of every array and object in `json`, outermost first, or
+/// `None` when it is not one well-formed JSON value (then only bytes are
+/// shrunk). Scalars are taken as they stand: the decoders judge them.
+fn json_containers(json: &[u8]) -> Option<Vec<Vec<Member>>> {
+    fn ws(b: &[u8], mut i: usize) -> usize {
+        while i < b.len() && b[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        i
+    }
+    fn string(b: &[u8], mut i: usize) -> Option<usize> {
+        i += 1;
+        while i < b.len() {
+            match b[i] {
+                b'\\' => i += 2,
+                b'"' => return Some(i + 1),
+                _ => i += 1,
+            }
+        }
+        None
+    }
+    fn value(b: &[u8], i: usize, out: &mut Vec<Vec<Member>>, depth: usize) -> Option<usize> {
+        let i = ws(b, i);
+        let (open, close) = match b.get(i)? {
+            b'"' => return string(b, i),
+            b'[' => (b'[', b']'),
+            b'{' => (b'{', b'}'),
+            _ => {
+                let end = b[i..]
+                    .iter()
+                    .position(|c| b",]} \t\r\n".contains(c))
+                    .map_or(b.len(), |p| i + p);
+                return (end > i).then_some(end);
+            }
+        };
+        if depth > 64 {
+            return None;
+        }
+        let slot = out.len();
+        out.push(Vec::new());
+        let mut members = Vec::new();
+        let mut j = ws(b, i + 1);
+        if b.get(j) == Some(&close) {
+            return Some(j + 1);
+        }
+        loop {
+            let start = ws(b, j);
+            let mut key = None;
+            let mut k = start;
+            if open == b'{' {
+                let key_end = string(b, k).filter(|_| b.get(k) == Some(&b'"'))?;
+                key = Some((k, key_end));
+                k = ws(b, key_end);
+                if b.get(k) != Some(&b':') {
+                    return None;
+                }
+                k += 1;
+            }
+            let end = value(b, k, out, depth + 1)?;
+            members.push(Member { start, end, key });
+            j = ws(b, end);
+            match b.get(j)? {
+                b',' => j += 1,
+                c if *c == close => break,
+                _ => return None,
+            }
+        }
+        out[slot] = members;
+        Some(j + 1)
+    }
+    let mut out = Vec::new();
+    let end = value(json, 0, &mut out, 0)?;
+    (ws(json, end) == json.len()).then_some(out)
+}
+
+/// `json` without the cut members (each cut: a container's members and a
+/// range of indices into them), commas mended.
+fn without(json: &[u8], cuts: &[(&[Member], usize, usize)]) -> Vec<u8> {
+    let mut spans: Vec<(usize, usize)> = cuts
+        .iter()
+        .map(|&(members, from, to)| {
+            if to < members.len() {
+                (members[from].start, members[to].start)
+            } else if from > 0 {
+                (members[from - 1].end, members[to - 1].end)
+            } else {
+                (members[from].start, members[to - 1].end)
+            }
+        })
+        .collect();
+    spans.sort_unstable();
+    let mut out = Vec::with_capacity(json.len());
+    let mut at = 0;
+    for (from, to) in spans {
+        // A cut inside one already made (a member of a deleted member).
+        if from < at {
+            continue;
+        }
+        out.extend_from_slice(&json[at..from]);
+        at = to;
+    }
+    out.extend_from_slice(&json[at..]);
+    out
+}
+
+/// Containers whose members are shrunk at most: each gives O(log n)
+/// candidates, and each candidate costs the minimizer a re-run.
+const SHRINK_CONTAINERS: usize = 16;
+
+/// Smaller batches by the JSON's structure, keeping the keys' order (a bug
+/// may need it): spans of the outermost container's members deleted
+/// ([`bytes::spans`]); each field deleted together with every object member
+/// of its name; then spans of the other containers' members.
+fn json_shrink(input: &CubeInput) -> Vec<CubeInput> {
+    let json = &input.json;
+    let Some(containers) = json_containers(json) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let spans = |members: &Vec<Member>, out: &mut Vec<CubeInput>| {
+        let indices: Vec<usize> = (0..members.len()).collect();
+        for kept in bytes::spans(&indices) {
+            // A span: the kept indices are all but one contiguous range.
+            let from = (0..members.len()).find(|k| kept.get(*k) != Some(k)).unwrap_or(0);
+            let to = from + members.len() - kept.len();
+            let json = without(json, &[(members.as_slice(), from, to)]);
+            out.push(CubeInput::new(json, input.shape, input.fields.clone(), input.limit));
+        }
+    };
+    // The outermost container first (the rows, or the columns): the
+    // biggest bites.
+    if let Some(outer) = containers.first() {
+        spans(outer, &mut out);
+    }
+    for (at, field) in input.fields.iter().enumerate() {
+        let cuts: Vec<(&[Member], usize, usize)> = containers
+            .iter()
+            .flat_map(|members| {
+                members.iter().enumerate().filter_map(move |(k, m)| {
+                    let (from, to) = m.key?;
+                    let key: String = serde_json::from_slice(&json[from..to]).ok()?;
+                    (key == field.name).then_some((members.as_slice(), k, k + 1))
+                })
+            })
+            .collect();
+        let mut fields = input.fields.clone();
+        fields.remove(at);
+        out.push(CubeInput::new(without(json, &cuts), input.shape, fields, input.limit));
+    }
+    for members in containers
+        .iter()
+        .skip(1)
+        .filter(|m| !m.is_empty())
+        .take(SHRINK_CONTAINERS)
+    {
+        spans(members, &mut out);
+    }
+    out
+}
+
+/// The order shrinking goes down in: canonical length, then the JSON's
+/// bytes, then the limit's magnitude (a negative one above the positive).
+/// Among inputs of one length there are finitely many, so every chain of
+/// ever smaller inputs ends.
+fn shrink_key(input: &CubeInput) -> (usize, &[u8], Option<(u64, bool)>) {
+    (
+        input.to_canonical().len(),
+        &input.json,
+        input.limit.map(|l| (l.unsigned_abs(), l < 0)),
+    )
 }
 
 struct Reader<'a>(&'a [u8]);
@@ -542,5 +761,86 @@ impl<'a> Reader<'a> {
     }
     fn u32(&mut self) -> Option<u32> {
         Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
+    }
+}
+
+#[cfg(test)]
+mod shrink_tests {
+    use super::*;
+
+    /// Fields go, the limit goes toward zero as far as the bug allows,
+    /// literals go and names shorten.
+    #[test]
+    fn batches_shrink_to_what_the_bug_needs() {
+        let field = |name: &str| FieldDesc {
+            name: name.to_string(),
+            ty: Ty::Int64,
+            literal: Some("7".to_string()),
+        };
+        let json = br#"{"data":[{"a":1}]}"#.to_vec();
+        let mut current = CubeInput::new(
+            json.clone(),
+            Shape::Rows,
+            vec![field("alpha"), field("beta")],
+            Some(-300),
+        );
+        // Wrong on a negative limit below -5 with one field or more.
+        let fails = |i: &CubeInput| i.limit.is_some_and(|l| l < -5) && !i.fields.is_empty();
+        'outer: loop {
+            for candidate in CubeColumnar.shrink(&current) {
+                assert!(shrink_key(&candidate) < shrink_key(&current));
+                if fails(&candidate) {
+                    current = candidate;
+                    continue 'outer;
+                }
+            }
+            break;
+        }
+        assert_eq!(current.limit, Some(-6));
+        assert_eq!(current.fields.len(), 1);
+        assert_eq!(
+            (current.fields[0].name.as_str(), &current.fields[0].literal),
+            ("", &None)
+        );
+        assert!(current.json.is_empty());
+    }
+
+    /// JSON shrinks by its structure: a field goes with its members, rows
+    /// and members go in spans, and the keys keep their order.
+    #[test]
+    fn json_shrinks_by_rows_and_members_in_order() {
+        let field = |name: &str| FieldDesc {
+            name: name.to_string(),
+            ty: Ty::Int64,
+            literal: None,
+        };
+        let json = br#"[{"a":1,"b":2,"c":7}, {"b":3,"a":4,"c":8},{"a":5,"b":6}]"#.to_vec();
+        let mut current = CubeInput::new(json, Shape::Rows, vec![field("a"), field("b"), field("c")], None);
+        // Wrong on a row whose first key is "b".
+        let fails = |i: &CubeInput| json_containers(&i.json).is_some() && i.json.windows(4).any(|w| w == br#"{"b""#);
+        'outer: loop {
+            for candidate in CubeColumnar.shrink(&current) {
+                if fails(&candidate) {
+                    current = candidate;
+                    continue 'outer;
+                }
+            }
+            break;
+        }
+        // One row, one member; its value lowered to a zero byte (the
+        // scanner leaves scalars to the decoders).
+        assert_eq!(current.json, b"[{\"b\":\0}]");
+        let cut = json_shrink(&CubeInput::new(
+            br#"[{"a":1,"b":2},{"b":3,"a":4}]"#.to_vec(),
+            Shape::Rows,
+            vec![field("a"), field("b")],
+            None,
+        ));
+        // Rows first (none, then one of each), then field "a" with its members.
+        assert_eq!(String::from_utf8_lossy(&cut[0].json), "[]");
+        let field_a = cut.iter().find(|c| c.fields.len() == 1).unwrap();
+        assert_eq!(String::from_utf8_lossy(&field_a.json), r#"[{"b":2},{"b":3}]"#);
+        assert_eq!(field_a.fields[0].name, "b");
+        assert!(json_containers(b"[1,").is_none());
     }
 }

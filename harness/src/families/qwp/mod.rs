@@ -367,22 +367,119 @@ impl Spec for QwpTimestamps {
             .map_err(QwpFault::from)
     }
 
+    /// Smaller columns, simplest first: the rows the reference reads,
+    /// encoded again with spans of them deleted, then each value lowered
+    /// toward zero and each null made a zero; then the column's bytes
+    /// ([`bytes::shrink`]); then the row count lowered and the Gorilla flag
+    /// cleared. Only candidates below the input in [`shrink_key`]'s order
+    /// are kept, so minimizing ends.
     fn shrink(&self, input: &QwpInput) -> Vec<QwpInput> {
-        let mut out = bytes::shrink(input);
-        for row_count in [input.row_count / 2, input.row_count.saturating_sub(1)] {
-            if row_count < input.row_count {
-                out.push(QwpInput {
-                    row_count,
-                    ..input.clone()
-                });
-            }
+        let mut out = reencoded(input);
+        out.extend(bytes::shrink(input));
+        for row_count in bytes::lower(u64::from(input.row_count)) {
+            out.push(QwpInput {
+                row_count: row_count as u32,
+                ..input.clone()
+            });
         }
+        if input.gorilla_flag {
+            out.push(QwpInput {
+                gorilla_flag: false,
+                ..input.clone()
+            });
+        }
+        let key = shrink_key(input);
+        out.retain(|v| shrink_key(v) < key);
         out
     }
 
     fn arbitrary_case(&self, u: &mut arbitrary::Unstructured<'_>) -> arbitrary::Result<Case<QwpInput>> {
         fuzz::arbitrary_case(u)
     }
+}
+
+/// The order shrinking goes down in: canonical length; then what the
+/// reference reads (a column it rejects above every column it reads, and
+/// among those fewer values, then a smaller sum of magnitudes: a value
+/// lowered re-encodes to bytes that can sort higher); then the column's
+/// bytes, the row count, the Gorilla flag. Among inputs of one length
+/// there are finitely many, so every chain of ever smaller inputs ends.
+fn shrink_key(input: &QwpInput) -> (usize, (bool, usize, u128), &[u8], u32, bool) {
+    let read = match reference::decode_column(&input.column, input.row_count as usize, input.gorilla_flag) {
+        Ok(c) => (
+            false,
+            c.values.len(),
+            c.values.iter().map(|v| u128::from(v.unsigned_abs())).sum(),
+        ),
+        Err(_) => (true, 0, 0),
+    };
+    (
+        input.column.len(),
+        read,
+        &input.column,
+        input.row_count,
+        input.gorilla_flag,
+    )
+}
+
+/// Rows lowered at most: each lowering is a candidate, and each candidate
+/// costs the minimizer a re-run.
+const SHRINK_LOWERED: usize = 16;
+/// Of those, the first lowered step by step, the rest zeroed only.
+const SHRINK_SEARCHED: usize = 4;
+
+/// The rows the reference reads from the column, in smaller versions
+/// (spans deleted, then values lowered toward zero, nulls made zeros),
+/// each encoded again as the input was: Gorilla when the flag is set and
+/// the values allow it, plain values otherwise.
+fn reencoded(input: &QwpInput) -> Vec<QwpInput> {
+    let Ok(column) = reference::decode_column(&input.column, input.row_count as usize, input.gorilla_flag) else {
+        return Vec::new();
+    };
+    // Values per row, or only the non-null rows' values.
+    let mut dense = column.values.iter().copied();
+    let per_row = column.values.len() == column.validity.len();
+    let rows: Vec<Option<i64>> = column
+        .validity
+        .iter()
+        .map(|&valid| {
+            let value = if per_row || valid { dense.next() } else { None };
+            value.filter(|_| valid)
+        })
+        .collect();
+    let mut smaller = bytes::spans(&rows);
+    for at in 0..rows.len().min(SHRINK_LOWERED) {
+        let lowered: Vec<Option<i64>> = match rows[at] {
+            None => vec![Some(0)],
+            // Zero only, past the first few: each candidate that cannot
+            // fail costs a re-run in every round of the minimizer.
+            Some(v) => bytes::lower_signed(v)
+                .into_iter()
+                .take(if at < SHRINK_SEARCHED { usize::MAX } else { 1 })
+                .map(Some)
+                .collect(),
+        };
+        for value in lowered {
+            let mut w = rows.clone();
+            w[at] = value;
+            smaller.push(w);
+        }
+    }
+    smaller
+        .into_iter()
+        .map(|rows| {
+            let gorilla = input
+                .gorilla_flag
+                .then(|| reference::encode_column_as(&rows, reference::Encoding::Gorilla))
+                .flatten();
+            let column = gorilla.unwrap_or_else(|| reference::encode_column(&rows, input.gorilla_flag).0);
+            QwpInput {
+                column,
+                row_count: rows.len() as u32,
+                gorilla_flag: input.gorilla_flag,
+            }
+        })
+        .collect()
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -410,4 +507,44 @@ fn questdb_peer() -> Implementation<QwpTimestamps> {
             unreachable!("questdb-rs is not built on this target")
         }
     })
+}
+
+#[cfg(test)]
+mod shrink_tests {
+    use super::*;
+
+    fn values(input: &QwpInput) -> Vec<i64> {
+        QwpTimestamps.reference(input).map(|v| v.values).unwrap_or_default()
+    }
+
+    /// A bug that needs one timestamp over a threshold: the column shrinks
+    /// to one row holding the threshold, encoded as the server would.
+    #[test]
+    fn columns_shrink_to_the_one_row_that_matters() {
+        for gorilla_flag in [false, true] {
+            let rows: Vec<Option<i64>> = (0..40).map(|i| (i % 7 != 3).then_some(1_000_000 + i * 1000)).collect();
+            let (column, _) = reference::encode_column(&rows, gorilla_flag);
+            let mut current = QwpInput {
+                column,
+                row_count: 40,
+                gorilla_flag,
+            };
+            let fails = |i: &QwpInput| values(i).iter().any(|&v| v >= 1_020_000);
+            assert!(fails(&current));
+            'outer: loop {
+                for candidate in QwpTimestamps.shrink(&current) {
+                    assert!(shrink_key(&candidate) < shrink_key(&current));
+                    if fails(&candidate) {
+                        current = candidate;
+                        continue 'outer;
+                    }
+                }
+                break;
+            }
+            assert_eq!(values(&current), [1_020_000], "{current:?}");
+            assert_eq!(current.row_count, 1);
+            // A null-section byte, the encoding byte under the flag, one value.
+            assert!(current.column.len() <= 9 + usize::from(gorilla_flag), "{current:?}");
+        }
+    }
 }

@@ -803,26 +803,250 @@ impl Spec for TsFamily {
         TsInput::parse(bytes).filter(|input| input.encoding == self.0)
     }
 
+    /// Smaller pages, simplest first: the page's values re-encoded with
+    /// spans of them deleted, then each lowered toward zero (when the
+    /// reference reads the page); then the page's bytes
+    /// ([`bytes::shrink`]); then the caller's counts lowered. Only
+    /// candidates below the input in [`shrink_key`]'s order are kept, so
+    /// minimizing ends even though a re-encoded page can come out longer
+    /// than the one it replaces.
     fn shrink(&self, input: &TsInput) -> Vec<TsInput> {
-        let mut out = bytes::shrink(input);
-        if input.max_values > 0 {
+        let mut out = reencoded(input);
+        out.extend(bytes::shrink(input));
+        for max_values in bytes::lower(u64::from(input.max_values)) {
             out.push(TsInput {
-                max_values: input.max_values / 2,
+                max_values: max_values as u32,
                 ..input.clone()
             });
         }
         if let StopMode::Count(n) = input.stop {
-            if n > 0 {
+            for n in bytes::lower(u64::from(n)) {
                 out.push(TsInput {
-                    stop: StopMode::Count(n / 2),
-                    ..input.clone()
-                });
-                out.push(TsInput {
-                    stop: StopMode::Count(n - 1),
+                    stop: StopMode::Count(n as u32),
                     ..input.clone()
                 });
             }
         }
+        if input.writer == Writer::Cpp {
+            out.push(TsInput {
+                writer: Writer::Java,
+                ..input.clone()
+            });
+        }
+        let key = shrink_key(input);
+        out.retain(|v| shrink_key(v) < key);
         out
+    }
+}
+
+/// Canonical length, what the reference reads (rejected, values, sum of
+/// magnitudes), page, room, stop count, C++ writer.
+type ShrinkKey<'a> = (usize, (bool, usize, u128), &'a [u8], u32, u32, bool);
+
+/// The order shrinking goes down in: canonical length; then what the
+/// reference reads (a page it rejects above every page it reads, and among
+/// those fewer values, then a smaller sum of magnitudes: a value lowered
+/// re-encodes to bytes that can sort higher); then the page's bytes, the
+/// caller's counts, the writer (Java before C++). Among inputs of one
+/// length there are finitely many, so every chain of ever smaller inputs
+/// ends.
+fn shrink_key(input: &TsInput) -> ShrinkKey<'_> {
+    let count = match input.stop {
+        StopMode::AtTerminator => 0,
+        StopMode::Count(n) => n,
+    };
+    let read = match reference_decode(input) {
+        Ok(v) => {
+            let sum: u128 = match &v.values {
+                Values::Boolean(v) => v.iter().map(|&b| u128::from(b)).sum(),
+                Values::Int32(v) => v.iter().map(|x| u128::from(x.unsigned_abs())).sum(),
+                Values::Int64(v) => v.iter().map(|x| u128::from(x.unsigned_abs())).sum(),
+                Values::Float(v) => v.iter().map(|&x| u128::from(x)).sum(),
+                Values::Double(v) => v.iter().map(|&x| u128::from(x)).sum(),
+                Values::Text(v) => v.iter().map(|t| t.len() as u128).sum(),
+            };
+            (false, v.values.len(), sum)
+        }
+        Err(_) => (true, 0, 0),
+    };
+    (
+        input.to_canonical().len(),
+        read,
+        &input.page,
+        input.max_values,
+        count,
+        input.writer == Writer::Cpp,
+    )
+}
+
+/// Values positions lowered at most (zeroed), and of those the first
+/// lowered step by step: every lowering is a candidate, and each costs the
+/// minimizer a re-run.
+const SHRINK_LOWERED: usize = 16;
+const SHRINK_SEARCHED: usize = 4;
+/// Draws of the writer-side choices tried when encoding values again.
+const SHRINK_DRAWS: u64 = 16;
+
+/// The page's values, when the reference reads them, in smaller versions
+/// (spans deleted, then values lowered toward zero), each encoded again as
+/// a page of the same encoding, writer and stop mode.
+fn reencoded(input: &TsInput) -> Vec<TsInput> {
+    let Ok(decoded) = reference_decode(input) else {
+        return Vec::new();
+    };
+    let values = decoded.values;
+    let old_len = values.len() as u32;
+    let mut smaller: Vec<Values> = Vec::new();
+    macro_rules! each {
+        ($v:expr, $wrap:path, $lower:expr) => {{
+            let v = $v;
+            smaller.extend(bytes::spans(v).into_iter().map($wrap));
+            for at in 0..v.len().min(SHRINK_LOWERED) {
+                let lowered = $lower(v[at]);
+                // Zero only, past the first few: each candidate that cannot
+                // fail costs a re-run in every round of the minimizer.
+                let take = if at < SHRINK_SEARCHED { lowered.len() } else { 1 };
+                for lowered in lowered.into_iter().take(take) {
+                    let mut w = v.clone();
+                    w[at] = lowered;
+                    smaller.push($wrap(w));
+                }
+            }
+        }};
+    }
+    match &values {
+        Values::Boolean(v) => each!(v, Values::Boolean, |b: bool| if b { vec![false] } else { vec![] }),
+        Values::Int32(v) => each!(v, Values::Int32, |x: i32| bytes::lower_signed(x.into())
+            .into_iter()
+            .map(|y| y as i32)
+            .collect::<Vec<_>>()),
+        Values::Int64(v) => each!(v, Values::Int64, bytes::lower_signed),
+        Values::Float(v) => each!(v, Values::Float, |x: u32| bytes::lower(x.into())
+            .into_iter()
+            .map(|y| y as u32)
+            .collect::<Vec<_>>()),
+        Values::Double(v) => each!(v, Values::Double, bytes::lower),
+        Values::Text(v) => {
+            smaller.extend(bytes::spans(v).into_iter().map(Values::Text));
+            for at in 0..v.len().min(SHRINK_LOWERED) {
+                for text in bytes::spans(&v[at]) {
+                    let mut w = v.clone();
+                    w[at] = text;
+                    smaller.push(Values::Text(w));
+                }
+            }
+        }
+    }
+    // The writer-side choices (block size, run style, a top bit written or
+    // cleared, ...) are drawn, and a bug may need the input's: when a draw
+    // encodes the input's own values into the input's page, every smaller
+    // version is encoded with that draw.
+    let rng_for = |seed| crate::engine::case_rng(seed, "shrink", input.encoding.family_name(), 0);
+    let same_stop = |v: &TsInput| {
+        matches!(
+            (v.stop, input.stop),
+            (StopMode::AtTerminator, StopMode::AtTerminator) | (StopMode::Count(_), StopMode::Count(_))
+        )
+    };
+    // The same page can come from either writer where their layouts agree:
+    // the draw must give the input's writer and stop mode too.
+    let same = (0..SHRINK_DRAWS).find(|&seed| {
+        let v = generate::encode(&mut rng_for(seed), input.encoding, &values);
+        v.page == input.page && v.writer == input.writer && same_stop(&v)
+    });
+    smaller
+        .into_iter()
+        .filter_map(|values| {
+            // Otherwise the first draw that keeps the input's writer and
+            // stop mode.
+            let new_len = values.len() as u32;
+            same.map_or(0..SHRINK_DRAWS, |seed| seed..seed + 1).find_map(|seed| {
+                let mut v = generate::encode(&mut rng_for(seed), input.encoding, &values);
+                if v.writer != input.writer || !same_stop(&v) {
+                    return None;
+                }
+                // The caller's room and count keep their relation to the
+                // number of values: a bug may need room to spare.
+                v.max_values = if input.max_values >= old_len {
+                    new_len.saturating_add(input.max_values - old_len)
+                } else {
+                    input.max_values.min(new_len)
+                };
+                if let (StopMode::Count(n), StopMode::Count(_)) = (input.stop, v.stop) {
+                    v.stop = StopMode::Count(if n >= old_len {
+                        new_len.saturating_add(n - old_len)
+                    } else {
+                        n.min(new_len)
+                    });
+                }
+                Some(v)
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod shrink_tests {
+    use super::*;
+
+    /// Greedy minimization as the engine's minimizer does it.
+    fn minimize(family: &TsFamily, start: TsInput, fails: impl Fn(&TsInput) -> bool) -> TsInput {
+        let mut current = start;
+        'outer: loop {
+            for candidate in family.shrink(&current) {
+                if fails(&candidate) {
+                    current = candidate;
+                    continue 'outer;
+                }
+            }
+            return current;
+        }
+    }
+
+    fn decoded(input: &TsInput) -> Vec<i64> {
+        match reference_decode(input).map(|v| v.values) {
+            Ok(Values::Int64(v)) => v,
+            _ => Vec::new(),
+        }
+    }
+
+    /// Smaller pages are written with the input's writer-side draws (here
+    /// RLBE's top bit, written or cleared): a bug that needs them keeps
+    /// failing.
+    #[test]
+    fn pages_are_encoded_again_with_the_inputs_draws() {
+        let rng = |seed| crate::engine::case_rng(seed, "shrink", Encoding::Rlbe.family_name(), 0);
+        let mut pages = std::collections::HashSet::new();
+        for seed in 0..16 {
+            let start = generate::encode(&mut rng(seed), Encoding::Rlbe, &Values::Int32(vec![-916; 20]));
+            let one = generate::encode(&mut rng(seed), Encoding::Rlbe, &Values::Int32(vec![-916]));
+            pages.insert(one.page.clone());
+            let shrunk = reencoded(&start);
+            assert!(shrunk.iter().any(|c| c.page == one.page), "seed {seed}");
+        }
+        assert!(pages.len() > 1, "the draws differ");
+    }
+
+    /// A bug that needs one value over a threshold: the page shrinks to
+    /// that one value, at the threshold, as the encoding writes it, with
+    /// no room to spare.
+    #[test]
+    fn pages_shrink_to_the_one_value_that_matters() {
+        for encoding in [Encoding::Plain, Encoding::Ts2Diff, Encoding::Gorilla, Encoding::Sprintz] {
+            let values: Vec<i64> = (0..50).map(|i| i * 37 - 400).collect();
+            let mut rng = crate::engine::case_rng(1, "shrink", "test", 0);
+            let start = generate::encode(&mut rng, encoding, &Values::Int64(values));
+            let fails = |i: &TsInput| decoded(i).iter().any(|&v| v >= 1000);
+            assert!(fails(&start));
+            let family = TsFamily(encoding);
+            let small = minimize(&family, start.clone(), fails);
+            assert_eq!(decoded(&small), [1000], "{encoding:?}");
+            let mut one = crate::engine::case_rng(1, "shrink", "test", 0);
+            let single = generate::encode(&mut one, encoding, &Values::Int64(vec![1000]));
+            assert!(small.page.len() <= single.page.len(), "{encoding:?}: {small:?}");
+            for candidate in family.shrink(&start) {
+                assert!(shrink_key(&candidate) < shrink_key(&start));
+            }
+        }
     }
 }

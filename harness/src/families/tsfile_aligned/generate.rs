@@ -20,7 +20,7 @@ use r::write::{
 
 use super::convert::{cell_of_reference, encoding_id, type_id};
 use super::types::{AlignedInput, FieldFilter, FieldOp, Request, TimeFilter, ValueChunk, WRITER_CPP, WRITER_JAVA};
-use crate::engine::{Case, CaseRng};
+use crate::engine::{bytes, Case, CaseRng};
 
 /// (category, scale): generator calls per `--cases`.
 pub const CATEGORIES: &[(&str, f64)] = &[
@@ -1194,8 +1194,11 @@ fn damaged_page(
     out
 }
 
-/// Smaller variants of a failing input: without the filters, the offset,
-/// the limit; with fewer requested columns; with a chunk halved.
+/// Smaller variants of a failing input, simplest first: without the
+/// filters, the offset, the limit; with spans of the requested columns
+/// deleted ([`bytes::spans`]); a value chunk left out of the group; the
+/// offset and the limit lowered toward zero ([`bytes::lower`]); blocks
+/// twice as long (fewer of them); the time chunk or a value chunk halved.
 pub fn shrink(input: &AlignedInput) -> Vec<AlignedInput> {
     let mut out = Vec::new();
     let mut variant = |f: &dyn Fn(&mut AlignedInput)| {
@@ -1209,9 +1212,20 @@ pub fn shrink(input: &AlignedInput) -> Vec<AlignedInput> {
     variant(&|v| v.request.field = None);
     variant(&|v| v.request.offset = 0);
     variant(&|v| v.request.limit = None);
-    variant(&|v| {
-        v.request.columns.pop();
-    });
+    for columns in bytes::spans(&input.request.columns) {
+        variant(&|v| v.request.columns = columns.clone());
+    }
+    for c in 0..input.values.len() {
+        variant(&|v| v.values[c] = None);
+    }
+    for offset in bytes::lower(input.request.offset).into_iter().skip(1) {
+        variant(&|v| v.request.offset = offset);
+    }
+    if let Some(limit) = input.request.limit {
+        for limit in bytes::lower(limit) {
+            variant(&|v| v.request.limit = Some(limit));
+        }
+    }
     variant(&|v| v.request.block_rows = v.request.block_rows.saturating_mul(2).min(1 << 20));
     variant(&|v| v.time.truncate(v.time.len() / 2));
     for c in 0..input.values.len() {
@@ -1228,6 +1242,38 @@ pub fn shrink(input: &AlignedInput) -> Vec<AlignedInput> {
 mod tests {
     use super::*;
     use crate::engine::case_rng;
+
+    /// The request shrinks by spans of columns and by values lowered:
+    /// one wrong column of five is found without popping the others off
+    /// the end first, and a limit goes to the smallest that still fails.
+    #[test]
+    fn requests_shrink_by_spans_and_lowered_values() {
+        let mut s = scenario(&mut case_rng(1, "tsfile-aligned", "groups", 0), Knobs::default());
+        s.request = Request {
+            time: None,
+            field: None,
+            offset: 40,
+            limit: Some(1000),
+            columns: vec![0, 1, 2, 3, 4],
+            block_rows: 1 << 20,
+        };
+        let mut current = s.input();
+        // Wrong when column 2 is read with a limit of 300 or more.
+        let fails = |i: &AlignedInput| i.request.columns.contains(&2) && i.request.limit.is_some_and(|l| l >= 300);
+        'outer: loop {
+            for candidate in shrink(&current) {
+                if fails(&candidate) {
+                    current = candidate;
+                    continue 'outer;
+                }
+            }
+            break;
+        }
+        assert_eq!(current.request.columns, [2]);
+        assert_eq!(current.request.limit, Some(300));
+        assert_eq!(current.request.offset, 0);
+        assert!(current.values.iter().all(Option::is_none));
+    }
 
     /// Literal-only LZ4 blocks at the edges of the length's extra bytes
     /// (15 in the token, then 255 per byte) read back as their body.
