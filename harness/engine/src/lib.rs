@@ -95,3 +95,41 @@ pub use subject::{Subject, SubjectCommand};
 
 #[cfg(feature = "fuzz")]
 pub use arbitrary;
+
+/// `#[derive(Canonical)]`, `#[derive(FromCanonical)]` (feature `derive`): the
+/// canonical form of the author's own structs and enums, the same bytes
+/// [`canonical_struct!`] and [`canonical_enum!`] write for the same
+/// declaration. A struct (named, tuple or unit) is its fields in
+/// declaration order; an enum variant is one tag byte, the variant's index
+/// from 0 unless `#[canonical(tag = N)]` gives it, then its fields in
+/// declaration order. Type parameters get a `Canonical` (`FromCanonical`)
+/// bound; `#[canonical(crate = path)]` on the type names a renamed engine.
+///
+/// Give tags explicitly (as `canonical_enum!` makes you) where variants may
+/// be reordered or inserted: an index tag changes every digest when they
+/// are.
+///
+/// ```
+/// use crossdec_engine::{Canonical, FromCanonical};
+///
+/// #[derive(Canonical, FromCanonical, Debug, PartialEq)]
+/// enum DecodeError {
+///     Truncated { offset: usize },
+///     #[canonical(tag = 7)]
+///     BadTag(u8),
+///     Empty,
+/// }
+///
+/// #[derive(Canonical, FromCanonical, Debug, PartialEq)]
+/// struct Decoded<T> { values: Vec<T>, consumed: usize }
+///
+/// assert_eq!(DecodeError::Truncated { offset: 2 }.to_canonical(), [0, 2, 0, 0, 0, 0, 0, 0, 0]);
+/// assert_eq!(DecodeError::BadTag(9).to_canonical(), [7, 9]);
+/// assert_eq!(DecodeError::Empty.to_canonical(), [2]);
+/// let page = Decoded { values: vec![-1i16], consumed: 3 };
+/// let bytes = page.to_canonical();
+/// assert_eq!(bytes, [1, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 3, 0, 0, 0, 0, 0, 0, 0]);
+/// assert_eq!(Decoded::from_canonical(&bytes), Some(page));
+/// ```
+#[cfg(feature = "derive")]
+pub use crossdec_engine_derive::{Canonical, FromCanonical};
