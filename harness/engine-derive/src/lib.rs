@@ -80,6 +80,52 @@ fn variant_tag(variant: &syn::Variant, index: usize) -> syn::Result<u8> {
     }
 }
 
+/// `#[canonical(with = Marker)]` on a field: the marker type whose
+/// `CanonicalWith<FieldType>` writes and reads it (a type the deriving
+/// crate does not own).
+fn field_with(field: &syn::Field) -> syn::Result<Option<syn::Type>> {
+    let mut with = None;
+    for attr in field.attrs.iter().filter(|a| a.path().is_ident("canonical")) {
+        attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("with") {
+                with = Some(meta.value()?.parse()?);
+                Ok(())
+            } else {
+                Err(meta.error("expected `with = Marker` on a field"))
+            }
+        })?;
+    }
+    Ok(with)
+}
+
+/// The statements writing `fields`, bound to `names`.
+fn encodes(engine: &Path, fields: &Fields, names: &[Ident]) -> syn::Result<Vec<Tokens>> {
+    fields
+        .iter()
+        .zip(names)
+        .map(|(field, name)| {
+            Ok(match field_with(field)? {
+                Some(with) => quote!(<#with as #engine::CanonicalWith<_>>::encode(#name, out);),
+                None => quote!(#engine::Canonical::encode(#name, out);),
+            })
+        })
+        .collect()
+}
+
+/// The expressions reading each of `fields`.
+fn reads(engine: &Path, fields: &Fields) -> syn::Result<Vec<Tokens>> {
+    fields
+        .iter()
+        .map(|field| {
+            let ty = &field.ty;
+            Ok(match field_with(field)? {
+                Some(with) => quote!(<#with as #engine::CanonicalWith<#ty>>::read(bytes)?),
+                None => quote!(#engine::FromCanonical::read(bytes)?),
+            })
+        })
+        .collect()
+}
+
 /// The type's generics with `bound` added to every type parameter.
 fn bounded(generics: &Generics, bound: &Tokens) -> Generics {
     let mut generics = generics.clone();
@@ -127,17 +173,17 @@ fn expand(input: &DeriveInput, which: Trait) -> syn::Result<Tokens> {
                 &data.fields,
                 &names.iter().map(|n| quote!(#n)).collect::<Vec<_>>(),
             );
+            let writes = encodes(&engine, &data.fields, &names)?;
             quote! {
                 #[allow(unused_variables)]
                 fn encode(&self, out: &mut ::std::vec::Vec<u8>) {
                     let #pattern = self;
-                    #( #engine::Canonical::encode(#names, out); )*
+                    #( #writes )*
                 }
             }
         }
         (Data::Struct(data), Trait::FromCanonical) => {
-            let reads = vec![quote!(#engine::FromCanonical::read(bytes)?); data.fields.len()];
-            let value = shape(quote!(Self), &data.fields, &reads);
+            let value = shape(quote!(Self), &data.fields, &reads(&engine, &data.fields)?);
             quote! {
                 #[allow(unused_variables)]
                 fn read(bytes: &mut &[u8]) -> ::std::option::Option<Self> {
@@ -167,13 +213,15 @@ fn expand(input: &DeriveInput, which: Trait) -> syn::Result<Tokens> {
                             &variant.fields,
                             &names.iter().map(|n| quote!(#n)).collect::<Vec<_>>(),
                         );
-                        quote! {
+                        let writes = encodes(&engine, &variant.fields, &names)?;
+                        Ok(quote! {
                             #pattern => {
                                 out.push(#tag);
-                                #( #engine::Canonical::encode(#names, out); )*
+                                #( #writes )*
                             }
-                        }
+                        })
                     });
+                    let arms = arms.collect::<syn::Result<Vec<_>>>()?;
                     // An enum without variants has no value to write; `match
                     // self {}` would not compile on a reference to one.
                     let scrutinee = if data.variants.is_empty() {
@@ -191,10 +239,10 @@ fn expand(input: &DeriveInput, which: Trait) -> syn::Result<Tokens> {
                 Trait::FromCanonical => {
                     let arms = data.variants.iter().zip(&tags).map(|(variant, (tag, _))| {
                         let v = &variant.ident;
-                        let reads = vec![quote!(#engine::FromCanonical::read(bytes)?); variant.fields.len()];
-                        let value = shape(quote!(Self::#v), &variant.fields, &reads);
-                        quote!(#tag => ::std::option::Option::Some(#value),)
+                        let value = shape(quote!(Self::#v), &variant.fields, &reads(&engine, &variant.fields)?);
+                        Ok(quote!(#tag => ::std::option::Option::Some(#value),))
                     });
+                    let arms = arms.collect::<syn::Result<Vec<_>>>()?;
                     quote! {
                         fn read(bytes: &mut &[u8]) -> ::std::option::Option<Self> {
                             let tag: u8 = #engine::FromCanonical::read(bytes)?;

@@ -71,6 +71,7 @@ pub mod fuzz;
 pub mod gate;
 mod judge;
 pub mod junit;
+mod mapped;
 mod minimise;
 mod panic;
 pub mod report;
@@ -87,6 +88,7 @@ pub use family::{
     parse_hex, steps_from_hex, CheckReport, CheckVerdict, CheckedImplementation, Family, ImplementationInfo, Workload,
 };
 pub use judge::{Mismatch, CANARIES};
+pub use mapped::{CanonicalWith, Mapped};
 pub use panic::install_quiet_panic_hook;
 pub use report::{FamilyReport, Manifest, Problem};
 pub use run::{Progress, RunOptions};
@@ -103,7 +105,9 @@ pub use arbitrary;
 /// declaration order; an enum variant is one tag byte, the variant's index
 /// from 0 unless `#[canonical(tag = N)]` gives it, then its fields in
 /// declaration order. Type parameters get a `Canonical` (`FromCanonical`)
-/// bound; `#[canonical(crate = path)]` on the type names a renamed engine.
+/// bound; `#[canonical(crate = path)]` on the type names a renamed engine,
+/// and `#[canonical(with = Marker)]` on a field writes and reads it through
+/// `Marker`'s [`CanonicalWith`] (a field of a type the crate does not own).
 ///
 /// Give tags explicitly (as `canonical_enum!` makes you) where variants may
 /// be reordered or inserted: an index tag changes every digest when they

@@ -207,3 +207,45 @@ fn derive_refuses_what_is_not_exactly_one_value() {
     assert_eq!(by_derive::Fault::from_canonical(&[4]), None);
     assert_eq!(by_derive::Tagged::from_canonical(&[1]), None);
 }
+
+/// A type the deriving crate does not own, inside one it does.
+#[derive(Debug, PartialEq)]
+struct Foreign(u32);
+
+struct AsU16;
+impl crossdec_engine::CanonicalWith<Foreign> for AsU16 {
+    fn encode(value: &Foreign, out: &mut Vec<u8>) {
+        (value.0 as u16).encode(out);
+    }
+    fn read(bytes: &mut &[u8]) -> Option<Foreign> {
+        u16::read(bytes).map(|v| Foreign(v.into()))
+    }
+}
+
+#[derive(Debug, PartialEq, Canonical, FromCanonical)]
+enum WithForeign {
+    Plain(u8),
+    Mixed {
+        before: u8,
+        #[canonical(with = AsU16)]
+        foreign: Foreign,
+        after: u8,
+    },
+}
+
+#[derive(Debug, PartialEq, Canonical, FromCanonical)]
+struct Holder(#[canonical(with = AsU16)] Foreign, bool);
+
+#[test]
+fn fields_of_foreign_types_are_written_by_their_mapping() {
+    let value = WithForeign::Mixed {
+        before: 1,
+        foreign: Foreign(0x0203),
+        after: 4,
+    };
+    assert_eq!(value.to_canonical(), [1, 1, 3, 2, 4]);
+    assert_eq!(WithForeign::from_canonical(&[1, 1, 3, 2, 4]), Some(value));
+    assert_eq!(WithForeign::Plain(9).to_canonical(), [0, 9]);
+    assert_eq!(Holder(Foreign(5), true).to_canonical(), [5, 0, 1]);
+    assert_eq!(Holder::from_canonical(&[5, 0, 1]), Some(Holder(Foreign(5), true)));
+}
