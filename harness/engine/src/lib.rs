@@ -78,6 +78,8 @@ pub mod report;
 mod run;
 pub mod size_limit;
 mod spec;
+#[cfg(feature = "proptest")]
+mod strategy;
 pub mod subject;
 
 pub use buffers::{BufferFault, Buffers, Element, Out};
