@@ -137,5 +137,13 @@ pub use arbitrary;
 /// assert_eq!(bytes, [1, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 3, 0, 0, 0, 0, 0, 0, 0]);
 /// assert_eq!(Decoded::from_canonical(&bytes), Some(page));
 /// ```
+///
+/// Two variants with one tag would make two values one byte form, so that is
+/// a compile error:
+///
+/// ```compile_fail
+/// #[derive(crossdec_engine::Canonical)]
+/// enum Fault { Short, #[canonical(tag = 0)] Long }
+/// ```
 #[cfg(feature = "derive")]
 pub use crossdec_engine_derive::{Canonical, FromCanonical};

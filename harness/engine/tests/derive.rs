@@ -249,3 +249,16 @@ fn fields_of_foreign_types_are_written_by_their_mapping() {
     assert_eq!(Holder(Foreign(5), true).to_canonical(), [5, 0, 1]);
     assert_eq!(Holder::from_canonical(&[5, 0, 1]), Some(Holder(Foreign(5), true)));
 }
+
+/// The derive by its path, and the engine named explicitly.
+#[derive(crossdec_engine::Canonical, crossdec_engine::FromCanonical, Debug, PartialEq)]
+#[canonical(crate = ::crossdec_engine)]
+struct ByPath {
+    value: Option<u8>,
+}
+
+#[test]
+fn the_derive_by_its_path_and_an_explicit_engine_path() {
+    assert_eq!(ByPath { value: Some(4) }.to_canonical(), [1, 4]);
+    assert_eq!(ByPath::from_canonical(&[0]), Some(ByPath { value: None }));
+}
