@@ -68,7 +68,8 @@ pub trait CanonicalWith<T: ?Sized> {
 ///
 /// Two `Mapped` values are equal when their canonical bytes are, which is
 /// what the engine compares anyway; so `T` needs neither `PartialEq` nor
-/// `Clone` (the value is shared behind an `Arc`), only `Debug` for reports.
+/// `Clone` (the value is shared behind an `Arc`), only `Debug` for reports
+/// (and `Send + Sync`, for a spec's outcome to cross threads).
 pub struct Mapped<T, M> {
     value: Arc<T>,
     mapping: PhantomData<fn() -> M>,
