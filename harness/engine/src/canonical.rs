@@ -9,8 +9,9 @@
 //! renaming a type or a variant does not change a digest; enum variants are
 //! written as the explicit tags given to [`canonical_enum!`](crate::canonical_enum).
 
-/// A value with a canonical byte form. Implemented for the integer, float,
-/// `bool`, string, sequence, `Option`, `Result` and tuple types; a struct or
+/// A value with a canonical byte form. Implemented for the integer
+/// (`NonZero*` too), float, `bool`, string, sequence, `Option`, `Result`,
+/// tuple and `Range` types, and through `&`, `Box`, `Rc`, `Arc` and `Cow`; a struct or
 /// enum of those gets one from [`canonical_struct!`](crate::canonical_struct) or [`canonical_enum!`](crate::canonical_enum).
 ///
 /// ```
@@ -341,6 +342,102 @@ impl<T: FromCanonical> FromCanonical for Box<T> {
     }
 }
 
+macro_rules! non_zero {
+    ($($t:ty => $inner:ty),*) => {$(
+        /// As the integer it holds.
+        impl Canonical for $t {
+            fn encode(&self, out: &mut Vec<u8>) {
+                self.get().encode(out);
+            }
+        }
+
+        /// Refusing zero, which is no value of the type.
+        impl FromCanonical for $t {
+            fn read(bytes: &mut &[u8]) -> Option<Self> {
+                <$t>::new(<$inner>::read(bytes)?)
+            }
+        }
+    )*};
+}
+non_zero!(
+    std::num::NonZeroU8 => u8, std::num::NonZeroU16 => u16, std::num::NonZeroU32 => u32,
+    std::num::NonZeroU64 => u64, std::num::NonZeroU128 => u128, std::num::NonZeroUsize => usize,
+    std::num::NonZeroI8 => i8, std::num::NonZeroI16 => i16, std::num::NonZeroI32 => i32,
+    std::num::NonZeroI64 => i64, std::num::NonZeroI128 => i128, std::num::NonZeroIsize => isize
+);
+
+/// As the value it borrows or owns: which of the two is not part of the
+/// value (a decoder that borrows from its input and one that copies agree).
+impl<B: Canonical + ToOwned + ?Sized> Canonical for std::borrow::Cow<'_, B> {
+    fn encode(&self, out: &mut Vec<u8>) {
+        (**self).encode(out);
+    }
+}
+
+/// Always owned: the bytes it is read from do not outlive the read.
+impl<B: ToOwned + ?Sized> FromCanonical for std::borrow::Cow<'static, B>
+where
+    B::Owned: FromCanonical,
+{
+    fn read(bytes: &mut &[u8]) -> Option<Self> {
+        B::Owned::read(bytes).map(std::borrow::Cow::Owned)
+    }
+}
+
+impl<T: Canonical + ?Sized> Canonical for std::rc::Rc<T> {
+    fn encode(&self, out: &mut Vec<u8>) {
+        (**self).encode(out);
+    }
+}
+
+impl<T: Canonical + ?Sized> Canonical for std::sync::Arc<T> {
+    fn encode(&self, out: &mut Vec<u8>) {
+        (**self).encode(out);
+    }
+}
+
+impl<T: FromCanonical> FromCanonical for std::rc::Rc<T> {
+    fn read(bytes: &mut &[u8]) -> Option<Self> {
+        T::read(bytes).map(std::rc::Rc::new)
+    }
+}
+
+impl<T: FromCanonical> FromCanonical for std::sync::Arc<T> {
+    fn read(bytes: &mut &[u8]) -> Option<Self> {
+        T::read(bytes).map(std::sync::Arc::new)
+    }
+}
+
+/// Start, then end (a decoder's "bytes 3..9 were bad"). Empty and reversed
+/// ranges are values like any other.
+impl<T: Canonical> Canonical for std::ops::Range<T> {
+    fn encode(&self, out: &mut Vec<u8>) {
+        self.start.encode(out);
+        self.end.encode(out);
+    }
+}
+
+impl<T: FromCanonical> FromCanonical for std::ops::Range<T> {
+    fn read(bytes: &mut &[u8]) -> Option<Self> {
+        Some(T::read(bytes)?..T::read(bytes)?)
+    }
+}
+
+/// Start, then end, as a `Range`: which of the two types a value has is not
+/// in its bytes.
+impl<T: Canonical> Canonical for std::ops::RangeInclusive<T> {
+    fn encode(&self, out: &mut Vec<u8>) {
+        self.start().encode(out);
+        self.end().encode(out);
+    }
+}
+
+impl<T: FromCanonical> FromCanonical for std::ops::RangeInclusive<T> {
+    fn read(bytes: &mut &[u8]) -> Option<Self> {
+        Some(T::read(bytes)?..=T::read(bytes)?)
+    }
+}
+
 macro_rules! tuple {
     ($($name:ident),+) => {
         impl<$($name: Canonical),+> Canonical for ($($name,)+) {
@@ -602,6 +699,33 @@ mod tests {
         round_trip((u128::MAX - 1, i128::MIN, 9usize, -4i16, 3i32, -5i64));
         round_trip((6u32, 0x0102_0304_0506_0708u64, 'é', 2u8, Box::new(-2.25f64)));
         round_trip((None::<u8>, Some(3u8), Ok::<u8, i8>(4), Err::<u8, i8>(-4)));
+    }
+
+    #[test]
+    fn non_zero_cow_shared_and_ranges_are_what_they_hold() {
+        use std::borrow::Cow;
+        use std::num::{NonZeroI16, NonZeroU32, NonZeroUsize};
+        assert_eq!(NonZeroU32::new(7).unwrap().to_canonical(), 7u32.to_canonical());
+        assert_eq!(NonZeroUsize::new(7).unwrap().to_canonical(), 7u64.to_canonical());
+        assert_eq!(NonZeroI16::from_canonical(&[0xfe, 0xff]), NonZeroI16::new(-2));
+        assert_eq!(NonZeroU32::from_canonical(&[0, 0, 0, 0]), None);
+        let borrowed: Cow<'_, str> = Cow::Borrowed("ab");
+        let owned: Cow<'_, str> = Cow::Owned("ab".into());
+        assert_eq!(borrowed.to_canonical(), "ab".to_canonical());
+        assert_eq!(owned.to_canonical(), borrowed.to_canonical());
+        assert_eq!(<Cow<'static, str>>::from_canonical(&"ab".to_canonical()), Some(owned));
+        let slice: Cow<'_, [u16]> = Cow::Borrowed(&[1, 2]);
+        assert_eq!(slice.to_canonical(), vec![1u16, 2].to_canonical());
+        assert_eq!(std::sync::Arc::new(5u8).to_canonical(), [5]);
+        assert_eq!(std::rc::Rc::<str>::from("a").to_canonical(), "a".to_canonical());
+        assert_eq!((3u8..9).to_canonical(), [3, 9]);
+        assert_eq!((3u8..=9).to_canonical(), [3, 9]);
+        assert_eq!(
+            <std::ops::Range<u16>>::from_canonical(&[9, 0, 3, 0]),
+            Some(std::ops::Range { start: 9, end: 3 })
+        );
+        assert_eq!(<std::ops::RangeInclusive<u8>>::from_canonical(&[1, 2]), Some(1..=2));
+        assert_eq!(<std::sync::Arc<u8>>::from_canonical(&[4]).as_deref(), Some(&4));
     }
 
     #[test]

@@ -71,12 +71,15 @@ pub mod fuzz;
 pub mod gate;
 mod judge;
 pub mod junit;
+mod mapped;
 mod minimise;
 mod panic;
 pub mod report;
 mod run;
 pub mod size_limit;
 mod spec;
+#[cfg(feature = "proptest")]
+mod strategy;
 pub mod subject;
 
 pub use buffers::{BufferFault, Buffers, Element, Out};
@@ -87,6 +90,7 @@ pub use family::{
     parse_hex, steps_from_hex, CheckReport, CheckVerdict, CheckedImplementation, Family, ImplementationInfo, Workload,
 };
 pub use judge::{Mismatch, CANARIES};
+pub use mapped::{CanonicalWith, Mapped};
 pub use panic::install_quiet_panic_hook;
 pub use report::{FamilyReport, Manifest, Problem};
 pub use run::{Progress, RunOptions};
@@ -95,3 +99,51 @@ pub use subject::{Subject, SubjectCommand};
 
 #[cfg(feature = "fuzz")]
 pub use arbitrary;
+
+/// `#[derive(Canonical)]`, `#[derive(FromCanonical)]` (feature `derive`): the
+/// canonical form of the author's own structs and enums, the same bytes
+/// [`canonical_struct!`] and [`canonical_enum!`] write for the same
+/// declaration. A struct (named, tuple or unit) is its fields in
+/// declaration order; an enum variant is one tag byte, the variant's index
+/// from 0 unless `#[canonical(tag = N)]` gives it, then its fields in
+/// declaration order. Type parameters get a `Canonical` (`FromCanonical`)
+/// bound; `#[canonical(crate = path)]` on the type names a renamed engine,
+/// and `#[canonical(with = Marker)]` on a field writes and reads it through
+/// `Marker`'s [`CanonicalWith`] (a field of a type the crate does not own).
+///
+/// Give tags explicitly (as `canonical_enum!` makes you) where variants may
+/// be reordered or inserted: an index tag changes every digest when they
+/// are.
+///
+/// ```
+/// use crossdec_engine::{Canonical, FromCanonical};
+///
+/// #[derive(Canonical, FromCanonical, Debug, PartialEq)]
+/// enum DecodeError {
+///     Truncated { offset: usize },
+///     #[canonical(tag = 7)]
+///     BadTag(u8),
+///     Empty,
+/// }
+///
+/// #[derive(Canonical, FromCanonical, Debug, PartialEq)]
+/// struct Decoded<T> { values: Vec<T>, consumed: usize }
+///
+/// assert_eq!(DecodeError::Truncated { offset: 2 }.to_canonical(), [0, 2, 0, 0, 0, 0, 0, 0, 0]);
+/// assert_eq!(DecodeError::BadTag(9).to_canonical(), [7, 9]);
+/// assert_eq!(DecodeError::Empty.to_canonical(), [2]);
+/// let page = Decoded { values: vec![-1i16], consumed: 3 };
+/// let bytes = page.to_canonical();
+/// assert_eq!(bytes, [1, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 3, 0, 0, 0, 0, 0, 0, 0]);
+/// assert_eq!(Decoded::from_canonical(&bytes), Some(page));
+/// ```
+///
+/// Two variants with one tag would make two values one byte form, so that is
+/// a compile error:
+///
+/// ```compile_fail
+/// #[derive(crossdec_engine::Canonical)]
+/// enum Fault { Short, #[canonical(tag = 0)] Long }
+/// ```
+#[cfg(feature = "derive")]
+pub use crossdec_engine_derive::{Canonical, FromCanonical};
