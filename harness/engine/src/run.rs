@@ -654,7 +654,10 @@ impl<S: Spec> Campaign<S> {
                     minimized_got: small_mismatch.as_ref().map(Mismatch::got_with_faults).unwrap_or_default(),
                     minimized,
                     reproducer_bytes: canonical_size(&small),
-                    symptom,
+                    // The reproducer's own symptom: minimizing may reach
+                    // another failure mode of the same bug, and the group
+                    // must name what its reproducer shows.
+                    symptom: small_mismatch.as_ref().map_or(symptom, |m| self::symptom(m).0),
                     difference,
                     subject: imp.subject().map(|s| s.command().command.clone()),
                     role: imp.role,
