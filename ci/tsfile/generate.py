@@ -400,6 +400,23 @@ def write_tree(rng, path, max_rows):
     return meta
 
 
+def write_rows(w, tab, meta, tag, fields, times, cols, encoding_of, comp):
+    """Fill the table model's tablet with one device's rows (None: a null),
+    write it, and record each field's points as the JSON's series."""
+    n = len(times)
+    for i in range(n):
+        tab.add_timestamp(i, times[i])
+        tab.add_value_by_name("id", i, tag)
+        for name, _ in fields:
+            if cols[name][i] is not None:
+                tab.add_value_by_name(name, i, cols[name][i])
+    w.write_table(tab)
+    for name, dtype in fields:
+        meta["series"].append({"device": f"tb.{tag}", "measurement": name, "dtype": int(dtype),
+                               "encoding": int(encoding_of(dtype)), "compression": int(comp),
+                               "points": [[times[i], to_json(dtype, cols[name][i])] for i in range(n)]})
+
+
 def write_table(rng, path, max_rows):
     """Aligned chunks: one table, several devices (tag values), nulls."""
     w = t.TsFileWriter(path)
@@ -426,17 +443,7 @@ def write_table(rng, path, max_rows):
             p_null = rng.choice([0.0, 0.1, 0.5, 1.0 if rng.random() < 0.1 else 0.3])
             vals = series(rng, dtype, n)
             cols[name] = [None if rng.random() < p_null else v for v in vals]
-        for i in range(n):
-            tab.add_timestamp(i, times[i])
-            tab.add_value_by_name("id", i, device)
-            for name, _ in fields:
-                if cols[name][i] is not None:
-                    tab.add_value_by_name(name, i, cols[name][i])
-        w.write_table(tab)
-        for name, dtype in fields:
-            meta["series"].append({"device": f"tb.{device}", "measurement": name, "dtype": int(dtype),
-                                   "encoding": int(type_enc[dtype]), "compression": int(comp),
-                                   "points": [[times[i], to_json(dtype, cols[name][i])] for i in range(n)]})
+        write_rows(w, tab, meta, device, fields, times, cols, lambda dtype: type_enc[dtype], comp)
     w.close()
     return meta
 
@@ -1276,17 +1283,7 @@ def sprintz_fixture(out):
             cols[name] = [None if rng.random() < p_null else x for x in v]
         tab = t.Tablet(["id"] + [name for name, _ in fields], [DT.STRING] + types, n)
         tab.set_table_name("tb")
-        for i in range(n):
-            tab.add_timestamp(i, times[i])
-            tab.add_value_by_name("id", i, tag)
-            for name, _ in fields:
-                if cols[name][i] is not None:
-                    tab.add_value_by_name(name, i, cols[name][i])
-        w.write_table(tab)
-        for name, dtype in fields:
-            meta["series"].append({"device": f"tb.{tag}", "measurement": name, "dtype": int(dtype),
-                                   "encoding": int(ENC.SPRINTZ), "compression": int(COMP.LZ4),
-                                   "points": [[times[i], to_json(dtype, cols[name][i])] for i in range(n)]})
+        write_rows(w, tab, meta, tag, fields, times, cols, lambda dtype: ENC.SPRINTZ, COMP.LZ4)
     w.close()
     written = {(s["device"], s["measurement"]): s["points"] for s in meta["series"]}
     read_back(path, meta)
