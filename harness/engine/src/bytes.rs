@@ -180,6 +180,20 @@ impl Canonical for Payload {
     }
 }
 
+/// Arbitrary bytes (feature `fuzz`), so that
+/// [`Category::from_arbitrary`](crate::Category::from_arbitrary) and fuzz
+/// targets can build payloads.
+#[cfg(feature = "fuzz")]
+impl<'a> arbitrary::Arbitrary<'a> for Payload {
+    fn arbitrary(u: &mut arbitrary::Unstructured<'a>) -> arbitrary::Result<Self> {
+        Vec::arbitrary(u).map(Payload)
+    }
+
+    fn arbitrary_take_rest(u: arbitrary::Unstructured<'a>) -> arbitrary::Result<Self> {
+        Ok(Payload(u.take_rest().to_vec()))
+    }
+}
+
 impl Parse for Payload {
     fn parse(bytes: &[u8]) -> Option<Self> {
         Some(Payload(bytes.to_vec()))

@@ -56,6 +56,8 @@
 //! ```
 #![deny(missing_docs)]
 
+#[cfg(feature = "fuzz")]
+mod arbitrary_category;
 pub mod budget;
 pub mod buffers;
 pub mod bytes;
