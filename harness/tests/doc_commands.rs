@@ -3,7 +3,8 @@
 //! command line's own parser (so an option that was renamed, or hex of odd
 //! length, cannot stay in the docs), and the quick ones (`check`, `list`,
 //! `fuzz-targets`, without external subjects) run and must not end in a
-//! usage error. Synopses with placeholders belong in `text` blocks.
+//! usage error. Synopses with placeholders belong in `text` blocks. Every
+//! relative link in them names a file that exists.
 //!
 //! Native x86_64 only, like the other command-line tests.
 #![cfg(all(target_arch = "x86_64", unix))]
@@ -163,4 +164,59 @@ fn the_extractor_finds_invocations_and_only_those() {
     assert!(found("python3 ci/tsfile/bench_official.py --crossdec target/ci/crossdec").is_empty());
     let lines = shell_lines("text\n```sh\ncrossdec a \\\n  b\n```\ncrossdec c\n```text\ncrossdec d\n```\n");
     assert_eq!(lines, [(3, "crossdec a  b".to_string())]);
+}
+
+/// The relative link targets of a markdown text (outside code blocks and
+/// code spans), without their `#anchor`: `[text](target)`.
+fn relative_links(text: &str) -> Vec<String> {
+    let mut links = Vec::new();
+    let mut in_code = false;
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            in_code = !in_code;
+            continue;
+        }
+        if in_code {
+            continue;
+        }
+        // Code spans are not links.
+        let prose: String = line.split('`').step_by(2).collect::<Vec<_>>().join(" ");
+        for (at, _) in prose.match_indices("](") {
+            let rest = &prose[at + 2..];
+            let Some(end) = rest.find(')') else { continue };
+            let target = &rest[..end];
+            let external = target.contains("://") || target.starts_with("mailto:") || target.starts_with('#');
+            if !external && !target.is_empty() && !target.contains(' ') {
+                links.push(target.split('#').next().unwrap().to_string());
+            }
+        }
+    }
+    links
+}
+
+#[test]
+fn every_relative_link_in_the_docs_names_a_file_that_exists() {
+    let mut checked = 0;
+    let mut broken = Vec::new();
+    for file in markdown_files() {
+        let text = std::fs::read_to_string(&file).unwrap();
+        for target in relative_links(&text) {
+            checked += 1;
+            if !file.parent().unwrap().join(&target).exists() {
+                broken.push(format!(
+                    "{}: {target}",
+                    file.strip_prefix(workspace()).unwrap().display()
+                ));
+            }
+        }
+    }
+    assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
+    assert!(checked >= 20, "only {checked} links found");
+}
+
+#[test]
+fn the_link_finder_finds_links_and_only_links() {
+    let text =
+        "see [a](docs/a.md#x) and [web](https://x.y) and `[no](code.md)`\n```\n[no](block.md)\n```\n[b](../b.md)";
+    assert_eq!(relative_links(text), ["docs/a.md", "../b.md"]);
 }
