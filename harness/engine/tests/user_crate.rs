@@ -106,3 +106,28 @@ fn a_broken_decoder_fails_with_its_reproducer() {
         ..RunOptions::default()
     });
 }
+
+/// Minimizing can reach another failure mode of the same bug: each
+/// failure's symptom (what groups it) is its reproducer's, never the
+/// original input's.
+#[test]
+fn a_failures_symptom_is_its_reproducers() {
+    let report = campaign(true).run(&RunOptions {
+        cases: 3000,
+        ..RunOptions::default()
+    });
+    let minimized: Vec<_> = report.failures.iter().filter(|f| f.minimized).collect();
+    assert!(!minimized.is_empty());
+    for f in minimized {
+        let got_ok = f.minimized_got.starts_with("Ok");
+        let expected_ok = f.minimized_expected.starts_with("Ok");
+        if got_ok != expected_ok {
+            let says = if got_ok {
+                "expected Err, got Ok"
+            } else {
+                "expected Ok, got Err"
+            };
+            assert!(f.symptom.contains(says), "{}: {f:#?}", f.symptom);
+        }
+    }
+}
