@@ -472,12 +472,9 @@ def write_matrix(rng, path, comp, max_rows):
     return meta
 
 
-def write_large(rng, path, n):
-    """One table, one device, `n` rows in one page (--large N): an INT64
-    TS_2DIFF column, LZ4. Pages past 2^20 points are what the official
-    library writes once its page size is raised. TS_2DIFF on INT64 keeps
-    every value, so the values written are the oracle (reading a million
-    rows back through the Python binding takes a minute)."""
+def one_page_writer(path, n, extra_config):
+    """A writer of table "big" (tag id, INT64 field i, TS_2DIFF, LZ4) whose
+    pages hold up to `n` points: --large and --huge write one page."""
     w = t.TsFileWriter(path)
     t.set_tsfile_config({
         "page_writer_max_point_num_": n,
@@ -486,11 +483,20 @@ def write_large(rng, path, n):
         "time_compress_type_": COMP.LZ4,
         "default_compression_type_": COMP.LZ4,
         "int64_encoding_type_": ENC.TS_2DIFF,
-        "double_encoding_type_": ENC.GORILLA,
+        **extra_config,
     })
-    schema = t.TableSchema("big", [t.ColumnSchema("id", DT.STRING, t.ColumnCategory.TAG),
-                                   t.ColumnSchema("i", DT.INT64, t.ColumnCategory.FIELD)])
-    w.register_table(schema)
+    w.register_table(t.TableSchema("big", [t.ColumnSchema("id", DT.STRING, t.ColumnCategory.TAG),
+                                           t.ColumnSchema("i", DT.INT64, t.ColumnCategory.FIELD)]))
+    return w
+
+
+def write_large(rng, path, n):
+    """One table, one device, `n` rows in one page (--large N): an INT64
+    TS_2DIFF column, LZ4. Pages past 2^20 points are what the official
+    library writes once its page size is raised. TS_2DIFF on INT64 keeps
+    every value, so the values written are the oracle (reading a million
+    rows back through the Python binding takes a minute)."""
+    w = one_page_writer(path, n, {"double_encoding_type_": ENC.GORILLA})
     tab = t.Tablet(["id", "i"], [DT.STRING, DT.INT64], n)
     tab.set_table_name("big")
     times = timestamps(rng, n)
@@ -516,17 +522,7 @@ def write_huge(path, n):
     0.5 GB for 134,218,728 rows."""
     import numpy as np
     import pyarrow as pa
-    w = t.TsFileWriter(path)
-    t.set_tsfile_config({
-        "page_writer_max_point_num_": n,
-        "page_writer_max_memory_bytes_": 2**31 - 1,
-        "time_encoding_type_": ENC.TS_2DIFF,
-        "time_compress_type_": COMP.LZ4,
-        "default_compression_type_": COMP.LZ4,
-        "int64_encoding_type_": ENC.TS_2DIFF,
-    })
-    w.register_table(t.TableSchema("big", [t.ColumnSchema("id", DT.STRING, t.ColumnCategory.TAG),
-                                           t.ColumnSchema("i", DT.INT64, t.ColumnCategory.FIELD)]))
+    w = one_page_writer(path, n, {})
     per = 5_000_000
     for start in range(0, n, per):
         m = min(per, n - start)
