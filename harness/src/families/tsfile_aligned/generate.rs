@@ -20,7 +20,7 @@ use r::write::{
 
 use super::convert::{cell_of_reference, encoding_id, type_id};
 use super::types::{AlignedInput, FieldFilter, FieldOp, Request, TimeFilter, ValueChunk, WRITER_CPP, WRITER_JAVA};
-use crate::engine::{bytes, Case, CaseRng};
+use crate::engine::{bytes, Canonical, Case, CaseRng};
 
 /// (category, scale): generator calls per `--cases`.
 pub const CATEGORIES: &[(&str, f64)] = &[
@@ -1195,11 +1195,24 @@ fn damaged_page(
 }
 
 /// Smaller variants of a failing input, simplest first: without the
-/// filters, the offset, the limit; with spans of the requested columns
-/// deleted ([`bytes::spans`]); a value chunk left out of the group; the
-/// offset and the limit lowered toward zero ([`bytes::lower`]); blocks
-/// twice as long (fewer of them); the time chunk or a value chunk halved.
+/// filters, the offset, the limit; a smaller time filter (an `And` / `Or` /
+/// `Not` replaced by a part of it, spans of an `In` list deleted); with
+/// spans of the requested columns deleted ([`bytes::spans`]); a value chunk
+/// left out of the group; then, for a group written as the writers write
+/// it, the group written again from what the reference reads of it, with
+/// a page deleted or spans of rows deleted (pages, statistics and bitmaps
+/// follow: [`Scenario::input`]); the offset and the limit lowered toward
+/// zero ([`bytes::lower`]); blocks twice as long (fewer of them); the time
+/// chunk or a value chunk halved. Rewritten groups are kept only when their
+/// canonical bytes are shorter, so minimizing ends.
 pub fn shrink(input: &AlignedInput) -> Vec<AlignedInput> {
+    let size = input.to_canonical().len();
+    let rewritten: Vec<AlignedInput> = scenario_of(input)
+        .map(|s| smaller_scenarios(&s).iter().map(Scenario::input).collect::<Vec<_>>())
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|v: &AlignedInput| v.to_canonical().len() < size)
+        .collect();
     let mut out = Vec::new();
     let mut variant = |f: &dyn Fn(&mut AlignedInput)| {
         let mut v = input.clone();
@@ -1212,11 +1225,19 @@ pub fn shrink(input: &AlignedInput) -> Vec<AlignedInput> {
     variant(&|v| v.request.field = None);
     variant(&|v| v.request.offset = 0);
     variant(&|v| v.request.limit = None);
+    if let Some(time) = &input.request.time {
+        for smaller in smaller_filters(time) {
+            variant(&|v| v.request.time = Some(smaller.clone()));
+        }
+    }
     for columns in bytes::spans(&input.request.columns) {
         variant(&|v| v.request.columns = columns.clone());
     }
     for c in 0..input.values.len() {
         variant(&|v| v.values[c] = None);
+    }
+    for smaller in &rewritten {
+        variant(&|v| *v = smaller.clone());
     }
     for offset in bytes::lower(input.request.offset).into_iter().skip(1) {
         variant(&|v| v.request.offset = offset);
@@ -1235,6 +1256,135 @@ pub fn shrink(input: &AlignedInput) -> Vec<AlignedInput> {
             }
         });
     }
+    out
+}
+
+/// A time filter's smaller forms: each part of an `And` / `Or`, the
+/// operand of a `Not`, an `In` / `NotIn` list with spans deleted, and the
+/// same applied inside the parts.
+fn smaller_filters(f: &TimeFilter) -> Vec<TimeFilter> {
+    use TimeFilter::*;
+    let boxed = |f: &TimeFilter| Box::new(f.clone());
+    match f {
+        And(a, b) | Or(a, b) => {
+            let mut out = vec![(**a).clone(), (**b).clone()];
+            let rebuild = |x: TimeFilter, y: TimeFilter| match f {
+                And(..) => And(Box::new(x), Box::new(y)),
+                _ => Or(Box::new(x), Box::new(y)),
+            };
+            out.extend(smaller_filters(a).into_iter().map(|x| rebuild(x, (**b).clone())));
+            out.extend(smaller_filters(b).into_iter().map(|y| rebuild((**a).clone(), y)));
+            out
+        }
+        Not(a) => {
+            let mut out = vec![(**a).clone()];
+            out.extend(smaller_filters(a).into_iter().map(|x| Not(boxed(&x))));
+            out
+        }
+        In(v) => bytes::spans(v).into_iter().map(In).collect(),
+        NotIn(v) => bytes::spans(v).into_iter().map(NotIn).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The scenario an input was written from, as far as the reference reads
+/// it: the times page by page and every present column's cells. `None`
+/// for a stored (compressed, or headers without statistics) group and for
+/// one the reference does not read whole; such inputs shrink by their
+/// bytes only.
+fn scenario_of(input: &AlignedInput) -> Option<Scenario> {
+    if input.storage.is_some() {
+        return None;
+    }
+    let group = super::reference_group(input)?;
+    let writer = if input.writer == WRITER_JAVA {
+        r::Writer::Java
+    } else {
+        r::Writer::Cpp
+    };
+    let present: Vec<usize> = (0..group.values.len()).filter(|&c| group.values[c].is_some()).collect();
+    let everything = r::Request {
+        filter: r::filter::Filter::default(),
+        offset: 0,
+        limit: None,
+        columns: present.clone(),
+        block_rows: usize::MAX,
+        writer,
+    };
+    let blocks = r::scan_with(&group, &everything, &super::Codecs).ok()?;
+    let times: Vec<i64> = blocks.iter().flat_map(|b| b.times.iter().copied()).collect();
+    let pages = r::page::directory(&input.time, r::ChunkId::Time, None, false, true).ok()?;
+    let mut page_sizes = Vec::with_capacity(pages.len());
+    for page in &pages {
+        let body = input.time.get(page.body_at..page.body_at + page.body_len)?;
+        let count = page.has_statistics.then_some(page.count);
+        let decoded =
+            r::page::decode_times(body, group.time.encoding, writer, count, super::convert::MAX_PAGE_ROWS).ok()?;
+        page_sizes.push(decoded.len());
+    }
+    if page_sizes.iter().sum::<usize>() != times.len() {
+        return None;
+    }
+    let mut cols: Vec<Option<Column>> = vec![None; group.values.len()];
+    for (k, &c) in present.iter().enumerate() {
+        let chunk = group.values[c].as_ref()?;
+        let pages = r::page::directory(chunk.data, r::ChunkId::Value(c), Some(chunk.data_type), false, true).ok()?;
+        cols[c] = Some(Column {
+            t: chunk.data_type,
+            e: chunk.encoding,
+            cells: blocks.iter().flat_map(|b| b.columns[k].iter().cloned()).collect(),
+            empty_pages: pages.iter().any(|p| p.empty),
+        });
+    }
+    Some(Scenario {
+        times,
+        page_sizes,
+        time_encoding: group.time.encoding,
+        writer,
+        cols,
+        request: input.request.clone(),
+    })
+}
+
+/// A scenario with a page deleted, then with spans of its rows deleted
+/// (a page left without rows goes too).
+fn smaller_scenarios(s: &Scenario) -> Vec<Scenario> {
+    let keep = |rows: &[(usize, usize)]| {
+        let mut page_sizes = vec![0; s.page_sizes.len()];
+        for &(p, _) in rows {
+            page_sizes[p] += 1;
+        }
+        Scenario {
+            times: rows.iter().map(|&(_, i)| s.times[i]).collect(),
+            page_sizes: page_sizes.into_iter().filter(|&n| n > 0).collect(),
+            cols: s
+                .cols
+                .iter()
+                .map(|c| {
+                    c.as_ref().map(|c| Column {
+                        cells: rows.iter().map(|&(_, i)| c.cells[i].clone()).collect(),
+                        ..c.clone()
+                    })
+                })
+                .collect(),
+            ..s.clone()
+        }
+    };
+    let rows: Vec<(usize, usize)> = s
+        .page_sizes
+        .iter()
+        .enumerate()
+        .flat_map(|(p, &n)| std::iter::repeat_n(p, n))
+        .zip(0..)
+        .collect();
+    let mut out = Vec::new();
+    if s.page_sizes.len() > 1 {
+        for p in 0..s.page_sizes.len() {
+            let kept: Vec<_> = rows.iter().copied().filter(|&(q, _)| q != p).collect();
+            out.push(keep(&kept));
+        }
+    }
+    out.extend(bytes::spans(&rows).iter().map(|kept| keep(kept)));
     out
 }
 
@@ -1273,6 +1423,53 @@ mod tests {
         assert_eq!(current.request.limit, Some(300));
         assert_eq!(current.request.offset, 0);
         assert!(current.values.iter().all(Option::is_none));
+    }
+
+    /// A group written as the writers write it shrinks by pages and rows:
+    /// a failure that needs one row of a middle page ends as a group of
+    /// that one row, its columns' pages written again to match.
+    #[test]
+    fn groups_shrink_to_the_one_row_a_failure_needs() {
+        let mut s = scenario(
+            &mut case_rng(3, "tsfile-aligned", "groups", 0),
+            Knobs {
+                min_rows: 30,
+                ..Knobs::default()
+            },
+        );
+        s.request = Request {
+            time: None,
+            field: None,
+            offset: 0,
+            limit: None,
+            columns: (0..s.cols.len() as u32).collect(),
+            block_rows: 1 << 10,
+        };
+        assert!(s.page_sizes.len() >= 3, "pages: {:?}", s.page_sizes);
+        let wanted = s.times[s.page_sizes[0] + 1];
+        let holds = |i: &AlignedInput| {
+            super::super::reference_scan(i).is_ok_and(|out| out.blocks.iter().any(|b| b.times.contains(&wanted)))
+        };
+        let mut current = s.input();
+        assert!(holds(&current));
+        'outer: loop {
+            for candidate in shrink(&current) {
+                if holds(&candidate) {
+                    current = candidate;
+                    continue 'outer;
+                }
+            }
+            break;
+        }
+        let out = super::super::reference_scan(&current).expect("still read");
+        let rows: usize = out.blocks.iter().map(|b| b.times.len()).sum();
+        assert_eq!(rows, 1, "{current:?}");
+        let start = s.input().to_canonical().len();
+        assert!(
+            current.to_canonical().len() * 4 < start,
+            "{} of {start} bytes",
+            current.to_canonical().len()
+        );
     }
 
     /// Literal-only LZ4 blocks at the edges of the length's extra bytes
