@@ -714,6 +714,7 @@ pub fn generate(encoding: Encoding, category: &str, index: u64, rng: &mut CaseRn
         "malformed-counts" => vec![Case::one(bad_counts(rng, encoding))],
         "varint-edges" => vec![Case::one(super::varint_edges::generate(encoding, rng))],
         "varint-forms" => vec![Case::one(super::zigzag::varint_forms(rng))],
+        "near-word-size" => vec![Case::one(super::word_size::generate(encoding, rng))],
         "low-cardinality" => {
             let values = super::dictionary::low_cardinality(rng);
             vec![Case::one(encode(rng, encoding, &values))]

@@ -16,6 +16,7 @@ pub mod generate;
 mod regular;
 mod sprintz_extremes;
 mod varint_edges;
+mod word_size;
 mod zigzag;
 
 pub use adapters::{decode_values, decode_with, kernel_names};
@@ -767,6 +768,9 @@ impl Spec for TsFamily {
         let mut table = generate::CATEGORIES.to_vec();
         if varint_edges::applies(encoding) {
             table.push(("varint-edges", 1.0));
+        }
+        if word_size::applies(encoding) {
+            table.push(word_size::NEAR_WORD_SIZE);
         }
         if encoding == Encoding::Zigzag {
             table.push(zigzag::VARINT_FORMS);

@@ -268,7 +268,9 @@ fn sizes(q: &Request) -> Option<(Vec<usize>, usize, Option<usize>)> {
         .iter()
         .map(|&c| usize::try_from(c).ok())
         .collect::<Option<_>>()?;
-    let block_rows = usize::try_from(q.block_rows).ok()?;
+    // A block longer than a `usize` can count is one no scan fills: the
+    // same request on every host (a 32-bit one included) as the longest.
+    let block_rows = usize::try_from(q.block_rows).unwrap_or(usize::MAX);
     let field_column = match &q.field {
         Some(f) => Some(usize::try_from(f.column).ok()?),
         None => None,

@@ -29,6 +29,7 @@ pub const CATEGORIES: &[(&str, f64)] = &[
     ("discrete-windows", 0.5),
     ("time-extremes", 0.25),
     ("offset-limit", 0.5),
+    ("near-word-size", 0.3),
     ("blocks", 0.5),
     ("wide", 0.2),
     ("large-pages", 0.02),
@@ -706,6 +707,23 @@ pub fn generate(category: &str, _index: u64, rng: &mut CaseRng) -> Vec<Case<Alig
             let n = s.times.len() as u64;
             s.request.offset = pick(rng, &[0, 1, n.saturating_sub(1), n, n + 1, u64::MAX]);
             s.request.limit = pick(rng, &[Some(0), Some(1), Some(n), Some(n + 1), Some(u64::MAX), None]);
+        }
+        "near-word-size" => {
+            // Past a 32-bit word by no more than the rows: a count kept in
+            // a 32-bit `usize` reads as a few rows where it means more
+            // rows than the group has.
+            let n = s.times.len() as u64;
+            let past = |rng: &mut CaseRng| (1u64 << 32) + rng.gen_range(0..=n + 1);
+            match rng.gen_range(0..4) {
+                0 => s.request.offset = past(rng),
+                1 => s.request.limit = Some(past(rng)),
+                2 => s.request.block_rows = past(rng).max((1 << 32) + 1),
+                _ => {
+                    s.request.offset = rng.gen_range(0..=n);
+                    s.request.limit = Some(past(rng));
+                    s.request.block_rows = past(rng).max((1 << 32) + 1);
+                }
+            }
         }
         "blocks" => {
             let n = s.times.len() as u64;
