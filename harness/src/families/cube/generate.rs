@@ -804,6 +804,9 @@ fn literals_limits(rng: &mut CaseRng) -> Vec<Case<CubeInput>> {
                 .unwrap(),
         ),
         3 => Some(1_000_000),
+        // Past a 32-bit word by a few rows: a limit checked or kept as a
+        // 32-bit `usize` reads as a small one.
+        4 => Some((1 << 32) + rng.gen_range(0..4)),
         _ => Some(rng.gen_range(0..200)),
     };
     let mut cases = Vec::new();
