@@ -9,6 +9,7 @@ decodes the files and must get the same values back.
                 [--all] [--matrix] [--read-back] [--page-points N]
                 [--queries N]
     generate.py --out tsfile/tests/fixtures --scan-fixtures
+    generate.py --out tsfile/tests/fixtures/size-lies --size-lies
     generate.py --inspect FILE...
 
 Each file is either non-aligned (tree model: per-series encoding and
@@ -1364,6 +1365,110 @@ def scan_fixtures(out):
         raise RuntimeError(f"the scan fixtures lack {sorted(missing)}")
 
 
+# --- Page headers whose uncompressed size lies (--size-lies) ---
+
+SIZE_LIE_COMPRESSIONS = [COMP.SNAPPY, COMP.GZIP, COMP.LZO, COMP.LZ4, COMP.ZSTD, COMP.LZMA2]
+
+
+def size_lie_file(path, comp):
+    """One tree-model series (INT64 PLAIN: runs of one value, so every
+    codec compresses it well), 250 rows in pages of 100: the first page's
+    header says 825 bytes, a two-byte varint."""
+    w = t.TsFileWriter(path)
+    t.set_tsfile_config({"page_writer_max_point_num_": 100, "time_encoding_type_": ENC.TS_2DIFF,
+                         "time_compress_type_": comp, "default_compression_type_": comp})
+    w.register_timeseries("root.d", t.TimeseriesSchema("s", DT.INT64, ENC.PLAIN, comp))
+    for i in range(250):
+        w.write_row_record(t.RowRecord("root.d", i, [t.Field("s", 7 if i % 50 else i, DT.INT64)]))
+    w.close()
+
+
+def first_page_size(b):
+    """(offset, end) of the first chunk's first page's uncompressed-size varint."""
+    i = 7
+    if b[i] != 0x00:
+        raise ValueError("no chunk group first")
+    n, i = _uvarint(b, i + 1)
+    for _ in range(n):
+        _, i = _var_string(b, i)
+    i += 1  # chunk marker
+    _, i = _var_string(b, i)
+    _, i = _uvarint(b, i)
+    i += 3  # type, compression, encoding
+    _, end = _uvarint(b, i)
+    return i, end
+
+
+def varint_of_width(v, width):
+    """`v` as a varint of exactly `width` bytes (padded with continuation
+    bytes, as a reader of varints takes them), or None if it needs more."""
+    out = []
+    for k in range(width):
+        x, v = v & 0x7F, v >> 7
+        out.append(x | (0x80 if k + 1 < width else 0))
+    return bytes(out) if v == 0 else None
+
+
+def official_verdict(path):
+    """What the official reader makes of a file: every point of root.d.s,
+    or its error. Run in a child process: a reader that crashes on a bad
+    page takes only the child with it."""
+    import subprocess
+    code = ("import sys, json, tsfile as t\n"
+            "try:\n"
+            "    r = t.TsFileReader(sys.argv[1])\n"
+            "    rs = r.query_timeseries('root.d', ['s'], -2**63, 2**63 - 1)\n"
+            "    n = 0\n"
+            "    while rs.next():\n"
+            "        rs.get_value_by_name('s'); n += 1\n"
+            "    rs.close(); r.close()\n"
+            "    print(json.dumps({'official': 'accepted', 'rows': n}))\n"
+            "except Exception as e:\n"
+            "    print(json.dumps({'official': 'refused', 'message': str(e)}))\n")
+    r = subprocess.run([sys.executable, "-c", code, path], capture_output=True, text=True, timeout=120)
+    if r.returncode != 0:
+        return {"official": "refused", "message": f"reader process exit {r.returncode}"}
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def size_lies(out):
+    """For each compression, a file whose first page the official reader
+    reads, and what it makes of that file with the page's uncompressed
+    size replaced by lies of the same varint width (one short, one over,
+    zero, double, the smallest and largest the width holds):
+    `size-lies.json` beside the files. The files are the official
+    writer's, so they regenerate byte for byte."""
+    report = {"library": library_version(), "files": []}
+    scratch = os.path.join(out, "patched.tmp")
+    for comp in SIZE_LIE_COMPRESSIONS:
+        name = f"size-lies-{comp.name.lower()}.tsfile"
+        path = os.path.join(out, name)
+        if os.path.exists(path):
+            os.remove(path)
+        size_lie_file(path, comp)
+        with open(path, "rb") as f:
+            b = f.read()
+        at, end = first_page_size(b)
+        true_size, _ = _uvarint(b, at)
+        width = end - at
+        entry = {"file": name, "compression": comp.name, "size_at": at, "size_width": width,
+                 "true_size": true_size, "sizes": []}
+        for size in [true_size, true_size - 1, true_size + 1, 0, 2 * true_size, 1 << (7 * (width - 1)),
+                     (1 << (7 * width)) - 1]:
+            encoded = varint_of_width(size, width)
+            patched = b[:at] + encoded + b[end:]
+            with open(scratch, "wb") as f:
+                f.write(patched)
+            entry["sizes"].append({"size": size, **official_verdict(scratch)})
+        os.remove(scratch)
+        if entry["sizes"][0]["official"] != "accepted":
+            raise SystemExit(f"{name}: the official reader refuses the file as written")
+        report["files"].append(entry)
+    with open(os.path.join(out, "size-lies.json"), "w") as f:
+        json.dump(report, f, indent=1)
+        f.write("\n")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", help="directory to write into (required but for --inspect)")
@@ -1388,6 +1493,8 @@ def main():
                     help="write the committed scan fixtures (scan-*.tsfile, fixed seed) and nothing else")
     ap.add_argument("--sprintz-fixture", action="store_true",
                     help=f"write the committed {SPRINTZ_FIXTURE} (fixed seed) and nothing else")
+    ap.add_argument("--size-lies", action="store_true",
+                    help="write the committed size-lies fixtures (size-lies-*.tsfile, size-lies.json) and nothing else")
     ap.add_argument("--inspect", nargs="+", metavar="FILE",
                     help="print the chunk groups, chunks and pages of FILEs and exit")
     args = ap.parse_args()
@@ -1400,6 +1507,10 @@ def main():
     if args.scan_fixtures:
         os.makedirs(args.out, exist_ok=True)
         scan_fixtures(args.out)
+        return
+    if args.size_lies:
+        os.makedirs(args.out, exist_ok=True)
+        size_lies(args.out)
         return
     if args.sprintz_fixture:
         os.makedirs(args.out, exist_ok=True)

@@ -402,3 +402,61 @@ fn bodies_the_crates_refuse_are_refused_at_every_size() {
         }
     }
 }
+
+/// The official reader on the same lies: files it wrote (`generate.py
+/// --size-lies`), the first page's uncompressed size replaced by a lie of
+/// the same varint width, and its verdict on each (`size-lies.json`).
+/// This reader must accept and refuse the same pages, the refusals typed
+/// at that page's header.
+#[test]
+fn lying_page_sizes_are_refused_where_the_official_reader_refuses_them() {
+    use crossdec_tsfile::{Item, Reference};
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/size-lies");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("size-lies.json")).unwrap()).unwrap();
+    let mut seen = std::collections::BTreeSet::new();
+    let mut refused = 0;
+    for file in report["files"].as_array().unwrap() {
+        let name = file["file"].as_str().unwrap();
+        let bytes = std::fs::read(dir.join(name)).unwrap();
+        let at = file["size_at"].as_u64().unwrap() as usize;
+        let width = file["size_width"].as_u64().unwrap() as usize;
+        for case in file["sizes"].as_array().unwrap() {
+            let size = case["size"].as_u64().unwrap();
+            let mut patched = bytes.clone();
+            // The size as a varint padded to the width it replaces.
+            for k in 0..width {
+                let more = if k + 1 < width { 0x80 } else { 0 };
+                patched[at + k] = ((size >> (7 * k)) & 0x7F) as u8 | more;
+            }
+            let mut reader = TsFileReader::new(std::io::Cursor::new(patched), Default::default()).unwrap();
+            let (mut rows, mut errors) = (0, Vec::new());
+            for item in reader.columns(Reference::default()) {
+                match item {
+                    Ok(Item::Column(c)) => rows += c.times.len(),
+                    Ok(Item::Skipped(s)) => errors.push(s.reason),
+                    Err(e) => errors.push(e),
+                }
+            }
+            let official = case["official"].as_str().unwrap();
+            let ours = if errors.is_empty() { "accepted" } else { "refused" };
+            assert_eq!(ours, official, "{name} with page size {size}: {errors:?}");
+            if official == "accepted" {
+                assert_eq!(Some(rows as u64), case["rows"].as_u64(), "{name} with page size {size}");
+            } else {
+                refused += 1;
+                let compression = Compression::from_id(bytes[at - 2]).unwrap();
+                assert!(
+                    matches!(
+                        errors[..],
+                        [ReadError::Decompress { compression: c, offset, .. }] if c == compression && offset == at as u64
+                    ),
+                    "{name} with page size {size}: {errors:?}"
+                );
+            }
+            seen.insert(file["compression"].as_str().unwrap().to_string());
+        }
+    }
+    assert_eq!(seen.len(), 6, "{seen:?}");
+    assert!(refused >= 6 * 6, "{refused}");
+}
