@@ -10,6 +10,7 @@ decodes the files and must get the same values back.
                 [--queries N]
     generate.py --out tsfile/tests/fixtures --scan-fixtures
     generate.py --out tsfile/tests/fixtures/size-lies --size-lies
+    generate.py --out tsfile/tests/fixtures --statistics-fixtures
     generate.py --inspect FILE...
 
 Each file is either non-aligned (tree model: per-series encoding and
@@ -567,7 +568,31 @@ def read_back(path, meta):
         # The oracle is what the official reader returns; what was written
         # only adds size.
         del s["points"]
+    if OFFICIAL_STATISTICS:
+        meta["official_statistics"] = official_statistics(r)
     r.close()
+
+
+def official_statistics(r):
+    """The series statistics the official reader takes from the index
+    (`get_timeseries_metadata`): per series its count, first and last
+    time and number of chunks; per table device also its time column's
+    (measurement "")."""
+    out = []
+    for group in r.get_timeseries_metadata().values():
+        device = ".".join("null" if seg is None else seg for seg in group.segments)
+        time_column = None
+        for ts in group.timeseries:
+            st = ts.statistic
+            out.append({"device": device, "measurement": ts.measurement_name, "count": st.row_count,
+                        "start": st.start_time, "end": st.end_time, "chunks": ts.chunk_meta_count})
+            if ts.time_chunk_meta_count:
+                tl = ts.timeline_statistic
+                time_column = {"device": device, "measurement": "", "count": tl.row_count, "start": tl.start_time,
+                               "end": tl.end_time, "chunks": ts.time_chunk_meta_count}
+        if time_column:
+            out.append(time_column)
+    return out
 
 
 def library_version():
@@ -1086,6 +1111,10 @@ def write_queries(path, layout, page_points, n, rng):
 
 # --- The committed scan fixtures (--scan-fixtures) ---
 
+# --official-statistics: read_back also records the index's series
+# statistics as the official reader gives them.
+OFFICIAL_STATISTICS = False
+
 SCAN_SEED = 20250601
 SCAN_QUERIES = 16
 SCAN_TYPES = [DT.BOOLEAN, DT.INT32, DT.INT64, DT.FLOAT, DT.DOUBLE, DT.TEXT, DT.STRING, DT.DATE, DT.TIMESTAMP, DT.BLOB]
@@ -1365,6 +1394,84 @@ def scan_fixtures(out):
         raise RuntimeError(f"the scan fixtures lack {sorted(missing)}")
 
 
+# --- Every statistics layout (--statistics-fixtures) ---
+
+STATS_BATCHES = [5, 25, 3, 12]
+
+
+def write_stats_tree(path):
+    """Tree model, pages of 10 points, a flush after each batch of
+    STATS_BATCHES rows: series of several chunks (chunk statistics in the
+    index) whose chunks have one page (no page statistics) or several;
+    root.once is written in the second batch only (a series of one chunk
+    of several pages, no chunk statistics), root.one in the first only
+    (one chunk of one page); root.a.u has a value every other row."""
+    w = t.TsFileWriter(path)
+    t.set_tsfile_config({"page_writer_max_point_num_": 10, "time_encoding_type_": ENC.TS_2DIFF,
+                         "time_compress_type_": COMP.UNCOMPRESSED})
+    schema = {"root.a": [("s", DT.INT64, ENC.PLAIN, COMP.UNCOMPRESSED), ("u", DT.DOUBLE, ENC.GORILLA, COMP.SNAPPY)],
+              "root.b": [("s", DT.TEXT, ENC.PLAIN, COMP.LZ4)],
+              "root.once": [("v", DT.INT32, ENC.RLE, COMP.ZSTD)],
+              "root.one": [("v", DT.FLOAT, ENC.PLAIN, COMP.GZIP)]}
+    for device, cols in schema.items():
+        for name, dtype, enc, comp in cols:
+            w.register_timeseries(device, t.TimeseriesSchema(name, dtype, enc, comp))
+    points = {(d, c[0]): [] for d, cols in schema.items() for c in cols}
+    value = {DT.INT64: lambda k: k * 3 - 40, DT.DOUBLE: lambda k: k * 0.5 - 3, DT.TEXT: lambda k: f"x{k}",
+             DT.INT32: lambda k: k * k - 100, DT.FLOAT: lambda k: k / 4}
+    k = 0
+    for b, size in enumerate(STATS_BATCHES):
+        for _ in range(size):
+            time = 1000 + 7 * k
+            for device, cols in schema.items():
+                if (device == "root.once" and b != 1) or (device == "root.one" and b != 0):
+                    continue
+                fields = []
+                for name, dtype, _, _ in cols:
+                    if name == "u" and k % 2:
+                        continue
+                    fields.append(t.Field(name, value[dtype](k), dtype))
+                    points[(device, name)].append([time, to_json(dtype, value[dtype](k))])
+                w.write_row_record(t.RowRecord(device, time, fields))
+            k += 1
+        w.flush()
+    w.close()
+    meta = {"model": "tree", "page_points": 10, "series": []}
+    for device, cols in schema.items():
+        for name, dtype, enc, comp in cols:
+            meta["series"].append({"device": device, "measurement": name, "dtype": int(dtype), "encoding": int(enc),
+                                   "compression": int(comp), "points": points[(device, name)]})
+    return meta
+
+
+def statistics_fixtures(out):
+    """stats-tree.tsfile (write_stats_tree) and stats-table.tsfile: a table
+    written in batches with a flush after each (write_scan, fixed seed):
+    devices of several chunk groups and of one, chunks of one page and of
+    several, all-null pages in both, and a column null in a whole batch.
+    Both with the official reader's values and series statistics."""
+    global OFFICIAL_STATISTICS
+    OFFICIAL_STATISTICS = True
+    tree = os.path.join(out, "stats-tree.tsfile")
+    table = os.path.join(out, "stats-table.tsfile")
+    for path in (tree, table):
+        if os.path.exists(path):
+            os.remove(path)
+    metas = {tree: write_stats_tree(tree)}
+    meta, _ = write_scan(random.Random(SCAN_SEED), table, COMP.SNAPPY, 10,
+                         [DT.INT64, DT.FLOAT, DT.STRING, DT.BOOLEAN],
+                         {"d0": STATS_BATCHES, "d1": [25], "d2": [4], "d3": [10, 30, 1]},
+                         key_enc={"int64": ENC.TS_2DIFF, "float": ENC.GORILLA, "string": ENC.PLAIN,
+                                  "boolean": ENC.PLAIN})
+    metas[table] = meta
+    for path, meta in metas.items():
+        meta["library"] = library_version()
+        read_back(path, meta)
+        with open(path + ".json", "w") as f:
+            json.dump(meta, f)
+        print_layout(path)
+
+
 # --- Page headers whose uncompressed size lies (--size-lies) ---
 
 SIZE_LIE_COMPRESSIONS = [COMP.SNAPPY, COMP.GZIP, COMP.LZO, COMP.LZ4, COMP.ZSTD, COMP.LZMA2]
@@ -1493,6 +1600,11 @@ def main():
                     help="write the committed scan fixtures (scan-*.tsfile, fixed seed) and nothing else")
     ap.add_argument("--sprintz-fixture", action="store_true",
                     help=f"write the committed {SPRINTZ_FIXTURE} (fixed seed) and nothing else")
+    ap.add_argument("--official-statistics", action="store_true",
+                    help="with --read-back, also record the series statistics the official reader reads "
+                         "(`official_statistics`)")
+    ap.add_argument("--statistics-fixtures", action="store_true",
+                    help="write the committed statistics fixtures (stats-*.tsfile) and nothing else")
     ap.add_argument("--size-lies", action="store_true",
                     help="write the committed size-lies fixtures (size-lies-*.tsfile, size-lies.json) and nothing else")
     ap.add_argument("--inspect", nargs="+", metavar="FILE",
@@ -1507,6 +1619,10 @@ def main():
     if args.scan_fixtures:
         os.makedirs(args.out, exist_ok=True)
         scan_fixtures(args.out)
+        return
+    if args.statistics_fixtures:
+        os.makedirs(args.out, exist_ok=True)
+        statistics_fixtures(args.out)
         return
     if args.size_lies:
         os.makedirs(args.out, exist_ok=True)
@@ -1525,7 +1641,8 @@ def main():
         with open(path + ".json", "w") as f:
             json.dump(meta, f)
         return
-    global ENCODINGS, COMPRESSIONS, PAGE_POINTS, TAG_FILTERS
+    global ENCODINGS, COMPRESSIONS, PAGE_POINTS, TAG_FILTERS, OFFICIAL_STATISTICS
+    OFFICIAL_STATISTICS = args.official_statistics
     SHAPES.extend(["spiked", "spiked"])
     TAG_FILTERS = True
     if args.all:

@@ -369,21 +369,35 @@ fn bodies_the_crates_refuse_are_refused_at_every_size() {
         Compression::Lzma2,
     ] {
         let good = compressed(compression, &data);
-        let mut bodies = vec![Vec::new(), good[..good.len() / 2].to_vec(), good[..good.len() - 1].to_vec()];
+        let mut bodies = vec![
+            Vec::new(),
+            good[..good.len() / 2].to_vec(),
+            good[..good.len() - 1].to_vec(),
+        ];
         let mut flipped = good.clone();
         let mid = flipped.len() / 2;
         flipped[mid] ^= 0xFF;
         bodies.push(flipped);
         for (k, body) in bodies.iter().enumerate() {
             let refused = crate_decision(compression, body, ROOM).is_err();
-            for declared in [0, 1, data.len() as u64 - 1, data.len() as u64, data.len() as u64 + 1, 1 << 30] {
+            for declared in [
+                0,
+                1,
+                data.len() as u64 - 1,
+                data.len() as u64,
+                data.len() as u64 + 1,
+                1 << 30,
+            ] {
                 let (got, largest) =
                     largest_allocation(|| decompress(compression, body, declared, 99, &Limits::default()));
                 match got {
                     Ok(bytes) => {
                         // A damaged body the crate still decodes: then only
                         // its true size passes.
-                        assert!(!refused, "{compression} body #{k}: the crate refuses, the reader accepts");
+                        assert!(
+                            !refused,
+                            "{compression} body #{k}: the crate refuses, the reader accepts"
+                        );
                         assert_eq!(
                             Ok(bytes),
                             crate_decision(compression, body, ROOM),
