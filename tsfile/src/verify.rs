@@ -98,9 +98,12 @@ pub fn verify_file<D: PageDecoder>(path: &Path, json: &str, decoder: impl Fn() -
     let meta: serde_json::Value = serde_json::from_str(json).map_err(|e| format!("bad JSON: {e}"))?;
     let mut reader = TsFileReader::open(path).map_err(|e| e.to_string())?;
     let mut found: BTreeMap<(String, String), (Vec<Point>, ColumnChunk)> = BTreeMap::new();
+    // Each decoded chunk's times, in file order.
+    let mut decoded: Vec<Vec<i64>> = Vec::new();
     for item in reader.columns(decoder()) {
         match item.map_err(|e| e.to_string())? {
             Item::Column(c) => {
+                decoded.push(c.times.clone());
                 let key = (c.device.to_string(), c.measurement.clone());
                 let points: Vec<Point> = c.times.iter().copied().zip(cells(&c)).collect();
                 match found.get_mut(&key) {
@@ -200,7 +203,7 @@ pub fn verify_file<D: PageDecoder>(path: &Path, json: &str, decoder: impl Fn() -
     if let Some(((d, m), _)) = found.into_iter().next() {
         return Err(format!("{d}.{m}: in the file but not in the JSON"));
     }
-    check_statistics(path, &meta, &mut done)?;
+    check_statistics(path, &meta, &decoded, &mut done)?;
     Ok(done)
 }
 
@@ -242,7 +245,15 @@ fn same(what: &str, s: &PageStatistics, rows: &[Row]) -> Result<(), String> {
 /// JSON has them (`official_statistics`, `generate.py
 /// --official-statistics`), the index's series statistics to the
 /// official reader's. Names every layout seen in `done.statistics`.
-pub fn check_statistics(path: &Path, meta: &serde_json::Value, done: &mut Verified) -> Result<(), String> {
+/// `decoded`: the times of each chunk the reader decoded (a value
+/// chunk's: its group's), in file order, so that how many rows a chunk
+/// holds is never taken from the statistics under test.
+fn check_statistics(
+    path: &Path,
+    meta: &serde_json::Value,
+    decoded: &[Vec<i64>],
+    done: &mut Verified,
+) -> Result<(), String> {
     let mut reader = TsFileReader::open(path).map_err(|e| e.to_string())?;
     let index = reader.metadata().map_err(|e| e.to_string())?.clone();
     let seen = &mut done.statistics;
@@ -299,6 +310,7 @@ pub fn check_statistics(path: &Path, meta: &serde_json::Value, done: &mut Verifi
     // current chunk group's time pages (their rows).
     let mut next: BTreeMap<(String, String), usize> = BTreeMap::new();
     let mut group_pages: BTreeMap<String, Vec<Vec<i64>>> = BTreeMap::new();
+    let mut decoded = decoded.iter();
     let limits = *reader.options();
     while let Some(chunk) = reader.next_chunk().map_err(|e| e.to_string())? {
         let h = &chunk.header;
@@ -337,8 +349,13 @@ pub fn check_statistics(path: &Path, meta: &serde_json::Value, done: &mut Verifi
             .get(&key)
             .ok_or_else(|| format!("{name}: no such series in the JSON"))?;
         let from = next.get(&key).copied().unwrap_or(0);
-        // The chunk's rows: a series or time chunk holds as many as its
-        // statistics count; a value chunk, its group's time pages' rows.
+        // The chunk's rows are the times it decoded to (a time chunk's, its
+        // group's first value chunk's).
+        let chunk_times = match h.kind() {
+            ChunkKind::AlignedTime => decoded.clone().next(),
+            _ => decoded.next(),
+        }
+        .ok_or_else(|| format!("{name}: not decoded"))?;
         let times: Option<Vec<Vec<i64>>> = if h.kind() == ChunkKind::AlignedValue {
             Some(
                 group_pages
@@ -349,16 +366,18 @@ pub fn check_statistics(path: &Path, meta: &serde_json::Value, done: &mut Verifi
         } else {
             None
         };
-        let n = match &times {
-            Some(t) => t.iter().map(Vec::len).sum(),
-            None => st.count as usize,
-        };
+        let n = chunk_times.len();
         let mine = all.get(from..from + n).ok_or_else(|| {
             format!(
                 "{name}: {n} rows from row {from}, the official reader has {}",
                 all.len()
             )
         })?;
+        if mine.iter().map(|r| r.0).ne(chunk_times.iter().copied()) {
+            return Err(format!(
+                "{name}: its rows are not the official reader's from row {from}"
+            ));
+        }
         next.insert(key, from + n);
         same(&format!("{name}: the index"), st, mine)?;
         // Each page's rows.
