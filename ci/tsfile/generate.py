@@ -7,10 +7,11 @@ decodes the files and must get the same values back.
 
     generate.py --out DIR [--seed N] [--files N] [--max-rows N]
                 [--all] [--matrix] [--read-back] [--page-points N]
-                [--queries N]
+                [--queries N] [--official-statistics]
     generate.py --out tsfile/tests/fixtures --scan-fixtures
     generate.py --out tsfile/tests/fixtures/size-lies --size-lies
     generate.py --out tsfile/tests/fixtures --statistics-fixtures
+    generate.py --out harness/tests/fixtures/tsfile --statistics-fixtures
     generate.py --inspect FILE...
 
 Each file is either non-aligned (tree model: per-series encoding and
@@ -86,6 +87,21 @@ and page headers and fails unless the set has all that. Regenerate with
         --out tsfile/tests/fixtures --scan-fixtures
 
 (the official writer is deterministic: same library, same bytes).
+--official-statistics (with --read-back): the JSON also has
+`official_statistics`, the index's statistics of every series as the
+official reader reads them (`get_timeseries_metadata`): [{"device",
+"measurement" ("" for a table device's time column), "count", "start",
+"end", "chunks"}]. --statistics-fixtures writes the committed
+`stats-tree.tsfile` and `stats-table.tsfile` (fixed content, with
+read-back and official statistics; the same files go to
+tsfile/tests/fixtures and harness/tests/fixtures/tsfile): between them
+every way a header says whether statistics follow (chunks of one page and
+of several, all-null value pages in both, series of one chunk and of
+several, tree and table model). --size-lies writes the committed
+size-lies fixtures: for each compression a file and the official reader's
+verdict on it with its first page's uncompressed size replaced by lies
+(`size-lies.json`).
+
 --inspect prints a file's chunk groups, chunk headers and pages.
 
 The official Python reader hands TEXT / STRING / BLOB values back cut at

@@ -216,6 +216,7 @@ fn fresh_files_of_every_encoding_and_a_large_page_match_the_official_reader() {
                 "--seed",
                 &seed.to_string(),
                 "--read-back",
+                "--official-statistics",
             ])
             .args(args)
             .status()
@@ -252,6 +253,14 @@ fn fresh_files_of_every_encoding_and_a_large_page_match_the_official_reader() {
         total.add(&by_reference);
     }
     assert!(total.points > 1_100_000, "seed {seed}: {total:?}");
+    // The index's statistics of every series, held to the official reader's.
+    assert!(
+        total
+            .statistics
+            .contains("series statistics from the official reader"),
+        "seed {seed}: {:?}",
+        total.statistics
+    );
     for (dtype, encodings) in PAIRS {
         for encoding in *encodings {
             for compression in COMPRESSIONS {
