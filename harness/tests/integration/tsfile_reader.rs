@@ -255,9 +255,7 @@ fn fresh_files_of_every_encoding_and_a_large_page_match_the_official_reader() {
     assert!(total.points > 1_100_000, "seed {seed}: {total:?}");
     // The index's statistics of every series, held to the official reader's.
     assert!(
-        total
-            .statistics
-            .contains("series statistics from the official reader"),
+        total.statistics.contains("series statistics from the official reader"),
         "seed {seed}: {:?}",
         total.statistics
     );
