@@ -475,3 +475,51 @@ fn lying_page_sizes_are_refused_where_the_official_reader_refuses_them() {
     assert_eq!(seen.len(), 6, "{seen:?}");
     assert!(refused >= 6 * 6, "{refused}");
 }
+
+/// A frame's own size fields are the writer's word too: a ZSTD frame that
+/// declares a 64 MiB window (or a content size of 2^40) around a 5-byte
+/// raw block decodes to those 5 bytes, without an allocation the size of
+/// what it declares.
+#[test]
+fn zstd_frames_declaring_huge_windows_allocate_only_what_they_hold() {
+    let block = |data: &[u8]| {
+        // Block header: last = 1, raw, size.
+        let bh = ((data.len() as u32) << 3) | 1;
+        let mut b = vec![bh as u8, (bh >> 8) as u8, (bh >> 16) as u8];
+        b.extend_from_slice(data);
+        b
+    };
+    let data = b"12345";
+    // Window descriptor 0x80: exponent 16, a window of 2^26 bytes.
+    let mut window = vec![0x28, 0xB5, 0x2F, 0xFD, 0x00, 0x80];
+    window.extend(block(data));
+    // Descriptor 0xC0: an 8-byte content size, no window byte (single
+    // segment: the window is the content size).
+    let mut content = vec![0x28, 0xB5, 0x2F, 0xFD, 0xE0];
+    content.extend_from_slice(&(1u64 << 40).to_le_bytes());
+    content.extend(block(data));
+    for (what, frame) in [("64 MiB window", window), ("2^40 content size", content)] {
+        let crate_says = crate_decision(Compression::Zstd, &frame, ROOM);
+        if what == "64 MiB window" {
+            assert_eq!(crate_says.as_deref(), Ok(&data[..]), "{what}");
+        }
+        for declared in [0, 4, 5, 6, 1 << 26, 1 << 30] {
+            let (got, largest) =
+                largest_allocation(|| decompress(Compression::Zstd, &frame, declared, 5, &Limits::default()));
+            match (&got, &crate_says) {
+                (Ok(bytes), Ok(truth)) => assert!(bytes == truth && declared == truth.len() as u64, "{what}"),
+                (Err(ReadError::Decompress { offset: 5, .. }), _) => {
+                    assert!(
+                        crate_says.as_ref().map_or(true, |t| t.len() as u64 != declared),
+                        "{what} {declared}"
+                    )
+                }
+                other => panic!("{what} with size {declared}: {other:?}"),
+            }
+            if what == "64 MiB window" {
+                assert_eq!(got.is_ok(), declared == 5, "{what} with size {declared}");
+            }
+            assert!(largest < 1 << 20, "{what} with size {declared}: allocated {largest}");
+        }
+    }
+}
