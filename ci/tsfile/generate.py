@@ -92,12 +92,13 @@ and page headers and fails unless the set has all that. Regenerate with
 official reader reads them (`get_timeseries_metadata`): [{"device",
 "measurement" ("" for a table device's time column), "count", "start",
 "end", "chunks"}]. --statistics-fixtures writes the committed
-`stats-tree.tsfile` and `stats-table.tsfile` (fixed content, with
+`stats-tree.tsfile`, `stats-table.tsfile` and a copy of the latter with
+the index flags Java's writer sets (fixed content, with
 read-back and official statistics; the same files go to
 tsfile/tests/fixtures and harness/tests/fixtures/tsfile): between them
 every way a header says whether statistics follow (chunks of one page and
 of several, all-null value pages in both, series of one chunk and of
-several, tree and table model). --size-lies writes the committed
+several, tree and table model, Java's aligned flags). --size-lies writes the committed
 size-lies fixtures: for each compression a file and the official reader's
 verdict on it with its first page's uncompressed size replaced by lies
 (`size-lies.json`).
@@ -1460,17 +1461,39 @@ def write_stats_tree(path):
     return meta
 
 
+def java_flags(src, dst):
+    """`src` with the index's type byte of every table series flagged as
+    Java's writer flags it (0x80 on a time column, 0x40 on a value column,
+    beside the several-chunks bit), found where the official reader says
+    each series' metadata starts. The official reader reads it as `src`."""
+    with open(src, "rb") as f:
+        b = bytearray(f.read())
+    r = t.TsFileReader(src)
+    times = set()
+    for group in r.get_timeseries_metadata().values():
+        for ts in group.timeseries:
+            b[ts.value_metadata_offset] |= 0x40
+            times.add(ts.time_metadata_offset)
+    r.close()
+    for at in times:
+        b[at] |= 0x80
+    with open(dst, "wb") as f:
+        f.write(b)
+
+
 def statistics_fixtures(out):
     """stats-tree.tsfile (write_stats_tree) and stats-table.tsfile: a table
     written in batches with a flush after each (write_scan, fixed seed):
     devices of several chunk groups and of one, chunks of one page and of
     several, all-null pages in both, and a column null in a whole batch.
-    Both with the official reader's values and series statistics."""
+    stats-table-java-flags.tsfile: stats-table.tsfile with the index's
+    flags as Java writes them (java_flags). All with the official reader's
+    values and series statistics."""
     global OFFICIAL_STATISTICS
     OFFICIAL_STATISTICS = True
     tree = os.path.join(out, "stats-tree.tsfile")
     table = os.path.join(out, "stats-table.tsfile")
-    for path in (tree, table):
+    for path in (tree, table, os.path.join(out, "stats-table-java-flags.tsfile")):
         if os.path.exists(path):
             os.remove(path)
     metas = {tree: write_stats_tree(tree)}
@@ -1480,6 +1503,9 @@ def statistics_fixtures(out):
                          key_enc={"int64": ENC.TS_2DIFF, "float": ENC.GORILLA, "string": ENC.PLAIN,
                                   "boolean": ENC.PLAIN})
     metas[table] = meta
+    java = os.path.join(out, "stats-table-java-flags.tsfile")
+    java_flags(table, java)
+    metas[java] = json.loads(json.dumps(meta))
     for path, meta in metas.items():
         meta["library"] = library_version()
         read_back(path, meta)

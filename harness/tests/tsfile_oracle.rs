@@ -72,6 +72,7 @@ fn committed_fixtures() {
         "series of one chunk (no chunk statistics)",
         "series of several chunks",
         "series statistics from the official reader",
+        "index flags of an aligned column (Java's 0x80 / 0x40)",
     ] {
         assert!(
             total.statistics.contains(layout),

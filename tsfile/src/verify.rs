@@ -269,6 +269,9 @@ fn check_statistics(
                     s.chunk_statistics.len()
                 ));
             }
+            if s.flags & 0xC0 != 0 {
+                seen.insert("index flags of an aligned column (Java's 0x80 / 0x40)".to_string());
+            }
             seen.insert(if s.flags & 0x3F == 0 {
                 "series of one chunk (no chunk statistics)".to_string()
             } else {

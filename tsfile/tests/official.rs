@@ -89,6 +89,7 @@ const STATISTICS_LAYOUTS: &[&str] = &[
     "series of one chunk (no chunk statistics)",
     "series of several chunks",
     "series statistics from the official reader",
+    "index flags of an aligned column (Java's 0x80 / 0x40)",
 ];
 
 /// Filtered scans of the committed scan fixtures (`generate.py
