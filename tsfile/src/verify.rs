@@ -22,7 +22,8 @@ pub struct Verified {
     /// Points (nulls included) compared per "TYPE ENCODING COMPRESSION".
     pub by_pair: BTreeMap<String, usize>,
     /// The statistics layouts seen and held to the official values, as
-    /// [`check_statistics`] names them ("value chunk of one page", ...).
+    /// [`verify_file`]'s statistics check names them ("value chunk of one
+    /// page", "series of several chunks", ...).
     pub statistics: BTreeSet<String>,
 }
 
