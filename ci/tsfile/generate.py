@@ -7,8 +7,11 @@ decodes the files and must get the same values back.
 
     generate.py --out DIR [--seed N] [--files N] [--max-rows N]
                 [--all] [--matrix] [--read-back] [--page-points N]
-                [--queries N]
+                [--queries N] [--official-statistics]
     generate.py --out tsfile/tests/fixtures --scan-fixtures
+    generate.py --out tsfile/tests/fixtures/size-lies --size-lies
+    generate.py --out tsfile/tests/fixtures --statistics-fixtures
+    generate.py --out harness/tests/fixtures/tsfile --statistics-fixtures
     generate.py --inspect FILE...
 
 Each file is either non-aligned (tree model: per-series encoding and
@@ -84,6 +87,22 @@ and page headers and fails unless the set has all that. Regenerate with
         --out tsfile/tests/fixtures --scan-fixtures
 
 (the official writer is deterministic: same library, same bytes).
+--official-statistics (with --read-back): the JSON also has
+`official_statistics`, the index's statistics of every series as the
+official reader reads them (`get_timeseries_metadata`): [{"device",
+"measurement" ("" for a table device's time column), "count", "start",
+"end", "chunks"}]. --statistics-fixtures writes the committed
+`stats-tree.tsfile`, `stats-table.tsfile` and a copy of the latter with
+the index flags Java's writer sets (fixed content, with
+read-back and official statistics; the same files go to
+tsfile/tests/fixtures and harness/tests/fixtures/tsfile): between them
+every way a header says whether statistics follow (chunks of one page and
+of several, all-null value pages in both, series of one chunk and of
+several, tree and table model, Java's aligned flags). --size-lies writes the committed
+size-lies fixtures: for each compression a file and the official reader's
+verdict on it with its first page's uncompressed size replaced by lies
+(`size-lies.json`).
+
 --inspect prints a file's chunk groups, chunk headers and pages.
 
 The official Python reader hands TEXT / STRING / BLOB values back cut at
@@ -566,7 +585,31 @@ def read_back(path, meta):
         # The oracle is what the official reader returns; what was written
         # only adds size.
         del s["points"]
+    if OFFICIAL_STATISTICS:
+        meta["official_statistics"] = official_statistics(r)
     r.close()
+
+
+def official_statistics(r):
+    """The series statistics the official reader takes from the index
+    (`get_timeseries_metadata`): per series its count, first and last
+    time and number of chunks; per table device also its time column's
+    (measurement "")."""
+    out = []
+    for group in r.get_timeseries_metadata().values():
+        device = ".".join("null" if seg is None else seg for seg in group.segments)
+        time_column = None
+        for ts in group.timeseries:
+            st = ts.statistic
+            out.append({"device": device, "measurement": ts.measurement_name, "count": st.row_count,
+                        "start": st.start_time, "end": st.end_time, "chunks": ts.chunk_meta_count})
+            if ts.time_chunk_meta_count:
+                tl = ts.timeline_statistic
+                time_column = {"device": device, "measurement": "", "count": tl.row_count, "start": tl.start_time,
+                               "end": tl.end_time, "chunks": ts.time_chunk_meta_count}
+        if time_column:
+            out.append(time_column)
+    return out
 
 
 def library_version():
@@ -1085,6 +1128,10 @@ def write_queries(path, layout, page_points, n, rng):
 
 # --- The committed scan fixtures (--scan-fixtures) ---
 
+# --official-statistics: read_back also records the index's series
+# statistics as the official reader gives them.
+OFFICIAL_STATISTICS = False
+
 SCAN_SEED = 20250601
 SCAN_QUERIES = 16
 SCAN_TYPES = [DT.BOOLEAN, DT.INT32, DT.INT64, DT.FLOAT, DT.DOUBLE, DT.TEXT, DT.STRING, DT.DATE, DT.TIMESTAMP, DT.BLOB]
@@ -1364,6 +1411,213 @@ def scan_fixtures(out):
         raise RuntimeError(f"the scan fixtures lack {sorted(missing)}")
 
 
+# --- Every statistics layout (--statistics-fixtures) ---
+
+STATS_BATCHES = [5, 25, 3, 12]
+
+
+def write_stats_tree(path):
+    """Tree model, pages of 10 points, a flush after each batch of
+    STATS_BATCHES rows: series of several chunks (chunk statistics in the
+    index) whose chunks have one page (no page statistics) or several;
+    root.once is written in the second batch only (a series of one chunk
+    of several pages, no chunk statistics), root.one in the first only
+    (one chunk of one page); root.a.u has a value every other row."""
+    w = t.TsFileWriter(path)
+    t.set_tsfile_config({"page_writer_max_point_num_": 10, "time_encoding_type_": ENC.TS_2DIFF,
+                         "time_compress_type_": COMP.UNCOMPRESSED})
+    schema = {"root.a": [("s", DT.INT64, ENC.PLAIN, COMP.UNCOMPRESSED), ("u", DT.DOUBLE, ENC.GORILLA, COMP.SNAPPY)],
+              "root.b": [("s", DT.TEXT, ENC.PLAIN, COMP.LZ4)],
+              "root.once": [("v", DT.INT32, ENC.RLE, COMP.ZSTD)],
+              "root.one": [("v", DT.FLOAT, ENC.PLAIN, COMP.GZIP)]}
+    for device, cols in schema.items():
+        for name, dtype, enc, comp in cols:
+            w.register_timeseries(device, t.TimeseriesSchema(name, dtype, enc, comp))
+    points = {(d, c[0]): [] for d, cols in schema.items() for c in cols}
+    value = {DT.INT64: lambda k: k * 3 - 40, DT.DOUBLE: lambda k: k * 0.5 - 3, DT.TEXT: lambda k: f"x{k}",
+             DT.INT32: lambda k: k * k - 100, DT.FLOAT: lambda k: k / 4}
+    k = 0
+    for b, size in enumerate(STATS_BATCHES):
+        for _ in range(size):
+            time = 1000 + 7 * k
+            for device, cols in schema.items():
+                if (device == "root.once" and b != 1) or (device == "root.one" and b != 0):
+                    continue
+                fields = []
+                for name, dtype, _, _ in cols:
+                    if name == "u" and k % 2:
+                        continue
+                    fields.append(t.Field(name, value[dtype](k), dtype))
+                    points[(device, name)].append([time, to_json(dtype, value[dtype](k))])
+                w.write_row_record(t.RowRecord(device, time, fields))
+            k += 1
+        w.flush()
+    w.close()
+    meta = {"model": "tree", "page_points": 10, "series": []}
+    for device, cols in schema.items():
+        for name, dtype, enc, comp in cols:
+            meta["series"].append({"device": device, "measurement": name, "dtype": int(dtype), "encoding": int(enc),
+                                   "compression": int(comp), "points": points[(device, name)]})
+    return meta
+
+
+def java_flags(src, dst):
+    """`src` with the index's type byte of every table series flagged as
+    Java's writer flags it (0x80 on a time column, 0x40 on a value column,
+    beside the several-chunks bit), found where the official reader says
+    each series' metadata starts. The official reader reads it as `src`."""
+    with open(src, "rb") as f:
+        b = bytearray(f.read())
+    r = t.TsFileReader(src)
+    times = set()
+    for group in r.get_timeseries_metadata().values():
+        for ts in group.timeseries:
+            b[ts.value_metadata_offset] |= 0x40
+            times.add(ts.time_metadata_offset)
+    r.close()
+    for at in times:
+        b[at] |= 0x80
+    with open(dst, "wb") as f:
+        f.write(b)
+
+
+def statistics_fixtures(out):
+    """stats-tree.tsfile (write_stats_tree) and stats-table.tsfile: a table
+    written in batches with a flush after each (write_scan, fixed seed):
+    devices of several chunk groups and of one, chunks of one page and of
+    several, all-null pages in both, and a column null in a whole batch.
+    stats-table-java-flags.tsfile: stats-table.tsfile with the index's
+    flags as Java writes them (java_flags). All with the official reader's
+    values and series statistics."""
+    global OFFICIAL_STATISTICS
+    OFFICIAL_STATISTICS = True
+    tree = os.path.join(out, "stats-tree.tsfile")
+    table = os.path.join(out, "stats-table.tsfile")
+    for path in (tree, table, os.path.join(out, "stats-table-java-flags.tsfile")):
+        if os.path.exists(path):
+            os.remove(path)
+    metas = {tree: write_stats_tree(tree)}
+    meta, _ = write_scan(random.Random(SCAN_SEED), table, COMP.SNAPPY, 10,
+                         [DT.INT64, DT.FLOAT, DT.STRING, DT.BOOLEAN],
+                         {"d0": STATS_BATCHES, "d1": [25], "d2": [4], "d3": [10, 30, 1]},
+                         key_enc={"int64": ENC.TS_2DIFF, "float": ENC.GORILLA, "string": ENC.PLAIN,
+                                  "boolean": ENC.PLAIN})
+    metas[table] = meta
+    java = os.path.join(out, "stats-table-java-flags.tsfile")
+    java_flags(table, java)
+    metas[java] = json.loads(json.dumps(meta))
+    for path, meta in metas.items():
+        meta["library"] = library_version()
+        read_back(path, meta)
+        with open(path + ".json", "w") as f:
+            json.dump(meta, f)
+        print_layout(path)
+
+
+# --- Page headers whose uncompressed size lies (--size-lies) ---
+
+SIZE_LIE_COMPRESSIONS = [COMP.SNAPPY, COMP.GZIP, COMP.LZO, COMP.LZ4, COMP.ZSTD, COMP.LZMA2]
+
+
+def size_lie_file(path, comp):
+    """One tree-model series (INT64 PLAIN: runs of one value, so every
+    codec compresses it well), 250 rows in pages of 100: the first page's
+    header says 825 bytes, a two-byte varint."""
+    w = t.TsFileWriter(path)
+    t.set_tsfile_config({"page_writer_max_point_num_": 100, "time_encoding_type_": ENC.TS_2DIFF,
+                         "time_compress_type_": comp, "default_compression_type_": comp})
+    w.register_timeseries("root.d", t.TimeseriesSchema("s", DT.INT64, ENC.PLAIN, comp))
+    for i in range(250):
+        w.write_row_record(t.RowRecord("root.d", i, [t.Field("s", 7 if i % 50 else i, DT.INT64)]))
+    w.close()
+
+
+def first_page_size(b):
+    """(offset, end) of the first chunk's first page's uncompressed-size varint."""
+    i = 7
+    if b[i] != 0x00:
+        raise ValueError("no chunk group first")
+    n, i = _uvarint(b, i + 1)
+    for _ in range(n):
+        _, i = _var_string(b, i)
+    i += 1  # chunk marker
+    _, i = _var_string(b, i)
+    _, i = _uvarint(b, i)
+    i += 3  # type, compression, encoding
+    _, end = _uvarint(b, i)
+    return i, end
+
+
+def varint_of_width(v, width):
+    """`v` as a varint of exactly `width` bytes (padded with continuation
+    bytes, as a reader of varints takes them), or None if it needs more."""
+    out = []
+    for k in range(width):
+        x, v = v & 0x7F, v >> 7
+        out.append(x | (0x80 if k + 1 < width else 0))
+    return bytes(out) if v == 0 else None
+
+
+def official_verdict(path):
+    """What the official reader makes of a file: every point of root.d.s,
+    or its error. Run in a child process: a reader that crashes on a bad
+    page takes only the child with it."""
+    import subprocess
+    code = ("import sys, json, tsfile as t\n"
+            "try:\n"
+            "    r = t.TsFileReader(sys.argv[1])\n"
+            "    rs = r.query_timeseries('root.d', ['s'], -2**63, 2**63 - 1)\n"
+            "    n = 0\n"
+            "    while rs.next():\n"
+            "        rs.get_value_by_name('s'); n += 1\n"
+            "    rs.close(); r.close()\n"
+            "    print(json.dumps({'official': 'accepted', 'rows': n}))\n"
+            "except Exception as e:\n"
+            "    print(json.dumps({'official': 'refused', 'message': str(e)}))\n")
+    r = subprocess.run([sys.executable, "-c", code, path], capture_output=True, text=True, timeout=120)
+    if r.returncode != 0:
+        return {"official": "refused", "message": f"reader process exit {r.returncode}"}
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def size_lies(out):
+    """For each compression, a file whose first page the official reader
+    reads, and what it makes of that file with the page's uncompressed
+    size replaced by lies of the same varint width (one short, one over,
+    zero, double, the smallest and largest the width holds):
+    `size-lies.json` beside the files. The files are the official
+    writer's, so they regenerate byte for byte."""
+    report = {"library": library_version(), "files": []}
+    scratch = os.path.join(out, "patched.tmp")
+    for comp in SIZE_LIE_COMPRESSIONS:
+        name = f"size-lies-{comp.name.lower()}.tsfile"
+        path = os.path.join(out, name)
+        if os.path.exists(path):
+            os.remove(path)
+        size_lie_file(path, comp)
+        with open(path, "rb") as f:
+            b = f.read()
+        at, end = first_page_size(b)
+        true_size, _ = _uvarint(b, at)
+        width = end - at
+        entry = {"file": name, "compression": comp.name, "size_at": at, "size_width": width,
+                 "true_size": true_size, "sizes": []}
+        for size in [true_size, true_size - 1, true_size + 1, 0, 2 * true_size, 1 << (7 * (width - 1)),
+                     (1 << (7 * width)) - 1]:
+            encoded = varint_of_width(size, width)
+            patched = b[:at] + encoded + b[end:]
+            with open(scratch, "wb") as f:
+                f.write(patched)
+            entry["sizes"].append({"size": size, **official_verdict(scratch)})
+        os.remove(scratch)
+        if entry["sizes"][0]["official"] != "accepted":
+            raise SystemExit(f"{name}: the official reader refuses the file as written")
+        report["files"].append(entry)
+    with open(os.path.join(out, "size-lies.json"), "w") as f:
+        json.dump(report, f, indent=1)
+        f.write("\n")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", help="directory to write into (required but for --inspect)")
@@ -1388,6 +1642,13 @@ def main():
                     help="write the committed scan fixtures (scan-*.tsfile, fixed seed) and nothing else")
     ap.add_argument("--sprintz-fixture", action="store_true",
                     help=f"write the committed {SPRINTZ_FIXTURE} (fixed seed) and nothing else")
+    ap.add_argument("--official-statistics", action="store_true",
+                    help="with --read-back, also record the series statistics the official reader reads "
+                         "(`official_statistics`)")
+    ap.add_argument("--statistics-fixtures", action="store_true",
+                    help="write the committed statistics fixtures (stats-*.tsfile) and nothing else")
+    ap.add_argument("--size-lies", action="store_true",
+                    help="write the committed size-lies fixtures (size-lies-*.tsfile, size-lies.json) and nothing else")
     ap.add_argument("--inspect", nargs="+", metavar="FILE",
                     help="print the chunk groups, chunks and pages of FILEs and exit")
     args = ap.parse_args()
@@ -1400,6 +1661,14 @@ def main():
     if args.scan_fixtures:
         os.makedirs(args.out, exist_ok=True)
         scan_fixtures(args.out)
+        return
+    if args.statistics_fixtures:
+        os.makedirs(args.out, exist_ok=True)
+        statistics_fixtures(args.out)
+        return
+    if args.size_lies:
+        os.makedirs(args.out, exist_ok=True)
+        size_lies(args.out)
         return
     if args.sprintz_fixture:
         os.makedirs(args.out, exist_ok=True)
@@ -1414,7 +1683,8 @@ def main():
         with open(path + ".json", "w") as f:
             json.dump(meta, f)
         return
-    global ENCODINGS, COMPRESSIONS, PAGE_POINTS, TAG_FILTERS
+    global ENCODINGS, COMPRESSIONS, PAGE_POINTS, TAG_FILTERS, OFFICIAL_STATISTICS
+    OFFICIAL_STATISTICS = args.official_statistics
     SHAPES.extend(["spiked", "spiked"])
     TAG_FILTERS = True
     if args.all:

@@ -58,6 +58,28 @@ fn committed_fixtures() {
         total.points
     );
     assert!(total.pages > files.len(), "fixtures must hold multi-page chunks");
+    // Every way a header says whether statistics follow, read and held to
+    // the official reader (`generate.py --statistics-fixtures`).
+    for layout in [
+        "series chunk of one page",
+        "series chunk of pages",
+        "time chunk of one page",
+        "time chunk of pages",
+        "value chunk of one page",
+        "value chunk of pages",
+        "all-null page in a value chunk of one page",
+        "all-null page in a value chunk of pages",
+        "series of one chunk (no chunk statistics)",
+        "series of several chunks",
+        "series statistics from the official reader",
+        "index flags of an aligned column (Java's 0x80 / 0x40)",
+    ] {
+        assert!(
+            total.statistics.contains(layout),
+            "no {layout} in the fixtures: {:?}",
+            total.statistics
+        );
+    }
     // Every page through every registry kernel.
     let report = check_files(&files, &Options::new(repro_dir())).unwrap();
     assert!(

@@ -63,7 +63,12 @@ pub fn decompress(
             impossible(255)?;
             lz4_flex::block::decompress(body, size).map_err(|e| fail(e.to_string()))?
         }
-        Compression::Lzo => lzo::decompress(body, size).map_err(|e| fail(format!("{e:?}")))?,
+        Compression::Lzo => {
+            // The crate allocates the whole size up front. An LZO1X length
+            // extension byte (a zero) adds 255, as LZ4's do.
+            impossible(255)?;
+            lzo::decompress(body, size).map_err(|e| fail(format!("{e:?}")))?
+        }
         Compression::Gzip => read_bounded(flate2::read::GzDecoder::new(body), size).map_err(|e| fail(e.to_string()))?,
         Compression::Zstd => {
             let decoder = ruzstd::decoding::StreamingDecoder::new(body).map_err(|e| fail(e.to_string()))?;

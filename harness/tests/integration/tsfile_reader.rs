@@ -36,9 +36,10 @@ fn every_page_of_the_fixtures_agrees_with_every_kernel() {
         report.unreadable
     );
     // The reader's and the harness's 17 fixtures, the 7 scan fixtures, the
-    // C++ SPRINTZ file whose statistics are of the values given, and the
-    // SPRINTZ extremes the C++ reader reads its own way.
-    assert_eq!(report.files, 26);
+    // C++ SPRINTZ file whose statistics are of the values given, the
+    // SPRINTZ extremes the C++ reader reads its own way, and the three
+    // statistics fixtures in each directory.
+    assert_eq!(report.files, 32);
     let kernels_of = |column: &str, encoding: &str, dtype: &str| {
         report
             .tallies
@@ -216,6 +217,7 @@ fn fresh_files_of_every_encoding_and_a_large_page_match_the_official_reader() {
                 "--seed",
                 &seed.to_string(),
                 "--read-back",
+                "--official-statistics",
             ])
             .args(args)
             .status()
@@ -252,6 +254,12 @@ fn fresh_files_of_every_encoding_and_a_large_page_match_the_official_reader() {
         total.add(&by_reference);
     }
     assert!(total.points > 1_100_000, "seed {seed}: {total:?}");
+    // The index's statistics of every series, held to the official reader's.
+    assert!(
+        total.statistics.contains("series statistics from the official reader"),
+        "seed {seed}: {:?}",
+        total.statistics
+    );
     for (dtype, encodings) in PAIRS {
         for encoding in *encodings {
             for compression in COMPRESSIONS {
