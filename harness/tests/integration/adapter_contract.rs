@@ -374,7 +374,7 @@ mod qwp_ts {
     fn a_decoder_wrong_only_on_reuse_is_caught_on_the_second_step() {
         let campaign = campaign(wrong_on_reuse);
         let step = input(&rows(), true);
-        assert_agrees(&verdict(&campaign, &[step.clone()]), "one step");
+        assert_agrees(&verdict(&campaign, std::slice::from_ref(&step)), "one step");
         assert_differs_at(&verdict(&campaign, &[step.clone(), step]), 1, "two steps");
         assert_caught(&campaign.run(&quick(4, &["reuse"])), "the reuse category");
     }
@@ -422,7 +422,7 @@ mod cube_columnar {
     fn a_decoder_wrong_only_on_reuse_is_caught_on_the_second_step() {
         let campaign = campaign(wrong_on_reuse);
         let step = input(r#"[{"m0":1},{"m0":2}]"#);
-        assert_agrees(&verdict(&campaign, &[step.clone()]), "one step");
+        assert_agrees(&verdict(&campaign, std::slice::from_ref(&step)), "one step");
         assert_differs_at(&verdict(&campaign, &[step.clone(), step]), 1, "two steps");
     }
 
@@ -458,7 +458,7 @@ mod cube_columnar {
             ("last row", without_last_row as kernel::DecodeFn),
             ("first row", without_first_row),
         ] {
-            assert_differs_at(&verdict(&campaign(func), &[step.clone()]), 0, what);
+            assert_differs_at(&verdict(&campaign(func), std::slice::from_ref(&step)), 0, what);
         }
     }
 
@@ -562,7 +562,7 @@ mod tsfile_pages {
             max_values: 8,
             page: crossdec_reference::tsfile::plain::encode_i32(&[1, -2, 3]),
         };
-        assert_agrees(&verdict(&campaign, &[step.clone()]), "one step");
+        assert_agrees(&verdict(&campaign, std::slice::from_ref(&step)), "one step");
         assert_differs_at(&verdict(&campaign, &[step.clone(), step]), 1, "two steps");
         assert_caught(&campaign.run(&quick(4, &["reuse"])), "the reuse category");
     }
