@@ -9,7 +9,9 @@
 //!   drops (no checked elements past the bound) lets such a kernel through.
 //!   The adapters hand kernels exactly the range ([`Out::range`]), so a
 //!   write before its start cannot be made in safe code; the engine's own
-//!   tests cover the views that could reach it.
+//!   tests cover the views that could reach it. The TsFile pages' adapter
+//!   (`decode_values`, no slack: its kernels take the buffer's length as
+//!   their limit) is held to it in `tsfile_props.rs`.
 //! - Reuse: a kernel that goes wrong only on its decoder's second call must
 //!   be caught on a case of two steps (and pass on one step): an adapter or
 //!   judge that builds a fresh decoder for every step never reaches it.
@@ -19,8 +21,9 @@
 //!   equality that ignores it, lets it through.
 //!
 //! cube-columnar and tsfile-aligned hand kernels no caller buffer (their
-//! kernels return owned batches and blocks); for them the sloppy kernels
-//! return a row past the end or before the start of what they decoded.
+//! kernels return owned batches and blocks); for them the sloppy kernels get
+//! the ends of what they decoded wrong: a row missing at the end or the
+//! start (cube), a row added past the end or before the start (aligned).
 //!
 //! [`Out::range`]: crossdec_harness::engine::Out::range
 
