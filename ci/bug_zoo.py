@@ -23,8 +23,8 @@ The tiers are the checks CI and certification run:
                  committed harness/tests/golden.json (cargo test and
                  `crossdec certify` on every target)
   fuzz-replay    the committed fuzz corpora replayed (cargo test)
-  native-tests   the kernels', references', TsFile reader's and harness's
-                 test suites
+  native-tests   the kernels', references', TsFile reader's, engine's and
+                 harness's test suites
   peer-oracle    the real peers: questdb-rs and pgjdbc against the
                  reference, the PostgreSQL server, the official TsFile
                  library's files. Peers are compared with the reference, so
@@ -226,7 +226,7 @@ class Tiers:
             return caught
         if tier == "native-tests":
             rc1, _ = self.sh(["cargo", "test", "--release", "-p", "crossdec-kernels", "-p", "crossdec-reference",
-                              "-p", "crossdec-tsfile"], log=log)
+                              "-p", "crossdec-tsfile", "-p", "crossdec-engine"], log=log)
             args = ["cargo", "test", "--release", "-p", "crossdec-harness", "--lib"]
             for t in harness_tests():
                 args += ["--test", t]

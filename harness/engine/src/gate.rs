@@ -73,9 +73,23 @@ pub fn compare(native: &Manifest, cross: &Manifest, endian: &str) -> Vec<String>
     problems
 }
 
+/// Problems with a manifest's byte order (`target_endian`): anything but
+/// "little" or "big" (empty, say, from a manifest written without it) proves
+/// nothing about where the run ran.
+pub fn byte_order(m: &Manifest) -> Vec<String> {
+    if matches!(m.target_endian.as_str(), "little" | "big") {
+        Vec::new()
+    } else {
+        vec![format!(
+            "{} manifest has no byte order: target_endian is {:?}, not \"little\" or \"big\"",
+            m.target, m.target_endian
+        )]
+    }
+}
+
 /// Problems a single manifest shows on its own.
 pub fn sanity(m: &Manifest) -> Vec<String> {
-    let mut problems = Vec::new();
+    let mut problems = byte_order(m);
     if m.failures > 0 {
         problems.push(format!("{} run had {} failures", m.target, m.failures));
     }
@@ -328,6 +342,28 @@ mod tests {
             compare(&native, &cross, "big"),
             ["f: generator calls per category differ: native {\"c\": 3}, s390x {\"c\": 4} (replay the native run with --like)"]
         );
+    }
+
+    #[test]
+    fn a_manifest_without_a_byte_order_is_refused_by_name() {
+        for endian in ["", "middle", "Big"] {
+            let m = manifest("x86_64", endian, "d", 5);
+            let problems = sanity(&m);
+            assert_eq!(problems.len(), 1, "{endian:?}: {problems:?}");
+            assert!(problems[0].contains("target_endian"), "{problems:?}");
+            // Even where the byte order it was compared with is the same.
+            let native = manifest("x86_64", "little", "d", 5);
+            assert!(
+                compare(&native, &m, endian).iter().any(|p| p.contains("no byte order")),
+                "{endian:?}"
+            );
+            assert!(
+                compare(&m, &native, "little")
+                    .iter()
+                    .any(|p| p.contains("no byte order")),
+                "a native manifest's byte order counts too ({endian:?})"
+            );
+        }
     }
 
     #[test]

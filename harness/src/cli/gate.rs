@@ -100,6 +100,16 @@ pub fn gate(args: &GateArgs) -> Result<Verdict, String> {
         })
         .collect();
     verdict.problems.extend(gate::target_is(&native, report::TARGET));
+    // The native run is this binary's target: its byte order is known here,
+    // so a native manifest claiming another one (or none) proves nothing.
+    if gate::byte_order(&native).is_empty() && native.target_endian != report::endian() {
+        verdict.problems.push(format!(
+            "native manifest says {}-endian, but {} is {}-endian",
+            native.target_endian,
+            report::TARGET,
+            report::endian()
+        ));
+    }
     verdict.problems.extend(gate::registry_coverage(&native, &registry));
     let mut all = vec![native.clone()];
     for cross in &crosses {
@@ -144,4 +154,137 @@ fn summary(m: &Manifest) -> Vec<String> {
         }
     }
     lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A complete manifest as a person would write it by hand, of this
+    /// binary's target and byte order.
+    fn hand_written() -> serde_json::Value {
+        let text = format!(
+            r#"{{
+                "crossdec_version": "0.1.0",
+                "target": "{target}",
+                "target_endian": "{endian}",
+                "pointer_width": 64,
+                "cpu_features": [],
+                "seed": 1,
+                "cases": 2,
+                "families": [{{
+                    "family": "qwp-ts",
+                    "implementations": {{"qwp/word64": true}},
+                    "kernels": ["qwp/word64"],
+                    "kernels_available": ["qwp/word64"],
+                    "kernels_ran": ["qwp/word64"],
+                    "cases_per_category": {{"random": 2}},
+                    "calls_per_category": {{"random": 2}},
+                    "category_digests": {{"random": "ab"}},
+                    "digest": "ab",
+                    "tolerated": {{}},
+                    "compared": {{"qwp/word64": 4}},
+                    "failures": 0
+                }}],
+                "failures": 0
+            }}"#,
+            target = report::TARGET,
+            endian = report::endian()
+        );
+        serde_json::from_str(&text).expect("valid JSON")
+    }
+
+    /// The fields a manifest cannot be read without: every one but those
+    /// older manifests may lack (which read as empty or zero).
+    const REQUIRED: &[&str] = &[
+        "crossdec_version",
+        "target",
+        "target_endian",
+        "seed",
+        "cases",
+        "families",
+        "failures",
+    ];
+    const REQUIRED_PER_FAMILY: &[&str] = &[
+        "family",
+        "implementations",
+        "kernels",
+        "kernels_ran",
+        "cases_per_category",
+        "digest",
+        "failures",
+    ];
+
+    /// The gate's problems with `native` as the native manifest and the
+    /// complete one as the cross run.
+    fn problems_with(native: &serde_json::Value, name: &str) -> Vec<String> {
+        let dir = std::env::temp_dir().join(format!("crossdec-gate-fields-{}-{name}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let native_path = dir.join("native.json");
+        let cross_path = dir.join("cross.json");
+        std::fs::write(&native_path, native.to_string()).unwrap();
+        std::fs::write(&cross_path, hand_written().to_string()).unwrap();
+        let verdict = gate(&GateArgs {
+            native: native_path,
+            cross: vec![format!(
+                "{}@{}@{}",
+                cross_path.display(),
+                report::endian(),
+                report::TARGET
+            )],
+            require_all_kernels: false,
+            exempt: Vec::new(),
+        })
+        .expect("a valid command line");
+        std::fs::remove_dir_all(&dir).ok();
+        verdict.problems
+    }
+
+    #[test]
+    fn the_complete_hand_written_manifest_is_read() {
+        let problems = problems_with(&hand_written(), "complete");
+        assert!(
+            problems
+                .iter()
+                .all(|p| !p.contains("not a crossdec manifest") && !p.contains("byte order") && !p.contains("endian")),
+            "{problems:?}"
+        );
+    }
+
+    #[test]
+    fn a_manifest_missing_a_required_field_is_refused_naming_it() {
+        for field in REQUIRED {
+            let mut m = hand_written();
+            m.as_object_mut().unwrap().remove(*field);
+            let problems = problems_with(&m, field);
+            assert!(
+                problems.iter().any(|p| p.contains(&format!("`{field}`"))),
+                "a manifest without {field}: {problems:?}"
+            );
+        }
+        for field in REQUIRED_PER_FAMILY {
+            let mut m = hand_written();
+            m["families"][0].as_object_mut().unwrap().remove(*field);
+            let problems = problems_with(&m, &format!("family-{field}"));
+            assert!(
+                problems.iter().any(|p| p.contains(&format!("`{field}`"))),
+                "a family without {field}: {problems:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_native_manifest_with_no_or_another_byte_order_is_refused() {
+        let other = if report::endian() == "little" { "big" } else { "little" };
+        for (endian, says) in [
+            ("", "target_endian"),
+            ("middle", "target_endian"),
+            (other, "-endian, but"),
+        ] {
+            let mut m = hand_written();
+            m["target_endian"] = endian.into();
+            let problems = problems_with(&m, &format!("endian-{endian}"));
+            assert!(problems.iter().any(|p| p.contains(says)), "{endian:?}: {problems:?}");
+        }
+    }
 }

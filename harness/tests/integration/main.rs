@@ -9,6 +9,7 @@
 //! command's own tests and the speed printer) stay binaries of their own
 //! next to this directory.
 
+mod adapter_contract;
 mod bytea_family;
 mod c_subject;
 mod cube_campaign;

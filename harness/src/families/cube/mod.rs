@@ -460,26 +460,31 @@ impl BytePayload for CubeInput {
     }
 }
 
-/// The `cube-columnar` family: every registry kernel, each keeping one
-/// `CubeDecoder` across steps, against the reference.
+/// A kernel with one `CubeDecoder` kept across steps, like a client decoding
+/// batch after batch: the adapter every `cube-columnar` kernel runs through.
+pub fn kernel_decoder(func: kernel::DecodeFn) -> impl FnMut(&CubeInput, &mut Buffers) -> Outcome<CubeColumnar> + Send {
+    let mut decoder = kernel::CubeDecoder::new();
+    move |input, _| {
+        func(
+            &mut decoder,
+            &input.json,
+            kernel_shape(input.shape),
+            &input.schema,
+            input.limit,
+        )
+        .map_err(CubeFault::from)
+        .and_then(|b| batch_of(&b, &input.schema))
+    }
+}
+
+/// The `cube-columnar` family: every registry kernel through
+/// [`kernel_decoder`], against the reference.
 pub fn campaign() -> Campaign<CubeColumnar> {
     kernel::IMPLEMENTATIONS
         .iter()
         .fold(Campaign::new(CubeColumnar), |campaign, imp| {
             campaign.kernel(imp.name, imp.is_available(), move || {
-                let func = super::runnable(imp);
-                let mut decoder = kernel::CubeDecoder::new();
-                move |input: &CubeInput, _: &mut Buffers| {
-                    func(
-                        &mut decoder,
-                        &input.json,
-                        kernel_shape(input.shape),
-                        &input.schema,
-                        input.limit,
-                    )
-                    .map_err(CubeFault::from)
-                    .and_then(|b| batch_of(&b, &input.schema))
-                }
+                kernel_decoder(super::runnable(imp))
             })
         })
 }

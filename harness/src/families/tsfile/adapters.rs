@@ -28,6 +28,30 @@ pub fn decode_values<T: Element>(
     result.map(|d| (values, d.consumed)).map_err(TsFault::from)
 }
 
+/// What every kernel's report passes through before the adapter reads it:
+/// the decoder's call number (0 on its first call) and the kernel's
+/// [`Done`]. The registry's kernels pass it unchanged; tests plant, through
+/// the real adapter, a kernel that misreports its consumed bytes or goes
+/// wrong only when its decoder is reused.
+pub type Report = fn(call: u64, done: &mut Done);
+
+fn unchanged(_: u64, _: &mut Done) {}
+
+/// [`decode_values`], with the kernel's [`Done`] passed through `report`.
+fn reported<T: Element>(
+    buffers: &mut Buffers,
+    max: usize,
+    report: &dyn Fn(&mut Done),
+    f: impl FnOnce(&mut [T]) -> Result<Done, kernel::DecodeError>,
+) -> Result<(Vec<T>, usize), TsFault> {
+    decode_values(buffers, max, |out| {
+        f(out).map(|mut done| {
+            report(&mut done);
+            done
+        })
+    })
+}
+
 fn stop_of(input: &TsInput) -> gorilla::Stop {
     match input.stop {
         StopMode::AtTerminator => gorilla::Stop::AtTerminator,
@@ -40,6 +64,9 @@ struct Adapter {
     name: &'static str,
     /// The RLE boolean kernel's scratch, kept across steps.
     scratch: Vec<u32>,
+    report: Report,
+    /// Calls so far: a decoder is one adapter, kept across a case's steps.
+    calls: u64,
 }
 
 impl Adapter {
@@ -47,6 +74,10 @@ impl Adapter {
         let max = input.max_values as usize;
         let page = &input.page[..];
         let name = self.name;
+        let (report, call) = (self.report, self.calls);
+        self.calls += 1;
+        let tell = |done: &mut Done| report(call, done);
+        let tell = &tell;
         macro_rules! out {
             ($r:expr, $variant:ident) => {
                 $r.map(|(v, consumed)| TsValue {
@@ -64,30 +95,30 @@ impl Adapter {
         match (self.encoding, input.dtype) {
             (Encoding::Ts2Diff, DataType::Int32) => {
                 let imp = crossdec_kernels::by_name(ts2diff::IMPLEMENTATIONS_I32, name).expect("registered");
-                out!(decode_values(b, max, |o| imp(page, o)), Int32)
+                out!(reported(b, max, tell, |o| imp(page, o)), Int32)
             }
             (Encoding::Ts2Diff, DataType::Int64) => {
                 let imp = crossdec_kernels::by_name(ts2diff::IMPLEMENTATIONS_I64, name).expect("registered");
-                out!(decode_values(b, max, |o| imp(page, o)), Int64)
+                out!(reported(b, max, tell, |o| imp(page, o)), Int64)
             }
             (Encoding::Ts2Diff, DataType::Float) => {
                 let inner = crossdec_kernels::by_name(ts2diff::IMPLEMENTATIONS_I32, name).expect("registered");
-                let r = decode_values(b, max, |o| float_scaled::decode_f32_into(page, inner, o));
+                let r = reported(b, max, tell, |o| float_scaled::decode_f32_into(page, inner, o));
                 out!(r, Float, f32::to_bits)
             }
             (Encoding::Ts2Diff, DataType::Double) => {
                 let inner = crossdec_kernels::by_name(ts2diff::IMPLEMENTATIONS_I64, name).expect("registered");
-                let r = decode_values(b, max, |o| float_scaled::decode_f64_into(page, inner, o));
+                let r = reported(b, max, tell, |o| float_scaled::decode_f64_into(page, inner, o));
                 out!(r, Double, f64::to_bits)
             }
             (Encoding::Rle, DataType::Float) => {
                 let inner = crossdec_kernels::by_name(rle::IMPLEMENTATIONS_I32, name).expect("registered");
-                let r = decode_values(b, max, |o| float_scaled::decode_f32_into(page, inner, o));
+                let r = reported(b, max, tell, |o| float_scaled::decode_f32_into(page, inner, o));
                 out!(r, Float, f32::to_bits)
             }
             (Encoding::Rle, DataType::Double) => {
                 let inner = crossdec_kernels::by_name(rle::IMPLEMENTATIONS_I64, name).expect("registered");
-                let r = decode_values(b, max, |o| float_scaled::decode_f64_into(page, inner, o));
+                let r = reported(b, max, tell, |o| float_scaled::decode_f64_into(page, inner, o));
                 out!(r, Double, f64::to_bits)
             }
             (Encoding::Gorilla, DataType::Int32 | DataType::Float) => {
@@ -97,7 +128,7 @@ impl Adapter {
                 } else {
                     (gorilla::TERMINATOR_I32, false)
                 };
-                let r = decode_values(b, max, |o| imp(page, term, stop_of(input), o));
+                let r = reported(b, max, tell, |o| imp(page, term, stop_of(input), o));
                 if float {
                     out!(r, Float)
                 } else {
@@ -111,7 +142,7 @@ impl Adapter {
                 } else {
                     (gorilla::TERMINATOR_I64, false)
                 };
-                let r = decode_values(b, max, |o| imp(page, term, stop_of(input), o));
+                let r = reported(b, max, tell, |o| imp(page, term, stop_of(input), o));
                 if float {
                     out!(r, Double)
                 } else {
@@ -119,14 +150,14 @@ impl Adapter {
                 }
             }
             (Encoding::Plain, DataType::Boolean) => {
-                out!(decode_values(b, max, |o| plain::decode_bool_into(page, o)), Boolean)
+                out!(reported(b, max, tell, |o| plain::decode_bool_into(page, o)), Boolean)
             }
             (Encoding::Plain, DataType::Int32) => {
-                out!(decode_values(b, max, |o| plain::decode_i32_into(page, o)), Int32)
+                out!(reported(b, max, tell, |o| plain::decode_i32_into(page, o)), Int32)
             }
             (Encoding::Plain, DataType::Int64 | DataType::Double) => {
                 let imp = crossdec_kernels::by_name(plain::IMPLEMENTATIONS_BE64, name).expect("registered");
-                let r = decode_values(b, max, |o| imp(page, o));
+                let r = reported(b, max, tell, |o| imp(page, o));
                 if input.dtype == DataType::Double {
                     out!(r, Double)
                 } else {
@@ -134,36 +165,43 @@ impl Adapter {
                 }
             }
             (Encoding::Plain, DataType::Float) => {
-                out!(decode_values(b, max, |o| plain::decode_be32_into(page, o)), Float)
+                out!(reported(b, max, tell, |o| plain::decode_be32_into(page, o)), Float)
             }
             (Encoding::Plain, DataType::Text) => plain::decode_binary(page, max)
-                .map(|(v, consumed)| TsValue {
-                    values: Values::Text(v.into_iter().map(<[u8]>::to_vec).collect()),
-                    consumed,
+                .map(|(v, consumed)| {
+                    let mut done = Done {
+                        values: v.len(),
+                        consumed,
+                    };
+                    tell(&mut done);
+                    TsValue {
+                        values: Values::Text(v.into_iter().map(<[u8]>::to_vec).collect()),
+                        consumed: done.consumed,
+                    }
                 })
                 .map_err(TsFault::from),
             (Encoding::Rle, DataType::Boolean) => {
                 let scratch = &mut self.scratch;
                 out!(
-                    decode_values(b, max, |o| rle::decode_bool_into(page, scratch, o)),
+                    reported(b, max, tell, |o| rle::decode_bool_into(page, scratch, o)),
                     Boolean
                 )
             }
             (Encoding::Rle, DataType::Int32) => {
                 let imp = crossdec_kernels::by_name(rle::IMPLEMENTATIONS_I32, name).expect("registered");
-                out!(decode_values(b, max, |o| imp(page, o)), Int32)
+                out!(reported(b, max, tell, |o| imp(page, o)), Int32)
             }
             (Encoding::Rle, DataType::Int64) => {
                 let imp = crossdec_kernels::by_name(rle::IMPLEMENTATIONS_I64, name).expect("registered");
-                out!(decode_values(b, max, |o| imp(page, o)), Int64)
+                out!(reported(b, max, tell, |o| imp(page, o)), Int64)
             }
             (Encoding::Zigzag, DataType::Int32) => {
                 let imp = crossdec_kernels::by_name(zigzag::IMPLEMENTATIONS_I32, name).expect("registered");
-                out!(decode_values(b, max, |o| imp(page, o)), Int32)
+                out!(reported(b, max, tell, |o| imp(page, o)), Int32)
             }
             (Encoding::Zigzag, DataType::Int64) => {
                 let imp = crossdec_kernels::by_name(zigzag::IMPLEMENTATIONS_I64, name).expect("registered");
-                out!(decode_values(b, max, |o| imp(page, o)), Int64)
+                out!(reported(b, max, tell, |o| imp(page, o)), Int64)
             }
             (Encoding::Chimp, DataType::Int32 | DataType::Float) => {
                 let imp = crossdec_kernels::by_name(chimp::IMPLEMENTATIONS_32, name).expect("registered");
@@ -173,7 +211,7 @@ impl Adapter {
                 } else {
                     chimp::TERMINATOR_I32
                 };
-                let r = decode_values(b, max, |o| imp(page, term, stop_of(input), o));
+                let r = reported(b, max, tell, |o| imp(page, term, stop_of(input), o));
                 if float {
                     out!(r, Float)
                 } else {
@@ -188,7 +226,7 @@ impl Adapter {
                 } else {
                     chimp::TERMINATOR_I64
                 };
-                let r = decode_values(b, max, |o| imp(page, term, stop_of(input), o));
+                let r = reported(b, max, tell, |o| imp(page, term, stop_of(input), o));
                 if float {
                     out!(r, Double)
                 } else {
@@ -198,7 +236,7 @@ impl Adapter {
             (Encoding::Dictionary, DataType::Text) => {
                 let imp = crossdec_kernels::by_name(dictionary::IMPLEMENTATIONS, name).expect("registered");
                 let mut entries = Vec::new();
-                let r = decode_values::<u32>(b, max, |keys| imp(page, &mut entries, keys));
+                let r = reported::<u32>(b, max, tell, |keys| imp(page, &mut entries, keys));
                 r.map(|(keys, consumed)| TsValue {
                     values: Values::Text(keys.iter().map(|&k| entries[k as usize].to_vec()).collect()),
                     consumed,
@@ -211,7 +249,7 @@ impl Adapter {
                     Writer::Java => sprintz::Writer::Java,
                     Writer::Cpp => sprintz::Writer::Cpp,
                 };
-                let r = decode_values(b, max, |o| imp(page, float, writer, o));
+                let r = reported(b, max, tell, |o| imp(page, float, writer, o));
                 if float {
                     out!(r, Float)
                 } else {
@@ -225,7 +263,7 @@ impl Adapter {
                     Writer::Java => sprintz::Writer::Java,
                     Writer::Cpp => sprintz::Writer::Cpp,
                 };
-                let r = decode_values(b, max, |o| imp(page, float, writer, o));
+                let r = reported(b, max, tell, |o| imp(page, float, writer, o));
                 if float {
                     out!(r, Double)
                 } else {
@@ -235,7 +273,7 @@ impl Adapter {
             (Encoding::Rlbe, DataType::Int32 | DataType::Float) => {
                 let imp = crossdec_kernels::by_name(rlbe::IMPLEMENTATIONS_32, name).expect("registered");
                 let float = input.dtype == DataType::Float;
-                let r = decode_values(b, max, |o| imp(page, rlbe_sum(input), o));
+                let r = reported(b, max, tell, |o| imp(page, rlbe_sum(input), o));
                 if float {
                     out!(r, Float)
                 } else {
@@ -245,7 +283,7 @@ impl Adapter {
             (Encoding::Rlbe, DataType::Int64 | DataType::Double) => {
                 let imp = crossdec_kernels::by_name(rlbe::IMPLEMENTATIONS_64, name).expect("registered");
                 let float = input.dtype == DataType::Double;
-                let r = decode_values(b, max, |o| imp(page, rlbe_sum(input), o));
+                let r = reported(b, max, tell, |o| imp(page, rlbe_sum(input), o));
                 if float {
                     out!(r, Double)
                 } else {
@@ -254,15 +292,15 @@ impl Adapter {
             }
             (Encoding::Camel, DataType::Double) => {
                 let imp = crossdec_kernels::by_name(camel::IMPLEMENTATIONS, name).expect("registered");
-                out!(decode_values(b, max, |o| imp(page, o)), Double)
+                out!(reported(b, max, tell, |o| imp(page, o)), Double)
             }
             (Encoding::Regular, DataType::Int32) => {
                 let imp = crossdec_kernels::by_name(regular::IMPLEMENTATIONS_I32, name).expect("registered");
-                out!(decode_values(b, max, |o| imp(page, o)), Int32)
+                out!(reported(b, max, tell, |o| imp(page, o)), Int32)
             }
             (Encoding::Regular, DataType::Int64) => {
                 let imp = crossdec_kernels::by_name(regular::IMPLEMENTATIONS_I64, name).expect("registered");
-                out!(decode_values(b, max, |o| imp(page, o)), Int64)
+                out!(reported(b, max, tell, |o| imp(page, o)), Int64)
             }
             (e, t) => unreachable!("{e:?} does not decode {t:?}"),
         }
@@ -309,6 +347,8 @@ pub fn decode_with(encoding: Encoding, name: &'static str, input: &TsInput) -> R
         encoding,
         name,
         scratch: Vec::new(),
+        report: unchanged,
+        calls: 0,
     }
     .decode(input, &mut buffers);
     match buffers.end_call().first() {
@@ -320,15 +360,28 @@ pub fn decode_with(encoding: Encoding, name: &'static str, input: &TsInput) -> R
 pub fn implementations(encoding: Encoding) -> Vec<Implementation<TsFamily>> {
     kernel_names(encoding)
         .into_iter()
-        .map(|(name, available)| {
-            Implementation::new(name, Role::Kernel, available, move || {
-                let mut adapter = Adapter {
-                    encoding,
-                    name,
-                    scratch: Vec::new(),
-                };
-                move |input: &TsInput, buffers: &mut Buffers| adapter.decode(input, buffers)
-            })
-        })
+        .map(|(name, available)| implementation_reporting(encoding, name, available, unchanged))
         .collect()
+}
+
+/// The registry kernel `name` of `encoding` through the family's adapter,
+/// each call's [`Done`] passed through `report` before the adapter reads it.
+/// One decoder (one adapter, its scratch and call count) serves every step
+/// of a case, as one reader decodes page after page.
+pub fn implementation_reporting(
+    encoding: Encoding,
+    name: &'static str,
+    available: bool,
+    report: Report,
+) -> Implementation<TsFamily> {
+    Implementation::new(name, Role::Kernel, available, move || {
+        let mut adapter = Adapter {
+            encoding,
+            name,
+            scratch: Vec::new(),
+            report,
+            calls: 0,
+        };
+        move |input: &TsInput, buffers: &mut Buffers| adapter.decode(input, buffers)
+    })
 }

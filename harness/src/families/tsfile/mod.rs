@@ -19,7 +19,7 @@ mod varint_edges;
 mod word_size;
 mod zigzag;
 
-pub use adapters::{decode_values, decode_with, kernel_names};
+pub use adapters::{decode_values, decode_with, implementation_reporting, kernel_names, Report};
 
 use crossdec_kernels::tsfile as kernel;
 use crossdec_reference::tsfile as reference;

@@ -19,7 +19,10 @@ mod convert;
 pub mod generate;
 mod types;
 
-pub use convert::{kernel_group, kernel_request, reference_group, reference_request, scanned_from_kernel, Codecs};
+pub use convert::{
+    kernel_group, kernel_request, reference_group, reference_request, scanned_from_kernel, scanned_through_arrow,
+    Codecs,
+};
 pub use types::{
     AlignedInput, Block, Cell, Fault, FieldFilter, FieldOp, Request, Scanned, TimeFilter, Unread, ValueChunk,
     MAX_FILTER_DEPTH, WRITER_CPP, WRITER_JAVA,
