@@ -60,22 +60,9 @@ fn committed_fixtures() {
     assert!(total.pages > files.len(), "fixtures must hold multi-page chunks");
     // Every way a header says whether statistics follow, read and held to
     // the official reader (`generate.py --statistics-fixtures`).
-    for layout in [
-        "series chunk of one page",
-        "series chunk of pages",
-        "time chunk of one page",
-        "time chunk of pages",
-        "value chunk of one page",
-        "value chunk of pages",
-        "all-null page in a value chunk of one page",
-        "all-null page in a value chunk of pages",
-        "series of one chunk (no chunk statistics)",
-        "series of several chunks",
-        "series statistics from the official reader",
-        "index flags of an aligned column (Java's 0x80 / 0x40)",
-    ] {
+    for layout in crossdec_tsfile::verify::STATISTICS_LAYOUTS {
         assert!(
-            total.statistics.contains(layout),
+            total.statistics.contains(*layout),
             "no {layout} in the fixtures: {:?}",
             total.statistics
         );

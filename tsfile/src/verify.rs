@@ -94,6 +94,25 @@ pub(crate) fn cell_of(dtype: u64, v: &serde_json::Value) -> Result<Option<Cell>,
     }))
 }
 
+/// Every way a header says whether statistics follow: a chunk's marker
+/// (one page: no page statistics), an aligned value page's size (0: all
+/// null, no statistics), a series' index flags (one chunk: no chunk
+/// statistics), in the tree and the table model.
+pub const STATISTICS_LAYOUTS: &[&str] = &[
+    "series chunk of one page",
+    "series chunk of pages",
+    "time chunk of one page",
+    "time chunk of pages",
+    "value chunk of one page",
+    "value chunk of pages",
+    "all-null page in a value chunk of one page",
+    "all-null page in a value chunk of pages",
+    "series of one chunk (no chunk statistics)",
+    "series of several chunks",
+    "series statistics from the official reader",
+    "index flags of an aligned column (Java's 0x80 / 0x40)",
+];
+
 /// Read `path` with decoders from `decoder` and hold it to `json`.
 pub fn verify_file<D: PageDecoder>(path: &Path, json: &str, decoder: impl Fn() -> D) -> Result<Verified, String> {
     let meta: serde_json::Value = serde_json::from_str(json).map_err(|e| format!("bad JSON: {e}"))?;

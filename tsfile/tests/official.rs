@@ -64,7 +64,7 @@ fn committed_fixtures_match_the_official_reader() {
     assert!(total.points > 10_000 && total.nulls > 100, "{total:?}");
     // Every statistics layout the writer writes is read and held to the
     // official reader (`generate.py --statistics-fixtures`: stats-*.tsfile).
-    for layout in STATISTICS_LAYOUTS {
+    for layout in crossdec_tsfile::verify::STATISTICS_LAYOUTS {
         assert!(
             total.statistics.contains(*layout),
             "no {layout} in the fixtures: {:?}",
@@ -72,25 +72,6 @@ fn committed_fixtures_match_the_official_reader() {
         );
     }
 }
-
-/// Every way a header says whether statistics follow: a chunk's marker
-/// (one page: no page statistics), an aligned value page's size (0: all
-/// null, no statistics), a series' index flags (one chunk: no chunk
-/// statistics), in the tree and the table model.
-const STATISTICS_LAYOUTS: &[&str] = &[
-    "series chunk of one page",
-    "series chunk of pages",
-    "time chunk of one page",
-    "time chunk of pages",
-    "value chunk of one page",
-    "value chunk of pages",
-    "all-null page in a value chunk of one page",
-    "all-null page in a value chunk of pages",
-    "series of one chunk (no chunk statistics)",
-    "series of several chunks",
-    "series statistics from the official reader",
-    "index flags of an aligned column (Java's 0x80 / 0x40)",
-];
 
 /// Filtered scans of the committed scan fixtures (`generate.py
 /// --scan-fixtures`: table-model files of every data type and several

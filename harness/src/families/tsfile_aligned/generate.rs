@@ -1411,6 +1411,20 @@ mod tests {
     use super::*;
     use crate::engine::case_rng;
 
+    /// Greedy minimization as the engine's minimizer does it.
+    fn minimize(start: AlignedInput, fails: impl Fn(&AlignedInput) -> bool) -> AlignedInput {
+        let mut current = start;
+        'outer: loop {
+            for candidate in shrink(&current) {
+                if fails(&candidate) {
+                    current = candidate;
+                    continue 'outer;
+                }
+            }
+            return current;
+        }
+    }
+
     /// The request shrinks by spans of columns and by values lowered:
     /// one wrong column of five is found without popping the others off
     /// the end first, and a limit goes to the smallest that still fails.
@@ -1425,18 +1439,10 @@ mod tests {
             columns: vec![0, 1, 2, 3, 4],
             block_rows: 1 << 20,
         };
-        let mut current = s.input();
         // Wrong when column 2 is read with a limit of 300 or more.
-        let fails = |i: &AlignedInput| i.request.columns.contains(&2) && i.request.limit.is_some_and(|l| l >= 300);
-        'outer: loop {
-            for candidate in shrink(&current) {
-                if fails(&candidate) {
-                    current = candidate;
-                    continue 'outer;
-                }
-            }
-            break;
-        }
+        let current = minimize(s.input(), |i| {
+            i.request.columns.contains(&2) && i.request.limit.is_some_and(|l| l >= 300)
+        });
         assert_eq!(current.request.columns, [2]);
         assert_eq!(current.request.limit, Some(300));
         assert_eq!(current.request.offset, 0);
@@ -1468,17 +1474,8 @@ mod tests {
         let holds = |i: &AlignedInput| {
             super::super::reference_scan(i).is_ok_and(|out| out.blocks.iter().any(|b| b.times.contains(&wanted)))
         };
-        let mut current = s.input();
-        assert!(holds(&current));
-        'outer: loop {
-            for candidate in shrink(&current) {
-                if holds(&candidate) {
-                    current = candidate;
-                    continue 'outer;
-                }
-            }
-            break;
-        }
+        assert!(holds(&s.input()));
+        let current = minimize(s.input(), holds);
         let out = super::super::reference_scan(&current).expect("still read");
         let rows: usize = out.blocks.iter().map(|b| b.times.len()).sum();
         assert_eq!(rows, 1, "{current:?}");
