@@ -1411,6 +1411,18 @@ mod tests {
     use super::*;
     use crate::engine::case_rng;
 
+    /// Every column of `s`, no filter, offset or limit.
+    fn every_column(s: &Scenario, block_rows: u64) -> Request {
+        Request {
+            time: None,
+            field: None,
+            offset: 0,
+            limit: None,
+            columns: (0..s.cols.len() as u32).collect(),
+            block_rows,
+        }
+    }
+
     /// Greedy minimization as the engine's minimizer does it.
     fn minimize(start: AlignedInput, fails: impl Fn(&AlignedInput) -> bool) -> AlignedInput {
         let mut current = start;
@@ -1461,14 +1473,7 @@ mod tests {
                 ..Knobs::default()
             },
         );
-        s.request = Request {
-            time: None,
-            field: None,
-            offset: 0,
-            limit: None,
-            columns: (0..s.cols.len() as u32).collect(),
-            block_rows: 1 << 10,
-        };
+        s.request = every_column(&s, 1 << 10);
         assert!(s.page_sizes.len() >= 3, "pages: {:?}", s.page_sizes);
         let wanted = s.times[s.page_sizes[0] + 1];
         let holds = |i: &AlignedInput| {
@@ -1510,14 +1515,7 @@ mod tests {
         let mut times_read = std::collections::HashSet::new();
         for index in 0..1000 {
             let mut s = scenario(&mut case_rng(1, "tsfile-aligned", "groups", index), Knobs::default());
-            s.request = Request {
-                time: None,
-                field: None,
-                offset: 0,
-                limit: None,
-                columns: (0..s.cols.len() as u32).collect(),
-                block_rows: 1000,
-            };
+            s.request = every_column(&s, 1000);
             let scanned = super::super::reference_scan(&s.input());
             if scanned.as_ref().is_ok_and(|out| !out.blocks.is_empty()) {
                 times_read.insert((s.time_encoding, s.writer));
