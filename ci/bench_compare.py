@@ -153,14 +153,16 @@ def build(label, cwd, target_dir):
     return exe
 
 
-def run_once(side, exe, default_json, index, args, pad):
-    """One process of one build; returns {target: figure}."""
+def run_once(side, exe, default_json, index, args, pad, slowdown=0.0):
+    """One process of one build; returns {target: figure}. `slowdown`: the
+    fraction the benchmark plants in the code under test (--selftest)."""
     out = RUNS / f"{index:03d}-{side}.json"
     log = RUNS / f"{index:03d}-{side}.log"
     out.unlink(missing_ok=True)
     start = time.time()
     env = dict(os.environ)
     env["CROSSDEC_TARGET_ROUNDS"] = str(args.inner_rounds)
+    env["CROSSDEC_TARGETS_SLOWDOWN"] = str(slowdown)
     # A build whose benchmark predates CROSSDEC_TARGETS_JSON writes to its own
     # tree's target/perf-targets.json (a compile-time path); read it there.
     env["CROSSDEC_TARGETS_JSON"] = str(out)
@@ -351,9 +353,31 @@ def svg_plot(rows, meta, path):
     path.write_text("\n".join(out) + "\n")
 
 
+def selftest_verdict(rows, slowdown, floor):
+    """--selftest: with a planted slowdown every target must be SLOWER; with
+    none, no target may be."""
+    if slowdown > 0:
+        missed = [r["target"] for r in rows if r["verdict"] != "SLOWER"]
+        if missed:
+            print(
+                f"ci/bench-compare: self-test FAILED: a {slowdown:.0%} slowdown (floor {floor:.0%}) "
+                f"not caught on {len(missed)} of {len(rows)} targets: {', '.join(missed)}",
+                file=sys.stderr,
+            )
+            return 1
+        print(f"ci/bench-compare: self-test passed: a {slowdown:.0%} slowdown caught on all {len(rows)} targets")
+        return 0
+    false = [r["target"] for r in rows if r["verdict"] == "SLOWER"]
+    if false:
+        print(f"ci/bench-compare: self-test FAILED: SLOWER without a slowdown: {', '.join(false)}", file=sys.stderr)
+        return 1
+    print(f"ci/bench-compare: self-test passed: no target SLOWER without a slowdown ({len(rows)} targets)")
+    return 0
+
+
 def main():
     p = argparse.ArgumentParser(prog="ci/bench-compare", description="see ci/bench-compare")
-    p.add_argument("base", help="base revision")
+    p.add_argument("base", nargs="?", default=None, help="base revision")
     p.add_argument("--rounds", type=int, default=20, help="rounds: one base and one head process each")
     p.add_argument("--inner-rounds", type=int, default=7, help="CROSSDEC_TARGET_ROUNDS of each process")
     p.add_argument("--filter", default=None, help="substring filter passed to both benchmarks")
@@ -361,6 +385,14 @@ def main():
     p.add_argument("--confidence", type=float, default=0.95, help="coverage of the median's interval")
     p.add_argument("--seed", type=int, default=None, help="seed of the layout padding (default: random)")
     p.add_argument("--build-only", action="store_true", help="build both benchmarks and stop")
+    p.add_argument(
+        "--selftest",
+        type=float,
+        default=None,
+        metavar="F",
+        help="no base: this tree's benchmark against itself, the head side slowed by the fraction F "
+        "(CROSSDEC_TARGETS_SLOWDOWN); passes when every target is SLOWER (F > 0) or none is (F = 0)",
+    )
     args = p.parse_args()
     if args.rounds < 1 or args.inner_rounds < 1:
         die("--rounds and --inner-rounds must be at least 1")
@@ -368,17 +400,31 @@ def main():
         die("--floor must be in [0, 1) and --confidence in (0, 1)")
     started = time.time()
 
-    base_sha = git("rev-parse", "--verify", "--quiet", f"{args.base}^{{commit}}", check=False)
-    if not base_sha:
-        die(f"{args.base!r} is not a revision of this repository")
     head_sha = git("rev-parse", "HEAD")
     dirty = bool(git("status", "--porcelain", "--untracked-files=no"))
     head_label = f"{head_sha[:10]}{' + uncommitted changes' if dirty else ''}"
-    print(f"ci/bench-compare: base {args.base} ({base_sha[:10]}) against the working tree, HEAD {head_label}")
-
-    checkout_base(base_sha)
-    base_exe = build("base", BASE_SRC, BASE_TARGET)
-    head_exe = build("head", ROOT, None)
+    slowdown = 0.0
+    if args.selftest is not None:
+        if not 0 <= args.selftest < 1:
+            die("--selftest takes a fraction in [0, 1)")
+        slowdown = args.selftest
+        args.base, base_sha = "the working tree", head_sha
+        print(
+            f"ci/bench-compare: self-test: the working tree against itself, head slowed by {slowdown:.0%} "
+            f"(HEAD {head_label})"
+        )
+        head_exe = build("head", ROOT, None)
+        base_exe = head_exe
+    else:
+        if args.base is None:
+            die("a base revision is needed (or --selftest F)")
+        base_sha = git("rev-parse", "--verify", "--quiet", f"{args.base}^{{commit}}", check=False)
+        if not base_sha:
+            die(f"{args.base!r} is not a revision of this repository")
+        print(f"ci/bench-compare: base {args.base} ({base_sha[:10]}) against the working tree, HEAD {head_label}")
+        checkout_base(base_sha)
+        base_exe = build("base", BASE_SRC, BASE_TARGET)
+        head_exe = build("head", ROOT, None)
     if args.build_only:
         print(f"built: base {base_exe}\n       head {head_exe}")
         return 0
@@ -410,7 +456,8 @@ def main():
         got = {}
         for side in order:
             exe, default_json = sides[side]
-            got[side] = run_once(side, exe, default_json, i, args, rng.randrange(4096))
+            planted = slowdown if side == "head" else 0.0
+            got[side] = run_once(side, exe, default_json, i, args, rng.randrange(4096), planted)
         base_runs.append(got["base"])
         head_runs.append(got["head"])
         print(f"   round {i + 1}/{args.rounds} done ({time.time() - bench_start:.0f} s)", flush=True)
@@ -453,6 +500,8 @@ def main():
     (WORK / "report.json").write_text(json.dumps(report, indent=2) + "\n")
     svg_plot(rows, meta, WORK / "ratios.svg")
     print(f"wrote {WORK / 'report.json'} and {WORK / 'ratios.svg'} ({meta['seconds']:.0f} s in all)")
+    if args.selftest is not None:
+        return selftest_verdict(rows, slowdown, args.floor)
     if slower:
         print(f"ci/bench-compare: FAILED: slower than base beyond the noise: {', '.join(slower)}", file=sys.stderr)
         return 1

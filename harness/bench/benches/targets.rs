@@ -9,7 +9,7 @@
 //! it never fails the run (speed is not a test).
 //!
 //! `cargo bench -p crossdec-bench --bench targets` prints a table and
-//! writes `target/perf-targets.json`. `CROSSDEC_TARGET_ROUNDS` (default 31)
+//! writes `perf-targets.json` in cargo's target directory. `CROSSDEC_TARGET_ROUNDS` (default 31)
 //! sets the rounds; an argument filters targets by substring;
 //! `CROSSDEC_TARGETS_JSON` writes the report to another path (`ci/bench-compare`
 //! runs two builds' binaries in turn, each writing its own file).
@@ -33,18 +33,61 @@ use serde::Serialize;
 struct Contender<'a> {
     name: &'static str,
     call: Box<dyn FnMut() + 'a>,
+    /// Code under test (a kernel), not a reference or a peer: what
+    /// `CROSSDEC_TARGETS_SLOWDOWN` slows.
+    under_test: bool,
 }
 
+/// Code under test: a kernel.
 fn contender<'a>(name: &'static str, call: impl FnMut() + 'a) -> Contender<'a> {
     Contender {
         name,
         call: Box::new(call),
+        under_test: true,
     }
 }
 
-/// Median seconds per call of each contender, timed in interleaved rounds.
-/// Each round times a batch of calls per contender, sized so each batch
-/// takes about 5 ms (a warm cache for the fast ones, as in a real loop).
+/// What the code under test is measured against: the reference or a peer.
+fn peer<'a>(name: &'static str, call: impl FnMut() + 'a) -> Contender<'a> {
+    Contender {
+        under_test: false,
+        ..contender(name, call)
+    }
+}
+
+/// `CROSSDEC_TARGETS_SLOWDOWN=F` (a fraction, e.g. 0.15): every batch of
+/// the code under test spins until it has spent 1 + F times its CPU time,
+/// a slowdown planted in the measurement so that `ci/bench-compare
+/// --selftest` can show which slowdown its verdict catches on this machine.
+fn planted_slowdown() -> f64 {
+    std::env::var("CROSSDEC_TARGETS_SLOWDOWN")
+        .ok()
+        .map(|f| f.parse().expect("CROSSDEC_TARGETS_SLOWDOWN is a fraction, e.g. 0.15"))
+        .unwrap_or(0.0)
+}
+
+/// This thread's CPU time in seconds where the system keeps it (Linux):
+/// a batch preempted by another process on a loaded machine is not charged
+/// for the time it waited, so a slowdown of the code shows through the
+/// load instead of drowning in it. Elsewhere, wall time.
+fn cpu_seconds() -> f64 {
+    #[cfg(target_os = "linux")]
+    {
+        let t = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
+        t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        use std::sync::OnceLock;
+        static START: OnceLock<Instant> = OnceLock::new();
+        START.get_or_init(Instant::now).elapsed().as_secs_f64()
+    }
+}
+
+/// Median CPU seconds per call of each contender, timed in interleaved
+/// rounds. Each round times a batch of calls per contender, sized so each
+/// batch takes about 5 ms (a warm cache for the fast ones, as in a real
+/// loop).
 fn race(contenders: &mut [Contender<'_>], rounds: usize) -> Vec<f64> {
     let mut per_call = vec![0f64; contenders.len()];
     for (c, slot) in contenders.iter_mut().zip(&mut per_call) {
@@ -58,16 +101,23 @@ fn race(contenders: &mut [Contender<'_>], rounds: usize) -> Vec<f64> {
         *slot = start.elapsed().as_secs_f64() / n as f64;
     }
     let iters: Vec<usize> = per_call.iter().map(|t| ((0.005 / t).ceil() as usize).max(1)).collect();
+    let slowdown = planted_slowdown();
     let mut samples = vec![Vec::with_capacity(rounds); contenders.len()];
     for round in 0..rounds {
         for k in 0..contenders.len() {
             let idx = (k + round) % contenders.len();
             let c = &mut contenders[idx];
-            let start = Instant::now();
+            let start = cpu_seconds();
             for _ in 0..iters[idx] {
                 (c.call)();
             }
-            samples[idx].push(start.elapsed().as_secs_f64() / iters[idx] as f64);
+            if c.under_test && slowdown > 0.0 {
+                let until = start + (cpu_seconds() - start) * (1.0 + slowdown);
+                while cpu_seconds() < until {
+                    std::hint::spin_loop();
+                }
+            }
+            samples[idx].push((cpu_seconds() - start) / iters[idx] as f64);
         }
     }
     samples
@@ -160,7 +210,7 @@ fn qwp(report: &mut Report) {
                     .decode_into(black_box(&column), ROWS, true, &mut out, &mut validity)
                     .unwrap();
             }),
-            contender("reference", || {
+            peer("reference", || {
                 black_box(rqwp::decode_column(black_box(&column), ROWS, true).unwrap());
             }),
         ];
@@ -171,7 +221,7 @@ fn qwp(report: &mut Report) {
             let mut dict = SymbolDict::new();
             let mut schema = None;
             let mut scratch = ZstdScratch::new();
-            contenders.push(contender("questdb-rs", move || {
+            contenders.push(peer("questdb-rs", move || {
                 decode_result_batch(black_box(payload), *flags, &mut dict, &mut schema, &mut scratch).unwrap();
             }));
         }
@@ -223,10 +273,10 @@ fn bytea(report: &mut Report) {
             contender("best kernel", || {
                 best(black_box(digits), &mut out.borrow_mut()).unwrap();
             }),
-            contender("const-hex", || {
+            peer("const-hex", || {
                 const_hex::decode_to_slice(black_box(digits), &mut out.borrow_mut()).unwrap();
             }),
-            contender("reference", || {
+            peer("reference", || {
                 black_box(rbytea::decode(black_box(&text)).unwrap());
             }),
         ];
@@ -275,7 +325,7 @@ fn tsfile(report: &mut Report) {
             contender("kernel", || {
                 kt::decode_i64_into(black_box(&page), &mut out).unwrap();
             }),
-            contender("reference", || {
+            peer("reference", || {
                 black_box(rt::decode_i64(black_box(&page), N).unwrap());
             }),
         ];
@@ -322,7 +372,7 @@ fn tsfile(report: &mut Report) {
             contender("kernel", || {
                 kg::decode_f64_into(black_box(&page), kg::Stop::Count(N), &mut out).unwrap();
             }),
-            contender("reference", || {
+            peer("reference", || {
                 black_box(rg::decode64(black_box(&page), rg::TERMINATOR_F64, rg::Stop::Count(N), N).unwrap());
             }),
         ];
@@ -376,6 +426,223 @@ fn tsfile(report: &mut Report) {
     }
 }
 
+/// Cube columnar JSON to Arrow on 10,000 rows x 8 dimensions: GB/s of JSON,
+/// and against arrow-json reading the same rows as newline-delimited JSON.
+fn cube(report: &mut Report) {
+    use crossdec_bench::cube_data::{columnar, row_objects, table, ROWS};
+    use crossdec_kernels::cube as kernel;
+    use crossdec_reference::cube as reference;
+    if !report.wants("cube-columnar") {
+        return;
+    }
+    let (schema, names, cells) = table(8);
+    let json = columnar(&names, &cells);
+    let rows = row_objects(&names, &cells);
+    let row_json = format!("[{}]", rows.join(",")).into_bytes();
+    let ndjson = rows.join("\n").into_bytes();
+    let expected = reference::decode(&row_json, reference::Shape::Rows, &schema, None).unwrap();
+    assert_eq!(
+        kernel::decode(&json, kernel::Shape::Columnar, &schema, None).unwrap(),
+        expected
+    );
+    let mut decoder = kernel::CubeDecoder::new();
+    let mut contenders = vec![
+        contender("kernel", || {
+            black_box(
+                kernel::decode_with(&mut decoder, black_box(&json), kernel::Shape::Columnar, &schema, None).unwrap(),
+            );
+        }),
+        peer("arrow-json", || {
+            let mut d = arrow_json::ReaderBuilder::new(schema.clone())
+                .with_batch_size(ROWS)
+                .build_decoder()
+                .unwrap();
+            d.decode(black_box(&ndjson)).unwrap();
+            black_box(d.flush().unwrap().unwrap());
+        }),
+        peer("reference", || {
+            black_box(reference::decode(black_box(&row_json), reference::Shape::Rows, &schema, None).unwrap());
+        }),
+    ];
+    let t = report.race(
+        &format!("cube-columnar ({ROWS} rows x 8, {} bytes columnar)", json.len()),
+        json.len() as f64,
+        "GB/s",
+        &mut contenders,
+    );
+    report.add(
+        9,
+        "cube-columnar/8: kernel GB/s of JSON".into(),
+        json.len() as f64 / t[0] / 1e9,
+        1.0,
+        "GB/s",
+    );
+    report.add(9, "cube-columnar/8: kernel / arrow-json".into(), t[1] / t[0], 3.0, "x");
+    report.add(9, "cube-columnar/8: kernel / reference".into(), t[2] / t[0], 5.0, "x");
+}
+
+/// The seed's aligned scan in memory: 200,000 rows x 8 INT64 columns, pages
+/// of 8,192 points, the middle-half window, blocks of 65,536 rows handed
+/// back to a pool after each scan, as a reader scanning group after group.
+fn tsfile_aligned(report: &mut Report) {
+    use crossdec_bench::aligned_data::{chunks, data, COLUMNS, ROWS};
+    use crossdec_kernels::tsfile::aligned as k;
+    use crossdec_reference::tsfile::aligned as r;
+    if !report.wants("tsfile-aligned") {
+        return;
+    }
+    let (times, columns) = data();
+    let (lo, hi) = (times[ROWS / 4], times[3 * ROWS / 4 - 1]);
+    let retained = (ROWS / 2 * COLUMNS) as f64;
+    let (t, values) = chunks(&times, &columns, 8192);
+    let kg = k::Group {
+        time: k::Chunk::plain(k::ColumnType::Int64, k::Encoding::Ts2Diff, &t),
+        values: values
+            .iter()
+            .map(|d| Some(k::Chunk::plain(k::ColumnType::Int64, k::Encoding::Ts2Diff, d)))
+            .collect(),
+    };
+    let rg = r::Group {
+        time: r::Chunk::plain(r::ColumnType::Int64, r::Encoding::Ts2Diff, &t),
+        values: values
+            .iter()
+            .map(|d| Some(r::Chunk::plain(r::ColumnType::Int64, r::Encoding::Ts2Diff, d)))
+            .collect(),
+    };
+    let kq = k::Request {
+        filter: k::Filter {
+            time: Some(k::TimeFilter::Between(lo, hi)),
+            field: None,
+        },
+        offset: 0,
+        limit: None,
+        columns: (0..COLUMNS).collect(),
+        block_rows: 65_536,
+        writer: k::Writer::Cpp,
+    };
+    let rq = r::Request {
+        filter: r::Filter {
+            time: Some(r::TimeFilter::Between(lo, hi)),
+            field: None,
+        },
+        offset: 0,
+        limit: None,
+        columns: (0..COLUMNS).collect(),
+        block_rows: 65_536,
+        writer: r::Writer::Cpp,
+    };
+    let rows_of = |blocks: &[k::Block]| blocks.iter().map(|b| b.times.len()).sum::<usize>();
+    let first = k::scan(&kg, &kq, k::ScanOptions::default()).result.expect("scan");
+    assert_eq!(rows_of(&first), ROWS / 2, "the kernel scan keeps the window's rows");
+    let reference_rows: usize = r::scan(&rg, &rq).expect("scan").iter().map(|b| b.times.len()).sum();
+    assert_eq!(reference_rows, ROWS / 2, "the reference scan keeps the window's rows");
+    let mut pool = k::BlockPool::default();
+    let mut contenders = vec![
+        contender("kernel, reusing", || {
+            let out = k::scan_reusing(&kg, &kq, k::ScanOptions::default(), &k::NoDecompress, &mut pool);
+            pool.recycle(black_box(out).result.expect("scan"));
+        }),
+        peer("reference", || {
+            black_box(r::scan(&rg, &rq).expect("scan"));
+        }),
+    ];
+    let t = report.race(
+        "tsfile-aligned/middle-half (200,000 rows x 8, pages of 8,192)",
+        retained,
+        "G values/s",
+        &mut contenders,
+    );
+    report.add(
+        5,
+        "tsfile-aligned/middle-half: kernel values/s".into(),
+        retained / t[0] / 1e9,
+        1.0,
+        "G/s",
+    );
+    report.add(
+        5,
+        "tsfile-aligned/middle-half: kernel / reference".into(),
+        t[1] / t[0],
+        20.0,
+        "x",
+    );
+}
+
+/// Every TsFile encoding and type it decodes, on pages of 1,024 and 65,536
+/// values: each registry kernel this CPU runs, into buffers kept across
+/// calls (owned texts for TEXT, as a reader returns them), against the
+/// reference decoder's owned values. Goal: 10x for TS_2DIFF and RLE, 5x
+/// for the others.
+fn tsfile_pages(report: &mut Report) {
+    use crossdec_bench::tsfile_pages::{kernel, names, page};
+    use crossdec_harness::families::tsfile::{decode_with, reference_decode, Encoding};
+    for encoding in Encoding::ALL {
+        for &dtype in encoding.types() {
+            for n in [1_024usize, 65_536] {
+                let family = encoding.family_name().trim_start_matches("tsfile-");
+                let group = format!("tsfile/{family}-{}/{n}", type_name(dtype));
+                if !report.wants(&group) {
+                    continue;
+                }
+                let input = page(encoding, dtype, n);
+                let expected = reference_decode(&input).expect("the reference decodes its own encoder's page");
+                assert_eq!(expected.values.len(), n, "{group}: the reference's count");
+                let names = names(encoding, dtype);
+                let mut contenders = Vec::new();
+                for &name in &names {
+                    // The adapter (canary-checked) runs the same registry
+                    // entry; the timed call must decode as many values.
+                    let registry_name = if name == "dispatch" {
+                        crossdec_harness::families::tsfile::kernel_names(encoding)[0].0
+                    } else {
+                        name
+                    };
+                    let adapted = decode_with(encoding, registry_name, &input).expect("the kernel decodes the page");
+                    assert_eq!(adapted, expected, "{group}: {name} disagrees with the reference");
+                    let mut call = kernel(&input, name);
+                    assert_eq!(call(), n, "{group}: {name}'s timed call decodes another count");
+                    contenders.push(contender(name, move || {
+                        black_box(call());
+                    }));
+                }
+                contenders.push(peer("reference", || {
+                    black_box(reference_decode(black_box(&input)).unwrap());
+                }));
+                let title = format!("{group} ({:.2} bytes/value)", input.page.len() as f64 / n as f64);
+                let t = report.race(&title, n as f64, "G values/s", &mut contenders);
+                let reference = t[names.len()];
+                let goal = if matches!(encoding, Encoding::Ts2Diff | Encoding::Rle) {
+                    10.0
+                } else {
+                    5.0
+                };
+                for (name, secs) in names.iter().zip(&t) {
+                    report.add(4, format!("{group}: {name} / reference"), reference / secs, goal, "x");
+                }
+            }
+        }
+    }
+}
+
+fn type_name(dtype: DataType) -> &'static str {
+    match dtype {
+        DataType::Boolean => "boolean",
+        DataType::Int32 => "int32",
+        DataType::Int64 => "int64",
+        DataType::Float => "float",
+        DataType::Double => "double",
+        DataType::Text => "text",
+    }
+}
+
+/// Cargo's target directory, as this build had it (`CARGO_TARGET_TMPDIR`
+/// is its `tmp` folder): `CARGO_TARGET_DIR` and `build.target-dir`
+/// honoured.
+fn target_dir() -> std::path::PathBuf {
+    let tmp = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
+    tmp.parent().expect("the target directory holds tmp").to_path_buf()
+}
+
 fn main() {
     // `cargo bench` passes `--bench`; anything else not starting with `-` filters.
     let filter = std::env::args().skip(1).find(|a| !a.starts_with('-'));
@@ -391,6 +658,9 @@ fn main() {
     qwp(&mut report);
     bytea(&mut report);
     tsfile(&mut report);
+    tsfile_pages(&mut report);
+    tsfile_aligned(&mut report);
+    cube(&mut report);
     let met = report.rows.iter().filter(|r| r.met).count();
     println!(
         "{met}/{} targets met ({} interleaved rounds per target)",
@@ -399,7 +669,7 @@ fn main() {
     );
     let path = match std::env::var_os("CROSSDEC_TARGETS_JSON") {
         Some(path) => std::path::PathBuf::from(path),
-        None => std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/perf-targets.json"),
+        None => target_dir().join("perf-targets.json"),
     };
     let json = serde_json::json!({
         "target": std::env::consts::ARCH,
