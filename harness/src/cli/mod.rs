@@ -4,7 +4,6 @@
 
 pub mod app;
 pub mod certify;
-pub mod filter_text;
 pub mod gate;
 pub mod junit;
 pub mod run;

@@ -11,11 +11,11 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use crossdec_kernels::tsfile::aligned as k;
-use crossdec_tsfile::{AlignedDevice, AlignedGroup, DeviceId, ReadError, ReadOptions, TsFileReader};
+use crossdec_tsfile::{AlignedDevice, AlignedGroup, DeviceId, Filter, ReadError, ReadOptions, TsFileReader};
 
-use super::filter_text::{parse_filter, render};
 use crate::families::tsfile_aligned::{
-    self as family, kernel_request, reference_request, AlignedInput, Block, Request, ValueChunk, KERNELS,
+    self as family, filter_of_text, kernel_request, reference_request, AlignedInput, Block, Request, ValueChunk,
+    KERNELS,
 };
 
 /// What to scan and how.
@@ -107,16 +107,17 @@ impl DeviceReport {
 }
 
 /// The canonical request of a scan over `columns` (positions in the
-/// device's columns).
-fn request(args: &ScanArgs, parsed: &super::filter_text::ParsedFilter, columns: &[usize]) -> Request {
-    Request {
-        time: parsed.time.clone(),
-        field: parsed.field.clone(),
+/// device's columns; `None`: a position past `u32`).
+fn request(args: &ScanArgs, filter: &Filter, columns: &[usize]) -> Option<Request> {
+    let (time, field) = filter_of_text(filter)?;
+    Some(Request {
+        time,
+        field,
         offset: args.offset,
         limit: args.limit,
-        columns: columns.iter().map(|&c| c as u32).collect(),
+        columns: columns.iter().map(|&c| u32::try_from(c).ok()).collect::<Option<_>>()?,
         block_rows: args.block_rows,
-    }
+    })
 }
 
 /// One group, a request and the writer as the family's input (the
@@ -182,16 +183,11 @@ fn scan_device<R: std::io::Read + std::io::Seek>(
 ) -> Result<DeviceReport, String> {
     let fail = |e: ReadError| format!("{}: device {device}: {e}", file.display());
     let layout: AlignedDevice = reader.aligned_device(device).map_err(fail)?;
-    let names: Vec<(String, u8)> = layout
-        .columns
-        .iter()
-        .map(|c| (c.name.clone(), c.data_type.id()))
-        .collect();
-    let parsed = parse_filter(&args.filter, &names).map_err(|e| format!("--filter: {e}"))?;
+    let filter = Filter::parse(&args.filter, &layout.columns).map_err(|e| format!("--filter: {e}"))?;
     let mut report = DeviceReport {
         file: file.to_path_buf(),
         device: device.to_string(),
-        filter: render(&parsed, &names),
+        filter: filter.render(&layout.columns),
         ..DeviceReport::default()
     };
     // Columns: the ones asked for, or every one the scanners read (each
@@ -216,7 +212,7 @@ fn scan_device<R: std::io::Read + std::io::Seek>(
         }
     }
     report.columns = columns.iter().map(|&c| layout.columns[c].name.clone()).collect();
-    let q = request(args, &parsed, &columns);
+    let q = request(args, &filter, &columns).ok_or("the request does not fit the family's sizes")?;
     let rq = reference_request(&q, args.writer).ok_or("the request does not fit this host's sizes")?;
     let (expected, ms) = timed(args.repeat, || reader.scan_aligned_reference(&layout, &rq));
     let expected = expected.map_err(fail)?;
@@ -416,13 +412,8 @@ mod tests {
         let mut reader = TsFileReader::open(&file).unwrap();
         let device = reader.metadata().unwrap().devices[0].0.clone();
         let layout = reader.aligned_device(&device).unwrap();
-        let names: Vec<(String, u8)> = layout
-            .columns
-            .iter()
-            .map(|c| (c.name.clone(), c.data_type.id()))
-            .collect();
-        let parsed = parse_filter("time >= 687759290627 and f2 is not null", &names).unwrap();
-        let q = request(&args(""), &parsed, &[0, 1, 2, 3, 4, 5]);
+        let filter = Filter::parse("time >= 687759290627 and f2 is not null", &layout.columns).unwrap();
+        let q = request(&args(""), &filter, &[0, 1, 2, 3, 4, 5]).unwrap();
         let group = reader.read_group(&layout, 0, &[0, 1, 2, 3, 4, 5]).unwrap();
         let input = group_input(&group, &q, family::WRITER_CPP);
         let bytes = family::canonical_input(&input);

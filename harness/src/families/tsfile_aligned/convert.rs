@@ -5,9 +5,11 @@
 
 use crossdec_kernels::tsfile::aligned as k;
 use crossdec_reference::tsfile::aligned as r;
+use crossdec_tsfile::filter as text;
 
 use super::types::{
-    AlignedInput, Block, Cell, Fault, FieldOp, Request, Scanned, TimeFilter, Unread, WRITER_CPP, WRITER_JAVA,
+    AlignedInput, Block, Cell, Fault, FieldFilter, FieldOp, Request, Scanned, TimeFilter, Unread, WRITER_CPP,
+    WRITER_JAVA,
 };
 use super::AlignedFamily;
 use crate::engine::Outcome;
@@ -295,6 +297,60 @@ const K_OPS: [k::CmpOp; 6] = [
     k::CmpOp::NotEq,
 ];
 
+/// A filter read by `crossdec_tsfile`'s parser as the family's time tree
+/// and FIELD filter (`None`: a column index past `u32`).
+pub fn filter_of_text(filter: &text::Filter) -> Option<(Option<TimeFilter>, Option<FieldFilter>)> {
+    fn time(f: &text::TimeFilter) -> TimeFilter {
+        use text::TimeFilter::*;
+        let b = |f: &text::TimeFilter| Box::new(time(f));
+        match f {
+            Gt(v) => TimeFilter::Gt(*v),
+            GtEq(v) => TimeFilter::GtEq(*v),
+            Lt(v) => TimeFilter::Lt(*v),
+            LtEq(v) => TimeFilter::LtEq(*v),
+            Eq(v) => TimeFilter::Eq(*v),
+            NotEq(v) => TimeFilter::NotEq(*v),
+            Between(a, c) => TimeFilter::Between(*a, *c),
+            NotBetween(a, c) => TimeFilter::NotBetween(*a, *c),
+            In(v) => TimeFilter::In(v.clone()),
+            NotIn(v) => TimeFilter::NotIn(v.clone()),
+            And(a, c) => TimeFilter::And(b(a), b(c)),
+            Or(a, c) => TimeFilter::Or(b(a), b(c)),
+            Not(a) => TimeFilter::Not(b(a)),
+        }
+    }
+    let field = match &filter.field {
+        None => None,
+        Some(f) => Some(FieldFilter {
+            column: u32::try_from(f.column).ok()?,
+            op: match &f.op {
+                text::FieldOp::IsNull => FieldOp::IsNull,
+                text::FieldOp::IsNotNull => FieldOp::IsNotNull,
+                text::FieldOp::Cmp(op, v) => FieldOp::Cmp(
+                    // The family's operator numbers, `K_OPS` / `R_OPS`.
+                    match op {
+                        text::CmpOp::Lt => 0,
+                        text::CmpOp::LtEq => 1,
+                        text::CmpOp::Gt => 2,
+                        text::CmpOp::GtEq => 3,
+                        text::CmpOp::Eq => 4,
+                        text::CmpOp::NotEq => 5,
+                    },
+                    match v {
+                        text::Literal::Bool(x) => Cell::Bool(*x),
+                        text::Literal::I32(x) => Cell::I32(*x),
+                        text::Literal::I64(x) => Cell::I64(*x),
+                        text::Literal::F32(x) => Cell::F32(*x),
+                        text::Literal::F64(x) => Cell::F64(*x),
+                        text::Literal::Bytes(x) => Cell::Bytes(x.clone()),
+                    },
+                ),
+            },
+        }),
+    };
+    Some((filter.time.as_ref().map(time), field))
+}
+
 /// The reference's request for chunks `writer` wrote (`None`: a size past
 /// `usize`, an unknown comparison operator or writer).
 pub fn reference_request(q: &Request, writer: u8) -> Option<r::Request> {
@@ -545,4 +601,80 @@ pub fn scanned_through_arrow(input: &AlignedInput, out: &k::ScanOutput) -> Outco
         scanned.blocks.push(Block { times, columns: cells });
     }
     Ok(scanned)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{Canonical, FromCanonical};
+    use crate::families::tsfile_aligned::MAX_FILTER_DEPTH;
+    use crossdec_tsfile::{AlignedColumn, DataType};
+
+    fn columns() -> Vec<AlignedColumn> {
+        [
+            ("b", DataType::Boolean),
+            ("i", DataType::Int32),
+            ("d", DataType::Double),
+        ]
+        .into_iter()
+        .map(|(name, data_type)| AlignedColumn {
+            name: name.into(),
+            data_type,
+        })
+        .collect()
+    }
+
+    fn request_of(text: &str) -> Request {
+        let filter = text::Filter::parse(text, &columns()).unwrap_or_else(|e| panic!("{text}: {e}"));
+        let (time, field) = filter_of_text(&filter).expect("small column indices");
+        Request {
+            time,
+            field,
+            offset: 0,
+            limit: None,
+            columns: vec![0, 1, 2],
+            block_rows: 8,
+        }
+    }
+
+    /// The family's request of a parsed filter holds, for each scanner,
+    /// the filter the reader's own conversion makes of it.
+    #[test]
+    fn a_parsed_filter_maps_to_the_scanners_filters_as_the_reader_converts_it() {
+        for text in [
+            "",
+            "time > 5 and b = true",
+            "not (time between 1 and 9 or time in (3, 4)) and i is not null",
+            "time != 0 and time not in () and i is null",
+            "d < 1.5",
+            "d <= -inf",
+            "i > 3",
+            "i >= 3",
+            "i == 3",
+            "i <> 3",
+        ] {
+            let filter = text::Filter::parse(text, &columns()).unwrap();
+            let q = request_of(text);
+            let kq = kernel_request(&q, WRITER_CPP).expect("a kernel request");
+            assert_eq!(kq.filter, k::Filter::from(&filter), "{text}");
+            let rq = reference_request(&q, WRITER_CPP).expect("a reference request");
+            assert_eq!(rq.filter, r::Filter::from(&filter), "{text}");
+        }
+    }
+
+    /// The reader's depth limit is the one the canonical reader enforces:
+    /// every filter the parser accepts reads back from a reproducer.
+    #[test]
+    fn a_parsed_filter_at_the_depth_limit_reads_back_from_canonical_bytes() {
+        let limit = MAX_FILTER_DEPTH as usize;
+        let at_limit = request_of(&format!("{}time = 3", "not ".repeat(limit - 1)));
+        let tree = at_limit.time.expect("a time filter");
+        assert_eq!(tree.depth(), MAX_FILTER_DEPTH);
+        let bytes = tree.to_canonical();
+        assert_eq!(TimeFilter::read(&mut bytes.as_slice()), Some(tree.clone()));
+        let deeper = TimeFilter::Not(Box::new(tree)).to_canonical();
+        assert_eq!(TimeFilter::read(&mut deeper.as_slice()), None);
+        let text = format!("{}time = 3", "not ".repeat(limit));
+        assert!(text::Filter::parse(&text, &columns()).is_err());
+    }
 }

@@ -20,8 +20,8 @@ pub mod generate;
 mod types;
 
 pub use convert::{
-    kernel_group, kernel_request, reference_group, reference_request, scanned_from_kernel, scanned_through_arrow,
-    Codecs,
+    filter_of_text, kernel_group, kernel_request, reference_group, reference_request, scanned_from_kernel,
+    scanned_through_arrow, Codecs,
 };
 pub use types::{
     AlignedInput, Block, Cell, Fault, FieldFilter, FieldOp, Request, Scanned, TimeFilter, Unread, ValueChunk,

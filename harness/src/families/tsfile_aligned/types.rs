@@ -6,8 +6,10 @@ use crate::engine::{canonical_enum, canonical_struct, Canonical, FromCanonical, 
 
 /// The deepest time filter tree an input may hold (`And` / `Or` / `Not`
 /// nest): a corpus file of a million `Not` tags must not overflow the
-/// stack of the parser or of a scanner's recursive evaluation.
-pub const MAX_FILTER_DEPTH: u32 = 64;
+/// stack of the canonical reader or of a scanner's recursive evaluation.
+/// It is the filter text's limit, so every filter `crossdec tsfile
+/// --filter` reads also reads back from its reproducer.
+pub use crossdec_tsfile::filter::MAX_FILTER_DEPTH;
 
 /// [`AlignedInput::writer`]: the C++ writer's layouts.
 pub const WRITER_CPP: u8 = 0;

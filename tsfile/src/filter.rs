@@ -1,6 +1,6 @@
-//! Filter text for `crossdec tsfile FILE --filter '<text>'`: read into the
-//! `tsfile-aligned` family's filter (a [`TimeFilter`] tree and at most one
-//! [`FieldFilter`]) by [`parse_filter`], and written back by [`render`].
+//! Filter text for aligned scans: `time >= 10 and s1 > 3` read into a
+//! [`Filter`] against a device's value columns by [`Filter::parse`], and
+//! written back by [`Filter::render`].
 //!
 //! ```text
 //! filter    := <nothing> | or
@@ -48,20 +48,79 @@
 //! - A FLOAT literal is read as an f32 straight from its text (never
 //!   through f64, which could round twice); DATE is TsFile's int32
 //!   `yyyymmdd`, compared as that integer.
-//! - The time tree may be at most 64 levels deep (every `and`, `or` and
-//!   `not` adds one; many times are one `time in (...)`), and `(` / `not`
-//!   may nest at most 64 deep in the text.
+//! - The time tree may be at most [`MAX_FILTER_DEPTH`] levels deep (every
+//!   `and`, `or` and `not` adds one; many times are one `time in (...)`),
+//!   and `(` / `not` may nest at most as deep in the text.
+//!
+//! Bad text is a [`FilterError`]: the byte offset of what is wrong and a
+//! message naming what was found and what was expected there; never a
+//! panic, whatever the text.
+//!
+//! The columns are the device's value columns, [`AlignedDevice::columns`]:
+//! a column predicate names one by name, its literal is typed by the
+//! column's [`DataType`], and [`FieldFilter::column`] is its position
+//! there, the index both scanners' requests take. A [`Filter`] converts
+//! into the kernel scanner's filter (for [`TsFileReader::scan_aligned`])
+//! and into the reference scanner's (for
+//! [`TsFileReader::scan_aligned_reference`]) with `From`:
+//!
+//! ```
+//! use crossdec_kernels::tsfile::aligned::{Request, ScanOptions, Value, Writer};
+//! use crossdec_tsfile::filter::Filter;
+//! use crossdec_tsfile::{ReadOptions, TsFileReader};
+//!
+//! let file = include_bytes!("../tests/fixtures/gen-11-003.tsfile");
+//! let mut reader = TsFileReader::new(std::io::Cursor::new(&file[..]), ReadOptions::default())?;
+//! let device = reader.metadata().map_err(Clone::clone)?.devices[0].0.clone();
+//! let layout = reader.aligned_device(&device)?;
+//!
+//! let filter = Filter::parse("time > 687759290627 and f1 = false", &layout.columns)?;
+//! assert_eq!(filter.render(&layout.columns), "time > 687759290627 and f1 = false");
+//!
+//! let f1 = layout.columns.iter().position(|c| c.name == "f1").unwrap();
+//! let request = Request {
+//!     filter: filter.into(),
+//!     offset: 0,
+//!     limit: Some(5),
+//!     columns: vec![f1],
+//!     block_rows: 1024,
+//!     writer: Writer::Cpp, // who wrote the file, where the layouts differ
+//! };
+//! let scan = reader.scan_aligned(&layout, &request, ScanOptions::default())?;
+//! assert_eq!(scan.rows, 5);
+//! for block in &scan.blocks {
+//!     let (times, columns) = block.canonical();
+//!     for (row, time) in times.iter().enumerate() {
+//!         assert!(*time > 687759290627);
+//!         assert_eq!(columns[0][row], Some(Value::Bool(false)));
+//!     }
+//! }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! The parser is written by hand rather than with a combinator library:
+//! most of its code types literals by their column and words each error
+//! with the token found and the construct it is in, which a combinator
+//! library would need custom errors for at every step, at no saving.
+//!
+//! [`AlignedDevice::columns`]: crate::AlignedDevice::columns
+//! [`TsFileReader::scan_aligned`]: crate::TsFileReader::scan_aligned
+//! [`TsFileReader::scan_aligned_reference`]: crate::TsFileReader::scan_aligned_reference
 
 use std::fmt::{self, Write as _};
 
-use crossdec_tsfile::DataType;
+use crossdec_kernels::tsfile::aligned as k;
+use crossdec_reference::tsfile::aligned as r;
 
-// The deepest nesting a filter may have, the time tree's levels (a leaf is
-// 1) and `(` / `not` inside one another in the text (which bounds this
-// parser's recursion), is the family's own limit: every filter read here
-// reads back from a reproducer file.
-use crate::families::tsfile_aligned::MAX_FILTER_DEPTH;
-use crate::families::tsfile_aligned::{Cell, FieldFilter, FieldOp, TimeFilter};
+use crate::aligned::AlignedColumn;
+use crate::types::DataType;
+
+/// The deepest a filter may nest: the time tree's levels (a leaf is 1;
+/// every `And`, `Or` and `Not` adds one) and `(` / `not` inside one another
+/// in the text. It bounds the parser's recursion and that of every
+/// recursive walk of the tree (the scanners' evaluation, a reader of a
+/// stored filter), so no text can overflow the stack.
+pub const MAX_FILTER_DEPTH: u32 = 64;
 
 /// Words that start or continue a predicate, so a column of that name must
 /// be quoted.
@@ -70,90 +129,244 @@ const RESERVED: [&str; 8] = ["time", "not", "and", "or", "between", "in", "is", 
 /// Why a column predicate must be ANDed with the whole filter.
 const ONE_FIELD_FILTER: &str = "a scan's filter is a time filter AND one column predicate";
 
-/// A filter read from text: the time filter tree and the one column
-/// (FIELD) predicate, each optional. A row matches when both present parts
-/// do.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct ParsedFilter {
+/// A filter: the time filter tree and the one column (FIELD) predicate,
+/// each optional. A row matches when both present parts do; the default
+/// (neither) matches every row.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Filter {
+    /// The predicate on a row's time.
     pub time: Option<TimeFilter>,
+    /// The predicate on one value column.
     pub field: Option<FieldFilter>,
+}
+
+/// A predicate on a row's time, as a tree. `Between` / `NotBetween` bounds
+/// are inclusive and kept as written (`Between(9, 3)` matches nothing);
+/// `In(vec![])` matches nothing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TimeFilter {
+    /// `time > v`.
+    Gt(i64),
+    /// `time >= v`.
+    GtEq(i64),
+    /// `time < v`.
+    Lt(i64),
+    /// `time <= v`.
+    LtEq(i64),
+    /// `time = v`.
+    Eq(i64),
+    /// `time != v`.
+    NotEq(i64),
+    /// `time between low and high`.
+    Between(i64, i64),
+    /// `time not between low and high`.
+    NotBetween(i64, i64),
+    /// `time in (...)`.
+    In(Vec<i64>),
+    /// `time not in (...)`.
+    NotIn(Vec<i64>),
+    /// Both.
+    And(Box<TimeFilter>, Box<TimeFilter>),
+    /// Either.
+    Or(Box<TimeFilter>, Box<TimeFilter>),
+    /// Not.
+    Not(Box<TimeFilter>),
+}
+
+/// A predicate on one value column.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldFilter {
+    /// The column's position in the device's value columns
+    /// ([`AlignedDevice::columns`](crate::AlignedDevice::columns)); it need
+    /// not be one the scan returns.
+    pub column: usize,
+    /// What the column's value must be.
+    pub op: FieldOp,
+}
+
+/// What a column predicate asks of the column's value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FieldOp {
+    /// `value <op> literal`: false on a null, and on NaN (IEEE order,
+    /// `NotEq` included); bytes compare lexicographically, `false < true`.
+    Cmp(CmpOp, Literal),
+    /// `is null`.
+    IsNull,
+    /// `is not null`.
+    IsNotNull,
+}
+
+/// A comparison operator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CmpOp {
+    /// `<`.
+    Lt,
+    /// `<=`.
+    LtEq,
+    /// `>`.
+    Gt,
+    /// `>=`.
+    GtEq,
+    /// `=` (also read as `==`).
+    Eq,
+    /// `!=` (also read as `<>`).
+    NotEq,
+}
+
+/// A column predicate's constant, of its column's type: BOOLEAN `Bool`,
+/// INT32 and DATE (`yyyymmdd`) `I32`, INT64 and TIMESTAMP `I64`, FLOAT
+/// `F32` and DOUBLE `F64` (bit patterns, so equality is exact; a parsed NaN
+/// is the canonical one), TEXT, STRING and BLOB `Bytes`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Literal {
+    /// A BOOLEAN's.
+    Bool(bool),
+    /// An INT32's or a DATE's.
+    I32(i32),
+    /// An INT64's or a TIMESTAMP's.
+    I64(i64),
+    /// A FLOAT's bits.
+    F32(u32),
+    /// A DOUBLE's bits.
+    F64(u64),
+    /// A TEXT's, STRING's or BLOB's bytes.
+    Bytes(Vec<u8>),
 }
 
 /// Why filter text does not parse, and where.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FilterSyntaxError {
+pub struct FilterError {
     /// Byte offset in the text of what is wrong (the text's length: it
     /// ended too soon).
     pub at: usize,
+    /// What is wrong there.
     pub message: String,
 }
 
-impl fmt::Display for FilterSyntaxError {
+impl fmt::Display for FilterError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "filter, at byte {}: {}", self.at, self.message)
     }
 }
 
-impl std::error::Error for FilterSyntaxError {}
+impl std::error::Error for FilterError {}
 
-/// Read filter text (grammar in the module documentation). Empty or
-/// all-whitespace text is no filter.
-///
-/// `columns`: the device's value columns, name and TsFile type id, in the
-/// order FieldFilter::column indexes.
-pub fn parse_filter(text: &str, columns: &[(String, u8)]) -> Result<ParsedFilter, FilterSyntaxError> {
-    let tokens = lex(text)?;
-    if tokens.is_empty() {
-        return Ok(ParsedFilter::default());
-    }
-    let mut parser = Parser {
-        text,
-        tokens,
-        next: 0,
-        columns,
-    };
-    let whole = parser.parse_or(0)?;
-    if parser.peek().is_some() {
-        return Err(error(
-            parser.position(),
-            format!(
-                "expected `and`, `or` or the end of the filter, found {}",
-                parser.found()
-            ),
-        ));
-    }
-    Ok(ParsedFilter {
-        time: whole.time,
-        field: whole.field.map(|(field, _)| field),
-    })
-}
-
-/// Write a filter in the syntax [`parse_filter`] reads, which reads it back
-/// as the same filter when it could have come from there: a time tree at
-/// most `MAX_FILTER_DEPTH` deep, a column index within `columns`, an
-/// operator 0 to 5, and a constant of the column's type. (Every NaN is
-/// written `nan`, read back as the canonical NaN: all NaNs compare alike.)
-/// A column index past `columns` is written `<column #N>`, an unknown
-/// operator `<operator N>`; neither reads back.
-pub fn render(filter: &ParsedFilter, columns: &[(String, u8)]) -> String {
-    let mut out = String::new();
-    if let Some(time) = &filter.time {
-        // The left operand of the `and` that joins the column predicate:
-        // only an `or` binds looser and needs parentheses.
-        let parenthesized = filter.field.is_some() && matches!(time, TimeFilter::Or(..));
-        write_time(&mut out, time, parenthesized);
-    }
-    if let Some(field) = &filter.field {
-        if !out.is_empty() {
-            out.push_str(" and ");
+impl Filter {
+    /// Read filter text (grammar in the [module documentation](self))
+    /// against `columns`, the device's value columns. Empty or
+    /// all-whitespace text is no filter.
+    pub fn parse(text: &str, columns: &[AlignedColumn]) -> Result<Filter, FilterError> {
+        let tokens = lex(text)?;
+        if tokens.is_empty() {
+            return Ok(Filter::default());
         }
-        write_field(&mut out, field, columns);
+        let mut parser = Parser {
+            text,
+            tokens,
+            next: 0,
+            columns,
+        };
+        let whole = parser.parse_or(0)?;
+        if parser.peek().is_some() {
+            return Err(error(
+                parser.position(),
+                format!(
+                    "expected `and`, `or` or the end of the filter, found {}",
+                    parser.found()
+                ),
+            ));
+        }
+        Ok(Filter {
+            time: whole.time,
+            field: whole.field.map(|(field, _)| field),
+        })
     }
-    out
+
+    /// The filter in the syntax [`Filter::parse`] reads, which reads it
+    /// back against the same `columns` as this filter when it could have
+    /// come from there: a time tree at most [`MAX_FILTER_DEPTH`] deep, a
+    /// column within `columns`, a literal of the column's type. (Every NaN
+    /// is written `nan`, read back as the canonical NaN: all NaNs compare
+    /// alike.) A column past `columns` is written `<column #N>`, which does
+    /// not read back.
+    pub fn render(&self, columns: &[AlignedColumn]) -> String {
+        let mut out = String::new();
+        if let Some(time) = &self.time {
+            // The left operand of the `and` that joins the column
+            // predicate: only an `or` binds looser and needs parentheses.
+            let parenthesized = self.field.is_some() && matches!(time, TimeFilter::Or(..));
+            write_time(&mut out, time, parenthesized);
+        }
+        if let Some(field) = &self.field {
+            if !out.is_empty() {
+                out.push_str(" and ");
+            }
+            write_field(&mut out, field, columns);
+        }
+        out
+    }
 }
 
-fn error(at: usize, message: impl Into<String>) -> FilterSyntaxError {
-    FilterSyntaxError {
+impl TimeFilter {
+    /// Nesting depth (a leaf is 1).
+    pub fn depth(&self) -> u32 {
+        use TimeFilter::*;
+        match self {
+            And(a, b) | Or(a, b) => 1 + a.depth().max(b.depth()),
+            Not(a) => 1 + a.depth(),
+            _ => 1,
+        }
+    }
+}
+
+/// The time filter in the syntax [`Filter::parse`] reads.
+impl fmt::Display for TimeFilter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut out = String::new();
+        write_time(&mut out, self, false);
+        f.write_str(&out)
+    }
+}
+
+impl CmpOp {
+    /// The operator as [`Filter::render`] writes it.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            CmpOp::Lt => "<",
+            CmpOp::LtEq => "<=",
+            CmpOp::Gt => ">",
+            CmpOp::GtEq => ">=",
+            CmpOp::Eq => "=",
+            CmpOp::NotEq => "!=",
+        }
+    }
+
+    /// The comparison with its operands swapped: `5 < time` is `time > 5`.
+    fn swapped(self) -> CmpOp {
+        match self {
+            CmpOp::Lt => CmpOp::Gt,
+            CmpOp::LtEq => CmpOp::GtEq,
+            CmpOp::Gt => CmpOp::Lt,
+            CmpOp::GtEq => CmpOp::LtEq,
+            CmpOp::Eq | CmpOp::NotEq => self,
+        }
+    }
+
+    /// `time <self> value`.
+    fn time_leaf(self, value: i64) -> TimeFilter {
+        match self {
+            CmpOp::Lt => TimeFilter::Lt(value),
+            CmpOp::LtEq => TimeFilter::LtEq(value),
+            CmpOp::Gt => TimeFilter::Gt(value),
+            CmpOp::GtEq => TimeFilter::GtEq(value),
+            CmpOp::Eq => TimeFilter::Eq(value),
+            CmpOp::NotEq => TimeFilter::NotEq(value),
+        }
+    }
+}
+
+fn error(at: usize, message: impl Into<String>) -> FilterError {
+    FilterError {
         at,
         message: message.into(),
     }
@@ -170,72 +383,126 @@ fn snippet(text: &str) -> String {
     }
 }
 
+// ---------------------------------------------------------- conversions
+
+// The scanners share no types (the reference is written from the format
+// notes, the kernel never calls it), so each gets its own conversion.
+
+impl From<&Filter> for k::Filter {
+    fn from(filter: &Filter) -> k::Filter {
+        fn time(f: &TimeFilter) -> k::TimeFilter {
+            use TimeFilter::*;
+            let b = |f: &TimeFilter| Box::new(time(f));
+            match f {
+                Gt(v) => k::TimeFilter::Gt(*v),
+                GtEq(v) => k::TimeFilter::GtEq(*v),
+                Lt(v) => k::TimeFilter::Lt(*v),
+                LtEq(v) => k::TimeFilter::LtEq(*v),
+                Eq(v) => k::TimeFilter::Eq(*v),
+                NotEq(v) => k::TimeFilter::NotEq(*v),
+                Between(a, c) => k::TimeFilter::Between(*a, *c),
+                NotBetween(a, c) => k::TimeFilter::NotBetween(*a, *c),
+                In(v) => k::TimeFilter::In(v.clone()),
+                NotIn(v) => k::TimeFilter::NotIn(v.clone()),
+                And(a, c) => k::TimeFilter::And(b(a), b(c)),
+                Or(a, c) => k::TimeFilter::Or(b(a), b(c)),
+                Not(a) => k::TimeFilter::Not(b(a)),
+            }
+        }
+        let op = |op: CmpOp| match op {
+            CmpOp::Lt => k::CmpOp::Lt,
+            CmpOp::LtEq => k::CmpOp::LtEq,
+            CmpOp::Gt => k::CmpOp::Gt,
+            CmpOp::GtEq => k::CmpOp::GtEq,
+            CmpOp::Eq => k::CmpOp::Eq,
+            CmpOp::NotEq => k::CmpOp::NotEq,
+        };
+        let value = |v: &Literal| match v {
+            Literal::Bool(x) => k::Value::Bool(*x),
+            Literal::I32(x) => k::Value::I32(*x),
+            Literal::I64(x) => k::Value::I64(*x),
+            Literal::F32(x) => k::Value::F32(*x),
+            Literal::F64(x) => k::Value::F64(*x),
+            Literal::Bytes(x) => k::Value::Bytes(x.clone()),
+        };
+        k::Filter {
+            time: filter.time.as_ref().map(time),
+            field: filter.field.as_ref().map(|f| k::FieldFilter {
+                column: f.column,
+                op: match &f.op {
+                    FieldOp::Cmp(o, v) => k::FieldOp::Cmp(op(*o), value(v)),
+                    FieldOp::IsNull => k::FieldOp::IsNull,
+                    FieldOp::IsNotNull => k::FieldOp::IsNotNull,
+                },
+            }),
+        }
+    }
+}
+
+impl From<Filter> for k::Filter {
+    fn from(filter: Filter) -> k::Filter {
+        k::Filter::from(&filter)
+    }
+}
+
+impl From<&Filter> for r::Filter {
+    fn from(filter: &Filter) -> r::Filter {
+        fn time(f: &TimeFilter) -> r::TimeFilter {
+            use TimeFilter::*;
+            let b = |f: &TimeFilter| Box::new(time(f));
+            match f {
+                Gt(v) => r::TimeFilter::Gt(*v),
+                GtEq(v) => r::TimeFilter::GtEq(*v),
+                Lt(v) => r::TimeFilter::Lt(*v),
+                LtEq(v) => r::TimeFilter::LtEq(*v),
+                Eq(v) => r::TimeFilter::Eq(*v),
+                NotEq(v) => r::TimeFilter::NotEq(*v),
+                Between(a, c) => r::TimeFilter::Between(*a, *c),
+                NotBetween(a, c) => r::TimeFilter::NotBetween(*a, *c),
+                In(v) => r::TimeFilter::In(v.clone()),
+                NotIn(v) => r::TimeFilter::NotIn(v.clone()),
+                And(a, c) => r::TimeFilter::And(b(a), b(c)),
+                Or(a, c) => r::TimeFilter::Or(b(a), b(c)),
+                Not(a) => r::TimeFilter::Not(b(a)),
+            }
+        }
+        let op = |op: CmpOp| match op {
+            CmpOp::Lt => r::CmpOp::Lt,
+            CmpOp::LtEq => r::CmpOp::LtEq,
+            CmpOp::Gt => r::CmpOp::Gt,
+            CmpOp::GtEq => r::CmpOp::GtEq,
+            CmpOp::Eq => r::CmpOp::Eq,
+            CmpOp::NotEq => r::CmpOp::NotEq,
+        };
+        let value = |v: &Literal| match v {
+            Literal::Bool(x) => r::Value::Bool(*x),
+            Literal::I32(x) => r::Value::I32(*x),
+            Literal::I64(x) => r::Value::I64(*x),
+            Literal::F32(x) => r::Value::F32(*x),
+            Literal::F64(x) => r::Value::F64(*x),
+            Literal::Bytes(x) => r::Value::Bytes(x.clone()),
+        };
+        r::Filter {
+            time: filter.time.as_ref().map(time),
+            field: filter.field.as_ref().map(|f| r::FieldFilter {
+                column: f.column,
+                op: match &f.op {
+                    FieldOp::Cmp(o, v) => r::FieldOp::Cmp(op(*o), value(v)),
+                    FieldOp::IsNull => r::FieldOp::IsNull,
+                    FieldOp::IsNotNull => r::FieldOp::IsNotNull,
+                },
+            }),
+        }
+    }
+}
+
+impl From<Filter> for r::Filter {
+    fn from(filter: Filter) -> r::Filter {
+        r::Filter::from(&filter)
+    }
+}
+
 // ---------------------------------------------------------------- tokens
-
-/// A comparison operator.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Cmp {
-    Lt,
-    LtEq,
-    Gt,
-    GtEq,
-    Eq,
-    NotEq,
-}
-
-impl Cmp {
-    const ALL: [Cmp; 6] = [Cmp::Lt, Cmp::LtEq, Cmp::Gt, Cmp::GtEq, Cmp::Eq, Cmp::NotEq];
-
-    /// `FieldOp::Cmp`'s operator number.
-    fn code(self) -> u8 {
-        match self {
-            Cmp::Lt => 0,
-            Cmp::LtEq => 1,
-            Cmp::Gt => 2,
-            Cmp::GtEq => 3,
-            Cmp::Eq => 4,
-            Cmp::NotEq => 5,
-        }
-    }
-
-    fn of_code(code: u8) -> Option<Cmp> {
-        Cmp::ALL.into_iter().find(|cmp| cmp.code() == code)
-    }
-
-    fn symbol(self) -> &'static str {
-        match self {
-            Cmp::Lt => "<",
-            Cmp::LtEq => "<=",
-            Cmp::Gt => ">",
-            Cmp::GtEq => ">=",
-            Cmp::Eq => "=",
-            Cmp::NotEq => "!=",
-        }
-    }
-
-    /// The comparison with its operands swapped: `5 < time` is `time > 5`.
-    fn swapped(self) -> Cmp {
-        match self {
-            Cmp::Lt => Cmp::Gt,
-            Cmp::LtEq => Cmp::GtEq,
-            Cmp::Gt => Cmp::Lt,
-            Cmp::GtEq => Cmp::LtEq,
-            Cmp::Eq | Cmp::NotEq => self,
-        }
-    }
-
-    /// `time <self> value`.
-    fn time_leaf(self, value: i64) -> TimeFilter {
-        match self {
-            Cmp::Lt => TimeFilter::Lt(value),
-            Cmp::LtEq => TimeFilter::LtEq(value),
-            Cmp::Gt => TimeFilter::Gt(value),
-            Cmp::GtEq => TimeFilter::GtEq(value),
-            Cmp::Eq => TimeFilter::Eq(value),
-            Cmp::NotEq => TimeFilter::NotEq(value),
-        }
-    }
-}
 
 #[derive(Debug, Clone, PartialEq)]
 enum Tok<'t> {
@@ -254,7 +521,7 @@ enum Tok<'t> {
     Hex(&'t str),
     /// `+` or `-` before a number.
     Sign(char),
-    Cmp(Cmp),
+    Cmp(CmpOp),
     Open,
     Close,
     Comma,
@@ -311,7 +578,7 @@ fn number_end(bytes: &[u8], start: usize) -> usize {
 
 /// The text between a quote at `open` and its closing quote, a doubled
 /// quote read as one; and the offset after the closing quote.
-fn quoted(text: &str, open: usize, quote: u8, what: &str) -> Result<(String, usize), FilterSyntaxError> {
+fn quoted(text: &str, open: usize, quote: u8, what: &str) -> Result<(String, usize), FilterError> {
     let bytes = text.as_bytes();
     let mut unquoted = String::new();
     let mut piece_start = open + 1;
@@ -336,7 +603,7 @@ fn quoted(text: &str, open: usize, quote: u8, what: &str) -> Result<(String, usi
     }
 }
 
-fn lex(text: &str) -> Result<Vec<Token<'_>>, FilterSyntaxError> {
+fn lex(text: &str) -> Result<Vec<Token<'_>>, FilterError> {
     let bytes = text.as_bytes();
     let slice = |from: usize, to: usize| text.get(from..to).unwrap_or_default();
     let mut tokens = Vec::new();
@@ -351,15 +618,15 @@ fn lex(text: &str) -> Result<Vec<Token<'_>>, FilterSyntaxError> {
             b',' => (Tok::Comma, at + 1),
             b'+' | b'-' => (Tok::Sign(char::from(byte)), at + 1),
             b'<' => match next {
-                Some(b'=') => (Tok::Cmp(Cmp::LtEq), at + 2),
-                Some(b'>') => (Tok::Cmp(Cmp::NotEq), at + 2),
-                _ => (Tok::Cmp(Cmp::Lt), at + 1),
+                Some(b'=') => (Tok::Cmp(CmpOp::LtEq), at + 2),
+                Some(b'>') => (Tok::Cmp(CmpOp::NotEq), at + 2),
+                _ => (Tok::Cmp(CmpOp::Lt), at + 1),
             },
-            b'>' if next == Some(b'=') => (Tok::Cmp(Cmp::GtEq), at + 2),
-            b'>' => (Tok::Cmp(Cmp::Gt), at + 1),
-            b'=' if next == Some(b'=') => (Tok::Cmp(Cmp::Eq), at + 2),
-            b'=' => (Tok::Cmp(Cmp::Eq), at + 1),
-            b'!' if next == Some(b'=') => (Tok::Cmp(Cmp::NotEq), at + 2),
+            b'>' if next == Some(b'=') => (Tok::Cmp(CmpOp::GtEq), at + 2),
+            b'>' => (Tok::Cmp(CmpOp::Gt), at + 1),
+            b'=' if next == Some(b'=') => (Tok::Cmp(CmpOp::Eq), at + 2),
+            b'=' => (Tok::Cmp(CmpOp::Eq), at + 1),
+            b'!' if next == Some(b'=') => (Tok::Cmp(CmpOp::NotEq), at + 2),
             b'!' => return Err(error(at, "`!` is only part of `!=`; negate with `not`")),
             b'\'' => {
                 let (string, end) = quoted(text, at, b'\'', "string")?;
@@ -443,7 +710,7 @@ struct Parser<'t, 'c> {
     text: &'t str,
     tokens: Vec<Token<'t>>,
     next: usize,
-    columns: &'c [(String, u8)],
+    columns: &'c [AlignedColumn],
 }
 
 impl<'t> Parser<'t, '_> {
@@ -490,7 +757,7 @@ impl<'t> Parser<'t, '_> {
         }
     }
 
-    fn eat_cmp(&mut self) -> Option<Cmp> {
+    fn eat_cmp(&mut self) -> Option<CmpOp> {
         match self.peek() {
             Some(Token { tok: Tok::Cmp(cmp), .. }) => {
                 let cmp = *cmp;
@@ -501,13 +768,13 @@ impl<'t> Parser<'t, '_> {
         }
     }
 
-    fn expect(&mut self, tok: &Tok<'_>, what: &str) -> Result<usize, FilterSyntaxError> {
+    fn expect(&mut self, tok: &Tok<'_>, what: &str) -> Result<usize, FilterError> {
         self.eat(tok)
             .ok_or_else(|| error(self.position(), format!("expected {what}, found {}", self.found())))
     }
 
     /// One more level of `(` / `not` nesting, opened at `at`.
-    fn nest(nesting: u32, at: usize) -> Result<u32, FilterSyntaxError> {
+    fn nest(nesting: u32, at: usize) -> Result<u32, FilterError> {
         if nesting >= MAX_FILTER_DEPTH {
             return Err(error(
                 at,
@@ -518,7 +785,7 @@ impl<'t> Parser<'t, '_> {
     }
 
     /// A time tree `depth` levels deep, made by the operator at `at`.
-    fn within_depth(depth: u32, at: usize) -> Result<u32, FilterSyntaxError> {
+    fn within_depth(depth: u32, at: usize) -> Result<u32, FilterError> {
         if depth > MAX_FILTER_DEPTH {
             return Err(error(
                 at,
@@ -531,7 +798,7 @@ impl<'t> Parser<'t, '_> {
         Ok(depth)
     }
 
-    fn parse_or(&mut self, nesting: u32) -> Result<Parsed, FilterSyntaxError> {
+    fn parse_or(&mut self, nesting: u32) -> Result<Parsed, FilterError> {
         let mut left = self.parse_and(nesting)?;
         while let Some(or_at) = self.eat_word("or") {
             refuse_field_under(&left, "one side of `or`")?;
@@ -552,7 +819,7 @@ impl<'t> Parser<'t, '_> {
         Ok(left)
     }
 
-    fn parse_and(&mut self, nesting: u32) -> Result<Parsed, FilterSyntaxError> {
+    fn parse_and(&mut self, nesting: u32) -> Result<Parsed, FilterError> {
         let mut left = self.parse_unary(nesting)?;
         while let Some(and_at) = self.eat_word("and") {
             let right = self.parse_unary(nesting)?;
@@ -581,7 +848,7 @@ impl<'t> Parser<'t, '_> {
         Ok(left)
     }
 
-    fn parse_unary(&mut self, nesting: u32) -> Result<Parsed, FilterSyntaxError> {
+    fn parse_unary(&mut self, nesting: u32) -> Result<Parsed, FilterError> {
         if let Some(not_at) = self.eat_word("not") {
             let nesting = Self::nest(nesting, not_at)?;
             let operand = self.parse_unary(nesting)?;
@@ -607,7 +874,7 @@ impl<'t> Parser<'t, '_> {
         self.parse_predicate()
     }
 
-    fn parse_predicate(&mut self) -> Result<Parsed, FilterSyntaxError> {
+    fn parse_predicate(&mut self) -> Result<Parsed, FilterError> {
         const EXPECTED: &str = "a predicate (`time ...`, `<column> ...`, `not` or `(`)";
         let Some(token) = self.peek().cloned() else {
             return Err(error(
@@ -643,7 +910,7 @@ impl<'t> Parser<'t, '_> {
 
     /// `N <cmp> time`: the literal comes first, so it is typed once the
     /// comparison's other side is known.
-    fn parse_reversed(&mut self) -> Result<Parsed, FilterSyntaxError> {
+    fn parse_reversed(&mut self) -> Result<Parsed, FilterError> {
         let literal = self.raw_literal("a predicate")?;
         let Some(cmp) = self.eat_cmp() else {
             return Err(error(
@@ -672,7 +939,7 @@ impl<'t> Parser<'t, '_> {
         Err(error(self.position(), message))
     }
 
-    fn parse_time_predicate(&mut self) -> Result<Parsed, FilterSyntaxError> {
+    fn parse_time_predicate(&mut self) -> Result<Parsed, FilterError> {
         if let Some(cmp) = self.eat_cmp() {
             let value = self.time_value()?;
             return Ok(time_leaf(cmp.time_leaf(value)));
@@ -722,7 +989,7 @@ impl<'t> Parser<'t, '_> {
     }
 
     /// `( [int (, int)*] )`.
-    fn time_list(&mut self) -> Result<Vec<i64>, FilterSyntaxError> {
+    fn time_list(&mut self) -> Result<Vec<i64>, FilterError> {
         let open_at = self.expect(&Tok::Open, "`(` to open the list of times")?;
         let mut times = Vec::new();
         if self.eat(&Tok::Close).is_some() {
@@ -741,19 +1008,16 @@ impl<'t> Parser<'t, '_> {
         }
     }
 
-    fn time_value(&mut self) -> Result<i64, FilterSyntaxError> {
+    fn time_value(&mut self) -> Result<i64, FilterError> {
         let literal = self.raw_literal("a time (an integer)")?;
         self.integer(&literal, i64::MIN, i64::MAX, "a time (an i64)")
     }
 
-    fn parse_field_predicate(&mut self, name: &str, name_at: usize) -> Result<Parsed, FilterSyntaxError> {
-        let Some(index) = self.columns.iter().position(|(column, _)| column == name) else {
+    fn parse_field_predicate(&mut self, name: &str, name_at: usize) -> Result<Parsed, FilterError> {
+        let Some(column) = self.columns.iter().position(|c| c.name == name) else {
             return Err(self.unknown_column(name, name_at));
         };
-        let data_type_id = self.columns[index].1;
-        let Ok(column) = u32::try_from(index) else {
-            return Err(error(name_at, "the column's index is past the filter's u32"));
-        };
+        let data_type = self.columns[column].data_type;
         let op = if self.eat_word("is").is_some() {
             let negated = self.eat_word("not").is_some();
             if self.eat_word("null").is_none() {
@@ -768,21 +1032,18 @@ impl<'t> Parser<'t, '_> {
                 FieldOp::IsNull
             }
         } else if let Some(cmp) = self.eat_cmp() {
-            let data_type = DataType::from_id(data_type_id).filter(|t| has_literal(*t));
-            let Some(data_type) = data_type else {
-                let type_name = DataType::from_id(data_type_id)
-                    .map_or_else(|| format!("of unknown data type id {data_type_id}"), |t| t.to_string());
+            if !has_literal(data_type) {
                 return Err(error(
                     name_at,
                     format!(
-                        "column {} is {type_name}: it takes `is null` / `is not null`, not a comparison",
+                        "column {} is {data_type}: it takes `is null` / `is not null`, not a comparison",
                         render_name(name)
                     ),
                 ));
-            };
+            }
             let what = format!("{data_type} column {}", render_name(name));
             let literal = self.raw_literal(&format!("a value for {what}"))?;
-            FieldOp::Cmp(cmp.code(), self.cell(&literal, data_type, &what)?)
+            FieldOp::Cmp(cmp, self.literal(&literal, data_type, &what)?)
         } else if self.is_word("between") || self.is_word("in") || self.is_word("not") {
             return Err(error(
                 self.position(),
@@ -805,7 +1066,7 @@ impl<'t> Parser<'t, '_> {
         })
     }
 
-    fn unknown_column(&self, name: &str, at: usize) -> FilterSyntaxError {
+    fn unknown_column(&self, name: &str, at: usize) -> FilterError {
         const MOST_LISTED: usize = 20;
         if self.columns.is_empty() {
             return error(
@@ -814,14 +1075,18 @@ impl<'t> Parser<'t, '_> {
             );
         }
         let mut message = format!("unknown column {}", render_name(name));
-        if let Some((other_case, _)) = self.columns.iter().find(|(c, _)| c.eq_ignore_ascii_case(name)) {
-            let _ = write!(message, " (names are case-sensitive: {}?)", render_name(other_case));
+        if let Some(other_case) = self.columns.iter().find(|c| c.name.eq_ignore_ascii_case(name)) {
+            let _ = write!(
+                message,
+                " (names are case-sensitive: {}?)",
+                render_name(&other_case.name)
+            );
         }
         let listed: Vec<String> = self
             .columns
             .iter()
             .take(MOST_LISTED)
-            .map(|(c, _)| render_name(c))
+            .map(|c| render_name(&c.name))
             .collect();
         let _ = write!(message, "; the device's columns are {}", listed.join(", "));
         if self.columns.len() > MOST_LISTED {
@@ -831,7 +1096,7 @@ impl<'t> Parser<'t, '_> {
     }
 
     /// An optional sign and one literal token, untyped.
-    fn raw_literal(&mut self, what: &str) -> Result<RawLiteral<'t>, FilterSyntaxError> {
+    fn raw_literal(&mut self, what: &str) -> Result<RawLiteral<'t>, FilterError> {
         let at = self.position();
         let sign = match self.peek().map(|token| &token.tok) {
             Some(Tok::Sign(sign)) => {
@@ -862,7 +1127,7 @@ impl<'t> Parser<'t, '_> {
     }
 
     /// An integer literal within `min..=max`.
-    fn integer(&self, literal: &RawLiteral<'_>, min: i64, max: i64, what: &str) -> Result<i64, FilterSyntaxError> {
+    fn integer(&self, literal: &RawLiteral<'_>, min: i64, max: i64, what: &str) -> Result<i64, FilterError> {
         let shown = self.literal_text(literal);
         let digits = match literal.tok {
             Tok::Number(digits) if digits.bytes().all(|b| b.is_ascii_digit()) => digits,
@@ -888,7 +1153,7 @@ impl<'t> Parser<'t, '_> {
             })
     }
 
-    fn float_text(&self, literal: &RawLiteral<'_>, what: &str) -> Result<FloatText, FilterSyntaxError> {
+    fn float_text(&self, literal: &RawLiteral<'_>, what: &str) -> Result<FloatText, FilterError> {
         let negative = literal.sign == Some('-');
         match literal.tok {
             Tok::Number(digits) => Ok(FloatText::Number(format!(
@@ -911,7 +1176,7 @@ impl<'t> Parser<'t, '_> {
     }
 
     /// The literal as a value of `data_type` (one with a literal form).
-    fn cell(&self, literal: &RawLiteral<'_>, data_type: DataType, what: &str) -> Result<Cell, FilterSyntaxError> {
+    fn literal(&self, literal: &RawLiteral<'_>, data_type: DataType, what: &str) -> Result<Literal, FilterError> {
         let shown = self.literal_text(literal);
         let unsigned = literal.sign.is_none();
         let wrong = |expected: &str| error(literal.at, format!("{what} takes {expected}, not `{shown}`"));
@@ -919,12 +1184,14 @@ impl<'t> Parser<'t, '_> {
         let i32_range = (i64::from(i32::MIN), i64::from(i32::MAX));
         match data_type {
             DataType::Boolean => match literal.tok {
-                Tok::Word(word) if unsigned && word.eq_ignore_ascii_case("true") => Ok(Cell::Bool(true)),
-                Tok::Word(word) if unsigned && word.eq_ignore_ascii_case("false") => Ok(Cell::Bool(false)),
+                Tok::Word(word) if unsigned && word.eq_ignore_ascii_case("true") => Ok(Literal::Bool(true)),
+                Tok::Word(word) if unsigned && word.eq_ignore_ascii_case("false") => Ok(Literal::Bool(false)),
                 _ => Err(wrong("`true` or `false`")),
             },
             // In range, checked by `integer`: the cast is exact.
-            DataType::Int32 => Ok(Cell::I32(self.integer(literal, i32_range.0, i32_range.1, what)? as i32)),
+            DataType::Int32 => Ok(Literal::I32(
+                self.integer(literal, i32_range.0, i32_range.1, what)? as i32
+            )),
             DataType::Date => match &literal.tok {
                 Tok::Date(_) | Tok::Str(_) if unsigned => {
                     let date = match &literal.tok {
@@ -933,30 +1200,34 @@ impl<'t> Parser<'t, '_> {
                         _ => "",
                     };
                     date_number(date)
-                        .map(Cell::I32)
+                        .map(Literal::I32)
                         .ok_or_else(|| error(literal.at, format!("`{shown}` is not a calendar date (yyyy-mm-dd)")))
                 }
-                Tok::Number(_) => Ok(Cell::I32(self.integer(literal, i32_range.0, i32_range.1, what)? as i32)),
+                Tok::Number(_) => Ok(Literal::I32(
+                    self.integer(literal, i32_range.0, i32_range.1, what)? as i32
+                )),
                 _ => Err(wrong("a date (yyyy-mm-dd) or its int32 yyyymmdd")),
             },
-            DataType::Int64 | DataType::Timestamp => Ok(Cell::I64(self.integer(literal, i64::MIN, i64::MAX, what)?)),
-            DataType::Float => Ok(Cell::F32(match self.float_text(literal, what)? {
+            DataType::Int64 | DataType::Timestamp => {
+                Ok(Literal::I64(self.integer(literal, i64::MIN, i64::MAX, what)?))
+            }
+            DataType::Float => Ok(Literal::F32(match self.float_text(literal, what)? {
                 // Straight from the text: through f64 it could round twice.
                 FloatText::Number(text) => text.parse::<f32>().map_err(|_| not_a_number())?.to_bits(),
                 FloatText::NaN => f32::NAN.to_bits(),
                 FloatText::Infinite { negative: false } => f32::INFINITY.to_bits(),
                 FloatText::Infinite { negative: true } => f32::NEG_INFINITY.to_bits(),
             })),
-            DataType::Double => Ok(Cell::F64(match self.float_text(literal, what)? {
+            DataType::Double => Ok(Literal::F64(match self.float_text(literal, what)? {
                 FloatText::Number(text) => text.parse::<f64>().map_err(|_| not_a_number())?.to_bits(),
                 FloatText::NaN => f64::NAN.to_bits(),
                 FloatText::Infinite { negative: false } => f64::INFINITY.to_bits(),
                 FloatText::Infinite { negative: true } => f64::NEG_INFINITY.to_bits(),
             })),
             DataType::Text | DataType::String | DataType::Blob => match &literal.tok {
-                Tok::Str(text) if unsigned => Ok(Cell::Bytes(text.as_bytes().to_vec())),
+                Tok::Str(text) if unsigned => Ok(Literal::Bytes(text.as_bytes().to_vec())),
                 // The digits start after `X'`.
-                Tok::Hex(digits) if unsigned => hex_bytes(digits, literal.at + 2).map(Cell::Bytes),
+                Tok::Hex(digits) if unsigned => hex_bytes(digits, literal.at + 2).map(Literal::Bytes),
                 _ => Err(wrong("a quoted string ('...') or X'hex bytes'")),
             },
             DataType::Vector => Err(wrong("no value")),
@@ -974,7 +1245,7 @@ fn time_leaf(leaf: TimeFilter) -> Parsed {
 }
 
 /// A column predicate may only be ANDed with the whole filter.
-fn refuse_field_under(part: &Parsed, place: &str) -> Result<(), FilterSyntaxError> {
+fn refuse_field_under(part: &Parsed, place: &str) -> Result<(), FilterError> {
     match part.field {
         Some((_, at)) => Err(error(
             at,
@@ -1032,7 +1303,7 @@ fn date_text(value: i32) -> Option<String> {
 }
 
 /// The bytes of `X'...'`'s digits, which start at byte `at` of the text.
-fn hex_bytes(digits: &str, at: usize) -> Result<Vec<u8>, FilterSyntaxError> {
+fn hex_bytes(digits: &str, at: usize) -> Result<Vec<u8>, FilterError> {
     if let Some(bad) = digits.bytes().position(|b| !b.is_ascii_hexdigit()) {
         // Every byte before `bad` is ASCII, so it is a char boundary.
         let c = digits.get(bad..).and_then(|rest| rest.chars().next()).unwrap_or('?');
@@ -1135,11 +1406,11 @@ fn write_time(out: &mut String, filter: &TimeFilter, parenthesized: bool) {
     };
 }
 
-fn write_field(out: &mut String, field: &FieldFilter, columns: &[(String, u8)]) {
-    let column = usize::try_from(field.column).ok().and_then(|i| columns.get(i));
-    let data_type = column.and_then(|(_, id)| DataType::from_id(*id));
+fn write_field(out: &mut String, field: &FieldFilter, columns: &[AlignedColumn]) {
+    let column = columns.get(field.column);
+    let data_type = column.map(|c| c.data_type);
     match column {
-        Some((name, _)) => out.push_str(&render_name(name)),
+        Some(c) => out.push_str(&render_name(&c.name)),
         None => {
             let _ = write!(out, "<column #{}>", field.column);
         }
@@ -1147,39 +1418,32 @@ fn write_field(out: &mut String, field: &FieldFilter, columns: &[(String, u8)]) 
     match &field.op {
         FieldOp::IsNull => out.push_str(" is null"),
         FieldOp::IsNotNull => out.push_str(" is not null"),
-        FieldOp::Cmp(code, value) => {
-            match Cmp::of_code(*code) {
-                Some(cmp) => {
-                    let _ = write!(out, " {} ", cmp.symbol());
-                }
-                None => {
-                    let _ = write!(out, " <operator {code}> ");
-                }
-            }
-            write_cell(out, value, data_type);
+        FieldOp::Cmp(cmp, value) => {
+            let _ = write!(out, " {} ", cmp.symbol());
+            write_literal(out, value, data_type);
         }
     }
 }
 
-fn write_cell(out: &mut String, value: &Cell, data_type: Option<DataType>) {
+fn write_literal(out: &mut String, value: &Literal, data_type: Option<DataType>) {
     let _ = match value {
-        Cell::Bool(v) => write!(out, "{v}"),
-        Cell::I32(v) => match date_text(*v).filter(|_| data_type == Some(DataType::Date)) {
+        Literal::Bool(v) => write!(out, "{v}"),
+        Literal::I32(v) => match date_text(*v).filter(|_| data_type == Some(DataType::Date)) {
             Some(date) => write!(out, "{date}"),
             None => write!(out, "{v}"),
         },
-        Cell::I64(v) => write!(out, "{v}"),
+        Literal::I64(v) => write!(out, "{v}"),
         // `Debug` is the shortest text that reads back as the same bits
         // (`1e-45`, `-0.0`, `inf`); every NaN is `nan`.
-        Cell::F32(bits) => match f32::from_bits(*bits) {
+        Literal::F32(bits) => match f32::from_bits(*bits) {
             v if v.is_nan() => write!(out, "nan"),
             v => write!(out, "{v:?}"),
         },
-        Cell::F64(bits) => match f64::from_bits(*bits) {
+        Literal::F64(bits) => match f64::from_bits(*bits) {
             v if v.is_nan() => write!(out, "nan"),
             v => write!(out, "{v:?}"),
         },
-        Cell::Bytes(bytes) => match std::str::from_utf8(bytes) {
+        Literal::Bytes(bytes) => match std::str::from_utf8(bytes) {
             Ok(text) if data_type != Some(DataType::Blob) => write!(out, "'{}'", text.replace('\'', "''")),
             _ => {
                 out.push_str("X'");
@@ -1196,13 +1460,12 @@ fn write_cell(out: &mut String, value: &Cell, data_type: Option<DataType>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{Canonical, FromCanonical};
     use proptest::prelude::*;
     use TimeFilter::*;
 
     /// One column of every type, names that need quoting, a VECTOR column
     /// (no literal) and one named like a keyword.
-    fn columns() -> Vec<(String, u8)> {
+    fn columns() -> Vec<AlignedColumn> {
         [
             ("b", 0),
             ("i", 1),
@@ -1222,17 +1485,24 @@ mod tests {
             ("In", 1),
         ]
         .into_iter()
-        .map(|(name, id)| (name.to_string(), id))
+        .map(|(name, id)| AlignedColumn {
+            name: name.to_string(),
+            data_type: DataType::from_id(id).expect("a TsFile type id"),
+        })
         .collect()
     }
 
-    fn column(name: &str) -> u32 {
-        columns().iter().position(|(n, _)| n == name).expect("a test column") as u32
+    fn column(name: &str) -> usize {
+        columns().iter().position(|c| c.name == name).expect("a test column")
     }
 
-    fn parse(text: &str) -> Result<ParsedFilter, FilterSyntaxError> {
-        parse_filter(text, &columns())
+    fn parse(text: &str) -> Result<Filter, FilterError> {
+        Filter::parse(text, &columns())
     }
+
+    /// Operators by number (0 `<`, 1 `<=`, 2 `>`, 3 `>=`, 4 `=`, 5 `!=`),
+    /// which keeps the tables below short.
+    const OPS: [CmpOp; 6] = [CmpOp::Lt, CmpOp::LtEq, CmpOp::Gt, CmpOp::GtEq, CmpOp::Eq, CmpOp::NotEq];
 
     fn time(text: &str) -> TimeFilter {
         let parsed = parse(text).unwrap_or_else(|e| panic!("{text}: {e}"));
@@ -1246,10 +1516,10 @@ mod tests {
         parsed.field.unwrap_or_else(|| panic!("{text}: no column predicate"))
     }
 
-    fn cmp(name: &str, code: u8, value: Cell) -> FieldFilter {
+    fn cmp(name: &str, code: usize, value: Literal) -> FieldFilter {
         FieldFilter {
             column: column(name),
-            op: FieldOp::Cmp(code, value),
+            op: FieldOp::Cmp(OPS[code], value),
         }
     }
 
@@ -1271,7 +1541,7 @@ mod tests {
     #[test]
     fn empty_or_blank_text_is_no_filter() {
         for text in ["", "   ", "\t\n ", "\u{3000}"] {
-            assert_eq!(parse(text), Ok(ParsedFilter::default()), "{text:?}");
+            assert_eq!(parse(text), Ok(Filter::default()), "{text:?}");
         }
     }
 
@@ -1327,7 +1597,7 @@ mod tests {
         assert_eq!(time("(time>1)and(time<2)"), And(b(Gt(1)), b(Lt(2))));
         assert_eq!(
             parse("i IS NOT NULL"),
-            Ok(ParsedFilter {
+            Ok(Filter {
                 time: None,
                 field: Some(FieldFilter {
                     column: column("i"),
@@ -1383,7 +1653,7 @@ mod tests {
         ] {
             assert_eq!(
                 field(&format!("i {symbol} 3")),
-                cmp("i", code, Cell::I32(3)),
+                cmp("i", code, Literal::I32(3)),
                 "{symbol}"
             );
         }
@@ -1399,19 +1669,19 @@ mod tests {
 
     #[test]
     fn literals_are_typed_by_their_column() {
-        let f32_bits = |v: f32| Cell::F32(v.to_bits());
-        let f64_bits = |v: f64| Cell::F64(v.to_bits());
+        let f32_bits = |v: f32| Literal::F32(v.to_bits());
+        let f64_bits = |v: f64| Literal::F64(v.to_bits());
         let cases = [
-            ("b = true", cmp("b", 4, Cell::Bool(true))),
-            ("b != FALSE", cmp("b", 5, Cell::Bool(false))),
-            ("i < -2147483648", cmp("i", 0, Cell::I32(i32::MIN))),
-            ("i > 2147483647", cmp("i", 2, Cell::I32(i32::MAX))),
-            ("l = -9223372036854775808", cmp("l", 4, Cell::I64(i64::MIN))),
-            ("ts >= 1700000000000", cmp("ts", 3, Cell::I64(1_700_000_000_000))),
-            ("day = 2024-02-29", cmp("day", 4, Cell::I32(20_240_229))),
-            ("day = '2023-12-31'", cmp("day", 4, Cell::I32(20_231_231))),
-            ("day < 20240105", cmp("day", 0, Cell::I32(20_240_105))),
-            ("day > -1", cmp("day", 2, Cell::I32(-1))),
+            ("b = true", cmp("b", 4, Literal::Bool(true))),
+            ("b != FALSE", cmp("b", 5, Literal::Bool(false))),
+            ("i < -2147483648", cmp("i", 0, Literal::I32(i32::MIN))),
+            ("i > 2147483647", cmp("i", 2, Literal::I32(i32::MAX))),
+            ("l = -9223372036854775808", cmp("l", 4, Literal::I64(i64::MIN))),
+            ("ts >= 1700000000000", cmp("ts", 3, Literal::I64(1_700_000_000_000))),
+            ("day = 2024-02-29", cmp("day", 4, Literal::I32(20_240_229))),
+            ("day = '2023-12-31'", cmp("day", 4, Literal::I32(20_231_231))),
+            ("day < 20240105", cmp("day", 0, Literal::I32(20_240_105))),
+            ("day > -1", cmp("day", 2, Literal::I32(-1))),
             ("f = 1.5", cmp("f", 4, f32_bits(1.5))),
             ("f = .5", cmp("f", 4, f32_bits(0.5))),
             ("f = 3", cmp("f", 4, f32_bits(3.0))),
@@ -1419,21 +1689,21 @@ mod tests {
             ("f = 2.5E+3", cmp("f", 4, f32_bits(2500.0))),
             ("f = -0.0", cmp("f", 4, f32_bits(-0.0))),
             ("f = 1e39", cmp("f", 4, f32_bits(f32::INFINITY))),
-            ("f = nan", cmp("f", 4, Cell::F32(f32::NAN.to_bits()))),
-            ("f = NaN", cmp("f", 4, Cell::F32(f32::NAN.to_bits()))),
+            ("f = nan", cmp("f", 4, Literal::F32(f32::NAN.to_bits()))),
+            ("f = NaN", cmp("f", 4, Literal::F32(f32::NAN.to_bits()))),
             ("f > -inf", cmp("f", 2, f32_bits(f32::NEG_INFINITY))),
             ("f < Infinity", cmp("f", 0, f32_bits(f32::INFINITY))),
             ("d = 0.1", cmp("d", 4, f64_bits(0.1))),
             ("d = 1e300", cmp("d", 4, f64_bits(1e300))),
-            ("d != nan", cmp("d", 5, Cell::F64(f64::NAN.to_bits()))),
+            ("d != nan", cmp("d", 5, Literal::F64(f64::NAN.to_bits()))),
             ("d <= +inf", cmp("d", 1, f64_bits(f64::INFINITY))),
-            ("txt = 'it''s'", cmp("txt", 4, Cell::Bytes(b"it's".to_vec()))),
-            ("txt = ''", cmp("txt", 4, Cell::Bytes(Vec::new()))),
-            ("s > 'é'", cmp("s", 2, Cell::Bytes("é".as_bytes().to_vec()))),
-            ("s = X'ff'", cmp("s", 4, Cell::Bytes(vec![0xff]))),
-            ("blob = X'0aFF'", cmp("blob", 4, Cell::Bytes(vec![0x0a, 0xff]))),
-            ("blob = x''", cmp("blob", 4, Cell::Bytes(Vec::new()))),
-            ("blob < 'ab'", cmp("blob", 0, Cell::Bytes(b"ab".to_vec()))),
+            ("txt = 'it''s'", cmp("txt", 4, Literal::Bytes(b"it's".to_vec()))),
+            ("txt = ''", cmp("txt", 4, Literal::Bytes(Vec::new()))),
+            ("s > 'é'", cmp("s", 2, Literal::Bytes("é".as_bytes().to_vec()))),
+            ("s = X'ff'", cmp("s", 4, Literal::Bytes(vec![0xff]))),
+            ("blob = X'0aFF'", cmp("blob", 4, Literal::Bytes(vec![0x0a, 0xff]))),
+            ("blob = x''", cmp("blob", 4, Literal::Bytes(Vec::new()))),
+            ("blob < 'ab'", cmp("blob", 0, Literal::Bytes(b"ab".to_vec()))),
         ];
         for (text, expected) in cases {
             assert_eq!(field(text), expected, "{text}");
@@ -1453,34 +1723,37 @@ mod tests {
             direct.to_bits(),
             "the example must tell the two apart"
         );
-        assert_eq!(field(&format!("f = {text}")), cmp("f", 4, Cell::F32(direct.to_bits())));
+        assert_eq!(
+            field(&format!("f = {text}")),
+            cmp("f", 4, Literal::F32(direct.to_bits()))
+        );
         assert_eq!(direct, 1.0 + f32::EPSILON);
     }
 
     #[test]
     fn column_names_bare_or_quoted() {
-        assert_eq!(field("dev.s1 = 1"), cmp("dev.s1", 4, Cell::I32(1)));
-        assert_eq!(field("`odd name` = 1"), cmp("odd name", 4, Cell::I64(1)));
-        assert_eq!(field("\"odd name\" = 1"), cmp("odd name", 4, Cell::I64(1)));
-        assert_eq!(field("`back``quote` = 1"), cmp("back`quote", 4, Cell::I64(1)));
+        assert_eq!(field("dev.s1 = 1"), cmp("dev.s1", 4, Literal::I32(1)));
+        assert_eq!(field("`odd name` = 1"), cmp("odd name", 4, Literal::I64(1)));
+        assert_eq!(field("\"odd name\" = 1"), cmp("odd name", 4, Literal::I64(1)));
+        assert_eq!(field("`back``quote` = 1"), cmp("back`quote", 4, Literal::I64(1)));
         assert_eq!(
             field("`time` = 1"),
-            cmp("time", 4, Cell::I32(1)),
+            cmp("time", 4, Literal::I32(1)),
             "a column called time, quoted"
         );
-        assert_eq!(field("`In` > 1"), cmp("In", 2, Cell::I32(1)));
+        assert_eq!(field("`In` > 1"), cmp("In", 2, Literal::I32(1)));
     }
 
     #[test]
     fn the_column_predicate_joins_the_time_conjuncts() {
         let parsed = parse("time >= 5 and s > 'a' and time < 9").unwrap();
         assert_eq!(parsed.time, Some(And(b(GtEq(5)), b(Lt(9)))));
-        assert_eq!(parsed.field, Some(cmp("s", 2, Cell::Bytes(b"a".to_vec()))));
+        assert_eq!(parsed.field, Some(cmp("s", 2, Literal::Bytes(b"a".to_vec()))));
         let parsed = parse("i is null and (time > 1 or time < -1)").unwrap();
         assert_eq!(parsed.time, Some(Or(b(Gt(1)), b(Lt(-1)))));
         let parsed = parse("time > 1 and (time < 5 and (i = 3))").unwrap();
         assert_eq!(parsed.time, Some(And(b(Gt(1)), b(Lt(5)))));
-        assert_eq!(parsed.field, Some(cmp("i", 4, Cell::I32(3))));
+        assert_eq!(parsed.field, Some(cmp("i", 4, Literal::I32(3))));
     }
 
     #[test]
@@ -1569,11 +1842,16 @@ mod tests {
             assert_eq!(error_at(text, words), at, "{text}");
         }
         assert_eq!(
-            parse_filter("s1 = 3", &[]).unwrap_err().message,
+            Filter::parse("s1 = 3", &[]).unwrap_err().message,
             "unknown column s1: the device has no value columns"
         );
-        let many: Vec<(String, u8)> = (0..25).map(|i| (format!("c{i}"), 1)).collect();
-        let message = parse_filter("x = 1", &many).unwrap_err().message;
+        let many: Vec<AlignedColumn> = (0..25)
+            .map(|i| AlignedColumn {
+                name: format!("c{i}"),
+                data_type: DataType::Int32,
+            })
+            .collect();
+        let message = Filter::parse("x = 1", &many).unwrap_err().message;
         assert!(message.ends_with("c19 and 5 more"), "{message}");
     }
 
@@ -1615,20 +1893,6 @@ mod tests {
         for hostile in ["not ".repeat(1 << 20), "(".repeat(1 << 20), chain(1 << 14)] {
             assert!(parse(&hostile).is_err());
         }
-    }
-
-    /// The depth limit here is the family's: a tree at it reads back from
-    /// canonical bytes, one deeper does not.
-    #[test]
-    fn the_depth_limit_is_the_canonical_readers() {
-        let mut at_limit = Eq(3);
-        for _ in 1..MAX_FILTER_DEPTH {
-            at_limit = Not(b(at_limit));
-        }
-        let bytes = at_limit.to_canonical();
-        assert_eq!(TimeFilter::read(&mut bytes.as_slice()), Some(at_limit.clone()));
-        let deeper = Not(b(at_limit)).to_canonical();
-        assert_eq!(TimeFilter::read(&mut deeper.as_slice()), None);
     }
 
     #[test]
@@ -1680,16 +1944,133 @@ mod tests {
         ];
         for (text, rendered) in cases {
             let parsed = parse(text).unwrap_or_else(|e| panic!("{text}: {e}"));
-            assert_eq!(render(&parsed, &cols), rendered, "{text}");
+            assert_eq!(parsed.render(&cols), rendered, "{text}");
         }
-        let stray = ParsedFilter {
+        let stray = Filter {
             time: None,
             field: Some(FieldFilter {
                 column: 99,
-                op: FieldOp::Cmp(9, Cell::I32(1)),
+                op: FieldOp::Cmp(CmpOp::NotEq, Literal::I32(1)),
             }),
         };
-        assert_eq!(render(&stray, &cols), "<column #99> <operator 9> 1");
+        assert_eq!(stray.render(&cols), "<column #99> != 1");
+    }
+
+    #[test]
+    fn a_time_filter_displays_as_its_text() {
+        let tree = time("(time = 1 or time = 2) and not time in (3, 4)");
+        assert_eq!(tree.to_string(), "(time = 1 or time = 2) and not time in (3, 4)");
+        assert_eq!(Or(b(Gt(1)), b(Lt(0))).to_string(), "time > 1 or time < 0");
+    }
+
+    /// Each scanner's filter holds the same tree, column, operator and
+    /// constant.
+    #[test]
+    fn a_filter_converts_into_each_scanners_filter() {
+        let filter = parse("(time > 5 or time in (1, 2)) and not time between 7 and 9 and d >= -1.5").unwrap();
+        let kernel = k::Filter::from(&filter);
+        let reference = r::Filter::from(filter.clone());
+        let d = column("d");
+        assert_eq!(
+            kernel,
+            k::Filter {
+                time: Some(k::TimeFilter::And(
+                    Box::new(k::TimeFilter::Or(
+                        Box::new(k::TimeFilter::Gt(5)),
+                        Box::new(k::TimeFilter::In(vec![1, 2]))
+                    )),
+                    Box::new(k::TimeFilter::Not(Box::new(k::TimeFilter::Between(7, 9))))
+                )),
+                field: Some(k::FieldFilter {
+                    column: d,
+                    op: k::FieldOp::Cmp(k::CmpOp::GtEq, k::Value::F64((-1.5f64).to_bits())),
+                }),
+            }
+        );
+        assert_eq!(
+            reference.field,
+            Some(r::FieldFilter {
+                column: d,
+                op: r::FieldOp::Cmp(r::CmpOp::GtEq, r::Value::F64((-1.5f64).to_bits())),
+            })
+        );
+        assert_eq!(
+            format!("{:?}", reference.time),
+            format!("{:?}", kernel.time),
+            "the same tree"
+        );
+        let ops: Vec<(k::CmpOp, r::CmpOp)> = OPS
+            .iter()
+            .map(|&op| {
+                let f = Filter {
+                    time: None,
+                    field: Some(FieldFilter {
+                        column: 0,
+                        op: FieldOp::Cmp(op, Literal::Bool(true)),
+                    }),
+                };
+                match (k::Filter::from(&f).field, r::Filter::from(&f).field) {
+                    (
+                        Some(k::FieldFilter {
+                            op: k::FieldOp::Cmp(kop, _),
+                            ..
+                        }),
+                        Some(r::FieldFilter {
+                            op: r::FieldOp::Cmp(rop, _),
+                            ..
+                        }),
+                    ) => (kop, rop),
+                    other => panic!("{op:?}: {other:?}"),
+                }
+            })
+            .collect();
+        use k::CmpOp as K;
+        use r::CmpOp as R;
+        assert_eq!(
+            ops,
+            [
+                (K::Lt, R::Lt),
+                (K::LtEq, R::LtEq),
+                (K::Gt, R::Gt),
+                (K::GtEq, R::GtEq),
+                (K::Eq, R::Eq),
+                (K::NotEq, R::NotEq)
+            ]
+        );
+        for (null, k_null, r_null) in [
+            (FieldOp::IsNull, k::FieldOp::IsNull, r::FieldOp::IsNull),
+            (FieldOp::IsNotNull, k::FieldOp::IsNotNull, r::FieldOp::IsNotNull),
+        ] {
+            let f = Filter {
+                time: None,
+                field: Some(FieldFilter { column: 3, op: null }),
+            };
+            assert_eq!(k::Filter::from(&f).field.map(|f| (f.column, f.op)), Some((3, k_null)));
+            assert_eq!(r::Filter::from(&f).field.map(|f| (f.column, f.op)), Some((3, r_null)));
+        }
+        // The value types have the same variants, so their Debug text
+        // tells a literal converted into the wrong one.
+        for literal in [
+            Literal::Bool(true),
+            Literal::I32(-3),
+            Literal::I64(1 << 40),
+            Literal::F32(1.5f32.to_bits()),
+            Literal::F64(2.5f64.to_bits()),
+            Literal::Bytes(b"ab".to_vec()),
+        ] {
+            let f = Filter {
+                time: None,
+                field: Some(FieldFilter {
+                    column: 0,
+                    op: FieldOp::Cmp(CmpOp::Eq, literal.clone()),
+                }),
+            };
+            let shown = format!("{:?}", FieldOp::Cmp(CmpOp::Eq, literal));
+            assert_eq!(format!("{:?}", k::Filter::from(&f).field.unwrap().op), shown);
+            assert_eq!(format!("{:?}", r::Filter::from(&f).field.unwrap().op), shown);
+        }
+        assert_eq!(k::Filter::from(Filter::default()), k::Filter::default());
+        assert_eq!(r::Filter::from(Filter::default()), r::Filter::default());
     }
 
     // ------------------------------------------------------- properties
@@ -1724,7 +2105,7 @@ mod tests {
     }
 
     /// A constant of the type `type_id` reads as (`None`: no literal).
-    fn value_of_type(type_id: u8) -> Option<BoxedStrategy<Cell>> {
+    fn value_of_type(type_id: u8) -> Option<BoxedStrategy<Literal>> {
         let bytes = prop_oneof![
             any::<String>().prop_map(String::into_bytes),
             prop::collection::vec(any::<u8>(), 0..6),
@@ -1744,33 +2125,34 @@ mod tests {
             }
         };
         Some(match type_id {
-            0 => any::<bool>().prop_map(Cell::Bool).boxed(),
+            0 => any::<bool>().prop_map(Literal::Bool).boxed(),
             1 | 9 => prop_oneof![any::<i32>(), 19_000_101..21_001_231]
-                .prop_map(Cell::I32)
+                .prop_map(Literal::I32)
                 .boxed(),
-            2 | 8 => any::<i64>().prop_map(Cell::I64).boxed(),
+            2 | 8 => any::<i64>().prop_map(Literal::I64).boxed(),
             3 => prop_oneof![any::<u32>(), any::<f32>().prop_map(f32::to_bits)]
-                .prop_map(move |bits| Cell::F32(canonical_nan32(bits)))
+                .prop_map(move |bits| Literal::F32(canonical_nan32(bits)))
                 .boxed(),
             4 => prop_oneof![any::<u64>(), any::<f64>().prop_map(f64::to_bits)]
-                .prop_map(move |bits| Cell::F64(canonical_nan64(bits)))
+                .prop_map(move |bits| Literal::F64(canonical_nan64(bits)))
                 .boxed(),
-            5 | 10 | 11 => bytes.prop_map(Cell::Bytes).boxed(),
+            5 | 10 | 11 => bytes.prop_map(Literal::Bytes).boxed(),
             _ => return None,
         })
     }
 
     fn field_filter() -> impl Strategy<Value = FieldFilter> {
         (0..columns().len()).prop_flat_map(|index| {
-            let column = index as u32;
             let null_tests = prop_oneof![Just(FieldOp::IsNull), Just(FieldOp::IsNotNull)];
-            let op = match value_of_type(columns()[index].1) {
-                Some(values) => {
-                    prop_oneof![null_tests, (0u8..6, values).prop_map(|(code, v)| FieldOp::Cmp(code, v))].boxed()
-                }
+            let op = match value_of_type(columns()[index].data_type.id()) {
+                Some(values) => prop_oneof![
+                    null_tests,
+                    (prop::sample::select(&OPS[..]), values).prop_map(|(op, v)| FieldOp::Cmp(op, v))
+                ]
+                .boxed(),
                 None => null_tests.boxed(),
             };
-            op.prop_map(move |op| FieldFilter { column, op })
+            op.prop_map(move |op| FieldFilter { column: index, op })
         })
     }
 
@@ -1962,10 +2344,10 @@ mod tests {
 
     fn parses_back(text: &str) -> Result<(), TestCaseError> {
         let cols = columns();
-        if let Ok(parsed) = parse_filter(text, &cols) {
-            let rendered = render(&parsed, &cols);
+        if let Ok(parsed) = Filter::parse(text, &cols) {
+            let rendered = parsed.render(&cols);
             prop_assert_eq!(
-                parse_filter(&rendered, &cols),
+                Filter::parse(&rendered, &cols),
                 Ok(parsed),
                 "{:?} rendered {:?}",
                 text,
@@ -2007,9 +2389,9 @@ mod tests {
             field in prop::option::of(field_filter()),
         ) {
             let cols = columns();
-            let filter = ParsedFilter { time, field };
-            let rendered = render(&filter, &cols);
-            prop_assert_eq!(parse_filter(&rendered, &cols), Ok(filter), "rendered {:?}", rendered);
+            let filter = Filter { time, field };
+            let rendered = filter.render(&cols);
+            prop_assert_eq!(Filter::parse(&rendered, &cols), Ok(filter), "rendered {:?}", rendered);
         }
     }
 }
