@@ -635,6 +635,41 @@ fn type_name(dtype: DataType) -> &'static str {
     }
 }
 
+/// What a figure depends on: the CPU's model, its logical cores, and the
+/// instruction sets the kernels dispatch on.
+fn machine() -> serde_json::Value {
+    let model = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|info| {
+            info.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split(':').nth(1))
+                .map(|m| m.trim().to_string())
+        })
+        .unwrap_or_else(|| std::env::consts::ARCH.to_string());
+    #[allow(unused_mut)]
+    let mut features: Vec<&str> = Vec::new();
+    #[cfg(target_arch = "x86_64")]
+    {
+        for (name, on) in [
+            ("ssse3", std::is_x86_feature_detected!("ssse3")),
+            ("avx2", std::is_x86_feature_detected!("avx2")),
+            ("bmi2", std::is_x86_feature_detected!("bmi2")),
+            ("avx512f", std::is_x86_feature_detected!("avx512f")),
+            ("avx512vbmi2", std::is_x86_feature_detected!("avx512vbmi2")),
+        ] {
+            if on {
+                features.push(name);
+            }
+        }
+    }
+    serde_json::json!({
+        "cpu": model,
+        "logical_cores": std::thread::available_parallelism().map_or(0, |n| n.get()),
+        "features": features,
+    })
+}
+
 /// Cargo's target directory, as this build had it (`CARGO_TARGET_TMPDIR`
 /// is its `tmp` folder): `CARGO_TARGET_DIR` and `build.target-dir`
 /// honoured.
@@ -674,6 +709,12 @@ fn main() {
     let json = serde_json::json!({
         "target": std::env::consts::ARCH,
         "rounds": rounds,
+        "clock": if cfg!(target_os = "linux") { "thread CPU time" } else { "wall time" },
+        "filter": report.filter,
+        "measured_at_unix": std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs()),
+        "machine": machine(),
         "targets": report.rows,
     });
     std::fs::write(&path, serde_json::to_string_pretty(&json).unwrap()).unwrap();

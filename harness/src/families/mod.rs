@@ -154,7 +154,7 @@ mod tests {
             patterns.extend(r.sources);
         }
         let mut files = Vec::new();
-        for dir in ["kernels", "reference", "harness"] {
+        for dir in ["kernels", "reference", "harness", "tsfile"] {
             files_under(&repository().join(dir), &mut files);
         }
         files.extend(["Cargo.toml", "Cargo.lock"].map(String::from));

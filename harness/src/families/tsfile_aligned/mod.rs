@@ -13,6 +13,9 @@ pub const SOURCES: &[&str] = &[
     "reference/src/tsfile/aligned/",
     "harness/src/families/tsfile_aligned/",
     "harness/tests/integration/tsfile_aligned.rs",
+    // The filter language and its depth limit, which the family's filters
+    // are read back with.
+    "tsfile/src/filter.rs",
 ];
 
 mod convert;
