@@ -1,9 +1,10 @@
 //! LEB128 varints: a list of `u32`s, each written as groups of seven bits,
 //! least significant group first, every byte but a value's last with its
 //! high bit set. Two decoders that must mean the same thing: [`decode`]
-//! reads eight bytes as one word and finds a value's end with one
-//! instruction; [`decode_obvious`] reads a byte at a time, straight from
-//! the definition above. `tests/differential.rs` holds one to the other.
+//! reads eight bytes as one word and finds a value's end by counting the
+//! word's trailing zero bits; [`decode_obvious`] reads a byte at a time,
+//! straight from the definition above. `tests/differential.rs` holds one
+//! to the other.
 
 use std::fmt;
 
