@@ -5,8 +5,10 @@
 //! Random draws go through fixed-width integers (`u64`), never `usize`, so
 //! the same seed gives the same cases on 32- and 64-bit hosts.
 
-use crate::canonical::Canonical;
-use crate::spec::{Case, CaseRng, Parse};
+use std::fmt::Debug;
+
+use crate::canonical::{Canonical, FromCanonical};
+use crate::spec::{Case, CaseRng, Category, Outcome, Parse, Spec};
 
 /// An input whose interesting part is a byte payload.
 pub trait BytePayload: Clone {
@@ -209,6 +211,89 @@ impl BytePayload for Payload {
     }
 }
 
+/// The whole [`Spec`] of a format whose decoders take a byte slice: the
+/// input is a [`Payload`], the reference is a function of its bytes,
+/// failures are minimized with [`shrink`], and the categories are given.
+/// A decoder author's differential test is then this, a kernel and one
+/// call; a format whose decoders take more than bytes (a requested count,
+/// a header beside a page) implements [`Spec`] for an input of its own.
+///
+/// ```
+/// use crossdec_engine::bytes::{ByteSpec, Payload};
+/// use crossdec_engine::{Campaign, Case, Category, RunOptions};
+///
+/// /// Little-endian `u16`s; a lone last byte is an error at its offset.
+/// fn words(bytes: &[u8]) -> Result<Vec<u16>, usize> {
+///     let pairs = bytes.chunks_exact(2);
+///     if !pairs.remainder().is_empty() {
+///         return Err(bytes.len() - 1);
+///     }
+///     Ok(pairs.map(|p| u16::from_le_bytes([p[0], p[1]])).collect())
+/// }
+/// fn words_obvious(bytes: &[u8]) -> Result<Vec<u16>, usize> {
+///     let mut values = Vec::new();
+///     for at in (0..bytes.len()).step_by(2) {
+///         let Some(&high) = bytes.get(at + 1) else { return Err(at) };
+///         values.push(u16::from(bytes[at]) | u16::from(high) << 8);
+///     }
+///     Ok(values)
+/// }
+///
+/// let random = Category::new("random", 1.0, |_, rng| {
+///     vec![Case::one(Payload((0..rng.gen_range(0..9)).map(|_| rng.gen()).collect()))]
+/// });
+/// let campaign = Campaign::new(ByteSpec::new("words", words_obvious, vec![random]))
+///     .kernel_fn("chunks", |input: &Payload| words(&input.0));
+/// campaign.assert_agrees(&RunOptions { cases: 100, ..RunOptions::default() });
+/// campaign.replay_hex("chunks", &["010203"]).unwrap();
+/// ```
+pub struct ByteSpec<O, E> {
+    name: &'static str,
+    reference: ByteDecoder<O, E>,
+    categories: Vec<Category<Payload>>,
+}
+
+type ByteDecoder<O, E> = Box<dyn Fn(&[u8]) -> Result<O, E> + Send + Sync>;
+
+impl<O, E> ByteSpec<O, E> {
+    /// The spec named `name` (as `--family` and reports name it), whose
+    /// reference decoder is `reference` and whose cases `categories`
+    /// generate, in order.
+    pub fn new(
+        name: &'static str,
+        reference: impl Fn(&[u8]) -> Result<O, E> + Send + Sync + 'static,
+        categories: Vec<Category<Payload>>,
+    ) -> Self {
+        ByteSpec {
+            name,
+            reference: Box::new(reference),
+            categories,
+        }
+    }
+}
+
+impl<O, E> Spec for ByteSpec<O, E>
+where
+    O: Canonical + FromCanonical + Clone + Debug + PartialEq + Send + 'static,
+    E: Canonical + FromCanonical + Clone + Debug + PartialEq + Send + 'static,
+{
+    type Input = Payload;
+    type Output = O;
+    type Error = E;
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn categories(&self) -> Vec<Category<Payload>> {
+        self.categories.clone()
+    }
+    fn reference(&self, input: &Payload) -> Outcome<Self> {
+        (self.reference)(&input.0)
+    }
+    fn shrink(&self, input: &Payload) -> Vec<Payload> {
+        shrink(input)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -387,6 +472,31 @@ mod tests {
             reached[cleared[0].0] |= cleared[0].1;
         }
         assert_eq!(reached, [0xFF; 9], "every bit of every byte can be flipped");
+    }
+
+    /// The spec's own parts reach the run: its name, its categories, its
+    /// reference on the payload's bytes, and minimizing by [`shrink`] (a
+    /// spec without it would report the input as generated).
+    #[test]
+    fn a_byte_spec_runs_its_reference_and_shrinks_its_failures() {
+        use crate::{Campaign, RunOptions};
+        let long = Category::new("long", 1.0, |_, rng| {
+            vec![Case::one(Payload((0..40).map(|_| rng.gen()).collect()))]
+        });
+        let sum = |bytes: &[u8]| Ok::<u64, ()>(bytes.iter().map(|&b| u64::from(b)).sum());
+        // Wrong on every byte from 0x80 up: its smallest input is one 0x80.
+        let broken = |input: &Payload| Ok(input.0.iter().map(|&b| u64::from(b & 0x7f)).sum());
+        let report = Campaign::new(ByteSpec::new("sums", sum, vec![long]))
+            .kernel_fn("masked", broken)
+            .run(&RunOptions {
+                cases: 20,
+                ..RunOptions::default()
+            });
+        assert_eq!(report.family, "sums");
+        assert_eq!(report.categories[0].name, "long");
+        assert_eq!(report.categories[0].cases, 20);
+        assert!(report.failures.iter().all(|f| f.input_hex[0].len() == 80));
+        assert!(report.failures.iter().any(|f| f.minimized_hex == ["80"]), "{report:#?}");
     }
 
     #[test]

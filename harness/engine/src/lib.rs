@@ -102,6 +102,14 @@ pub use subject::{Subject, SubjectCommand};
 #[cfg(feature = "fuzz")]
 pub use arbitrary;
 
+/// proptest (feature `proptest`), the very version whose strategies
+/// [`Category::from_strategy`] takes: a test crate writes its strategies
+/// with `crossdec_engine::proptest::prelude::*` and needs no proptest
+/// dependency of its own, which could resolve to another major version (a
+/// type error) or to other features (a second build of it).
+#[cfg(feature = "proptest")]
+pub use proptest;
+
 /// `#[derive(Canonical)]`, `#[derive(FromCanonical)]` (feature `derive`): the
 /// canonical form of the author's own structs and enums, the same bytes
 /// [`canonical_struct!`] and [`canonical_enum!`] write for the same

@@ -27,7 +27,7 @@ impl<I> Category<I> {
     /// ```
     /// use crossdec_engine::bytes::{self, Payload};
     /// use crossdec_engine::{Campaign, Category, Outcome, RunOptions, Spec};
-    /// use proptest::prelude::*;
+    /// use crossdec_engine::proptest::prelude::*;
     ///
     /// /// Bytes to their sum.
     /// struct Sum;
