@@ -21,9 +21,10 @@ pairing neighbouring processes cancels the drift, alternating which one runs
 first cancels any first-or-second bias, and repeating rounds measures the
 per-process noise instead of assuming it. Inside a process the benchmark
 itself interleaves every contender (kernel, reference, peers) for
---inner-rounds rounds and reports medians. The defaults (20 rounds of 7
-inner rounds: 40 processes of about 5 s on a 2-core machine) spend the time
-on processes rather than inner rounds, because the process-to-process noise
+--inner-rounds rounds and reports medians, each batch charged its thread's
+CPU time (a batch preempted by another process is not charged for the
+wait). The defaults (20 rounds of 11 inner rounds) spend the time on
+processes rather than inner rounds, because the process-to-process noise
 is the larger one, and 20 rounds give the median a 95.9% interval between
 the 6th and the 15th ratio, robust to a few rounds hit by a load spike.
 
@@ -31,10 +32,7 @@ Layout. A decoder's speed depends on where its buffers lie relative to each
 other (4 KiB aliasing of loads and stores), and the heap offsets follow from
 every earlier allocation, among them the copy of argv: two builds run from
 paths of different lengths get different offsets in every process, a bias
-no number of rounds averages out. Two builds of the same source, each run
-from its own target dir, were 17% apart on qwp-ts/jittered in every round
-(not isolated further: the binaries also differ by a compile-time path
-string). So both binaries run from copies at target/bench-compare/bin/
+no number of rounds averages out. So both binaries run from copies at target/bench-compare/bin/
 {base,head}, and each process gets one more argument, "--layout-pad=" and
 0..4095 random bytes (the benchmark ignores arguments starting with "-"):
 the heap offsets then change from process to process, which turns that luck
@@ -50,15 +48,15 @@ interval for the median (order statistics of the ratios: the interval
 [r_(k), r_(n+1-k)] with the largest k such that a Binomial(n, 1/2) falls
 below k with probability at most (1 - confidence) / 2; no assumption on the
 shape of the noise, no random resampling, so the same figures always give
-the same verdict). The threshold is 1 - floor (default floor 10%). A target
+the same verdict). The threshold is 1 - floor (default floor 5%). A target
 fails when the whole interval lies below the threshold: the slowdown is
 larger than the floor, and larger than the measured noise allows. Noisy
 targets get wide intervals and need a larger slowdown to fail. The floor is
 for what the rounds cannot measure: a difference fixed per build (code and
-constant alignment, which the padding does not move). With identical
-sources, 3 of 14 intervals lay wholly above 1.0 (by up to 4%) on a loaded
-machine, so such biases exist; 10% keeps them from failing the check, and a
-larger real slowdown still fails it wherever the noise allows.
+constant alignment, which the padding does not move). 5% lets a 15%
+slowdown fail wherever the noise is a few percent (--selftest 0.15 shows
+whether it is on a given machine) and keeps such fixed differences of a
+few percent from failing the check.
 An interval wholly below 1.0 but not below the threshold says "slower?"
 without failing: worth a look (a rerun with more --rounds, on a quieter
 machine), not proof. An interval wholly above 1 + floor says "faster".
@@ -379,9 +377,9 @@ def main():
     p = argparse.ArgumentParser(prog="ci/bench-compare", description="see ci/bench-compare")
     p.add_argument("base", nargs="?", default=None, help="base revision")
     p.add_argument("--rounds", type=int, default=20, help="rounds: one base and one head process each")
-    p.add_argument("--inner-rounds", type=int, default=7, help="CROSSDEC_TARGET_ROUNDS of each process")
+    p.add_argument("--inner-rounds", type=int, default=11, help="CROSSDEC_TARGET_ROUNDS of each process")
     p.add_argument("--filter", default=None, help="substring filter passed to both benchmarks")
-    p.add_argument("--floor", type=float, default=0.10, help="smallest slowdown that can fail (fraction)")
+    p.add_argument("--floor", type=float, default=0.05, help="smallest slowdown that can fail (fraction)")
     p.add_argument("--confidence", type=float, default=0.95, help="coverage of the median's interval")
     p.add_argument("--seed", type=int, default=None, help="seed of the layout padding (default: random)")
     p.add_argument("--build-only", action="store_true", help="build both benchmarks and stop")

@@ -84,23 +84,35 @@ fn cpu_seconds() -> f64 {
     }
 }
 
+/// How long each contender runs before its rounds (caches, branch
+/// predictors, lazy dispatch), which also sizes its batches.
+const WARM_UP: Duration = Duration::from_millis(30);
+
+/// The CPU time of one batch: long enough that a call's own noise and the
+/// clock's resolution vanish, short enough that the 300-odd contenders of
+/// a whole run finish in about a minute.
+const BATCH_SECONDS: f64 = 0.002;
+
 /// Median CPU seconds per call of each contender, timed in interleaved
 /// rounds. Each round times a batch of calls per contender, sized so each
-/// batch takes about 5 ms (a warm cache for the fast ones, as in a real
-/// loop).
+/// batch takes about [`BATCH_SECONDS`] (a warm cache for the fast ones, as
+/// in a real loop).
 fn race(contenders: &mut [Contender<'_>], rounds: usize) -> Vec<f64> {
     let mut per_call = vec![0f64; contenders.len()];
     for (c, slot) in contenders.iter_mut().zip(&mut per_call) {
         // Warm up (caches, branch predictors, lazy dispatch) and estimate.
         let start = Instant::now();
         let mut n = 0u32;
-        while start.elapsed() < Duration::from_millis(100) {
+        while start.elapsed() < WARM_UP {
             (c.call)();
             n += 1;
         }
         *slot = start.elapsed().as_secs_f64() / n as f64;
     }
-    let iters: Vec<usize> = per_call.iter().map(|t| ((0.005 / t).ceil() as usize).max(1)).collect();
+    let iters: Vec<usize> = per_call
+        .iter()
+        .map(|t| ((BATCH_SECONDS / t).ceil() as usize).max(1))
+        .collect();
     let slowdown = planted_slowdown();
     let mut samples = vec![Vec::with_capacity(rounds); contenders.len()];
     for round in 0..rounds {
