@@ -504,6 +504,15 @@ impl<R: Read + Seek> TsFileReader<R> {
         }
     }
 
+    /// Hand a group's chunk buffers back for the next groups read (see
+    /// [`TsFileReader::recycle`]).
+    pub fn recycle_group(&mut self, group: AlignedGroup) {
+        self.recycle(group.time);
+        for chunk in group.values.into_iter().flatten() {
+            self.recycle(chunk);
+        }
+    }
+
     /// Scan `device` with the kernel scanner (see the module's notes).
     pub fn scan_aligned(
         &mut self,
@@ -511,12 +520,26 @@ impl<R: Read + Seek> TsFileReader<R> {
         request: &k::Request,
         options: k::ScanOptions,
     ) -> Result<DeviceScan<k::Block>, ReadError> {
+        self.scan_aligned_reusing(device, request, options, &mut k::BlockPool::new())
+    }
+
+    /// [`scan_aligned`](Self::scan_aligned), its blocks filled from `pool`
+    /// where it has any: a caller that scans again and hands the blocks it
+    /// is done with back (`pool.recycle(scan.blocks)`) allocates no new
+    /// block memory, which for large blocks is most of a scan's cost.
+    pub fn scan_aligned_reusing(
+        &mut self,
+        device: &AlignedDevice,
+        request: &k::Request,
+        options: k::ScanOptions,
+        pool: &mut k::BlockPool,
+    ) -> Result<DeviceScan<k::Block>, ReadError> {
         let codecs = Codecs {
             limits: self.options().limits,
         };
         across_groups(self, device, request, true, |group, q| {
             let g = group.kernel_group()?;
-            let out = k::scan_with(&g, q, options, &codecs);
+            let out = k::scan_reusing(&g, q, options, &codecs, pool);
             let blocks = out.result.map_err(|e| group.kernel_error(&e))?;
             Ok((blocks.iter().map(|b| b.rows() as u64).sum(), blocks, Some(out.stats)))
         })
@@ -619,6 +642,7 @@ fn across_groups_with<R: Read + Seek, B>(
             if n < offset_left {
                 offset_left -= n;
                 out.stats.groups_counted += 1;
+                reader.recycle_group(group);
                 continue;
             }
         }
@@ -628,6 +652,7 @@ fn across_groups_with<R: Read + Seek, B>(
             ..request.clone()
         };
         let (n, blocks, pages) = scan(&group, &q)?;
+        reader.recycle_group(group);
         offset_left = 0;
         limit_left = limit_left.map(|l| l.saturating_sub(n));
         out.rows += n;

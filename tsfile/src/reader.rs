@@ -61,7 +61,17 @@ pub struct TsFileReader<R> {
     pos: u64,
     device: Option<DeviceId>,
     finished: bool,
+    /// Chunk buffers handed back by [`TsFileReader::recycle`], filled again
+    /// by the next [`TsFileReader::chunk_at`]: a scan that reads group
+    /// after group, or the same groups again, allocates (and the system
+    /// zero-fills) no new memory for them.
+    spare: Vec<Vec<u8>>,
 }
+
+/// The most chunk buffers a reader keeps for reuse: a chunk group's time
+/// column and value columns, for devices of up to this many columns less
+/// one.
+const SPARE_BUFFERS: usize = 64;
 
 impl TsFileReader<BufReader<File>> {
     /// Open the file at `path` with default options.
@@ -95,6 +105,7 @@ impl<R: Read + Seek> TsFileReader<R> {
             pos: 7,
             device: None,
             finished: false,
+            spare: Vec::new(),
         })
     }
 
@@ -208,7 +219,8 @@ impl<R: Read + Seek> TsFileReader<R> {
                 offset: data_offset,
             });
         }
-        let data = read_at(&mut self.input, data_offset, header.data_size as usize)?;
+        let mut data = self.spare.pop().unwrap_or_default();
+        read_into(&mut self.input, data_offset, header.data_size as usize, &mut data)?;
         Ok(RawChunk {
             device,
             header,
@@ -216,19 +228,37 @@ impl<R: Read + Seek> TsFileReader<R> {
             data,
         })
     }
+
+    /// Hand `chunk`'s buffer back for the next [`chunk_at`](Self::chunk_at)
+    /// to fill (up to a few dozen are kept).
+    pub fn recycle(&mut self, chunk: RawChunk) {
+        if self.spare.len() < SPARE_BUFFERS {
+            self.spare.push(chunk.data);
+        }
+    }
 }
 
 /// Read exactly `n` bytes at `offset` (`n` is never more than the file holds
 /// past `offset`: callers check it against the file's length).
 fn read_at<R: Read + Seek>(input: &mut R, offset: u64, n: usize) -> Result<Vec<u8>, ReadError> {
+    let mut buf = Vec::new();
+    read_into(input, offset, n, &mut buf)?;
+    Ok(buf)
+}
+
+/// [`read_at`] into `buf` (its old contents dropped, its memory reused).
+fn read_into<R: Read + Seek>(input: &mut R, offset: u64, n: usize, buf: &mut Vec<u8>) -> Result<(), ReadError> {
     input
         .seek(SeekFrom::Start(offset))
         .map_err(|e| ReadError::io(offset, e))?;
-    let mut buf = Vec::new();
+    buf.clear();
+    // Sized once: grown by `read_to_end` from empty, a chunk of megabytes
+    // would be copied at every doubling.
+    buf.reserve_exact(n);
     input
         .by_ref()
         .take(n as u64)
-        .read_to_end(&mut buf)
+        .read_to_end(buf)
         .map_err(|e| ReadError::io(offset, e))?;
     if buf.len() != n {
         return Err(ReadError::Truncated {
@@ -236,7 +266,7 @@ fn read_at<R: Read + Seek>(input: &mut R, offset: u64, n: usize) -> Result<Vec<u
             offset: offset + buf.len() as u64,
         });
     }
-    Ok(buf)
+    Ok(())
 }
 
 /// The tail: `... index | TsFileMetadata | i32 BE its size | TsFile`.
