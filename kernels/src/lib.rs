@@ -12,6 +12,14 @@
 //! This crate never depends on the reference decoders: they are its oracle.
 
 #![deny(unsafe_op_in_unsafe_fn)]
+// docs.rs (`--cfg docsrs`, Cargo.toml) labels each item with the features it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
+// The README's examples run as doctests, so the crate's front page cannot
+// show code that no longer compiles (they use the `bytea` family).
+#[cfg(all(doctest, feature = "bytea"))]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
 
 #[cfg(feature = "bytea")]
 pub mod bytea;

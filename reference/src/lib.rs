@@ -6,6 +6,14 @@
 //! buffers, no tables, no `unsafe`, and no dependency on the kernels crate.
 
 #![forbid(unsafe_code)]
+// docs.rs (`--cfg docsrs`, Cargo.toml) labels each item with the features it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
+// The README's examples run as doctests, so the crate's front page cannot
+// show code that no longer compiles (they use the `bytea` family).
+#[cfg(all(doctest, feature = "bytea"))]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
 
 #[cfg(feature = "bytea")]
 pub mod bytea;

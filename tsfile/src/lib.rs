@@ -31,6 +31,12 @@
 //! # Ok::<(), crossdec_tsfile::ReadError>(())
 //! ```
 
+// The README's examples run as doctests, so the crate's front page cannot
+// show code that no longer compiles.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
+
 pub mod aligned;
 pub mod chunk;
 mod columns;

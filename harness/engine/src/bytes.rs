@@ -56,7 +56,7 @@ pub fn shrink<I: BytePayload>(input: &I) -> Vec<I> {
 /// Shorter versions of a sequence (bytes, rows, values, pages), most
 /// deleted first: empty; the first and the last n/2, n/4, ..., 1 items
 /// kept; then spans of n/2, n/4, ..., 1 items deleted at offsets that are
-/// multiples of the span (at most [`MAX_POSITIONS`] of them per length,
+/// multiples of the span (at most 64 of them per length,
 /// spread over the sequence), plus the last span of each length. Each
 /// deleted range appears once.
 pub fn spans<T: Clone>(items: &[T]) -> Vec<Vec<T>> {

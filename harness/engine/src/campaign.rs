@@ -101,8 +101,8 @@ impl<S: Spec + ?Sized> Implementation<S> {
     }
 
     /// An external subject of the family `family` (see `docs/subjects.md`):
-    /// campaigns send it whole batches of inputs; its [`decoder`]
-    /// (Self::decoder) asks for one input at a time and panics, with the
+    /// campaigns send it whole batches of inputs; its
+    /// [`decoder`](Self::decoder) asks for one input at a time and panics, with the
     /// message, on an answer that is not an outcome.
     pub fn external(command: SubjectCommand, family: &str) -> Self {
         let family_name = family.to_string();

@@ -55,6 +55,14 @@
 //! campaign.replay_hex("count_ones", &["ff00"]).unwrap();
 //! ```
 #![deny(missing_docs)]
+// docs.rs (`--cfg docsrs`, Cargo.toml) labels each item with the features it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
+// The README's examples run as doctests, so the crate's front page cannot
+// show code that no longer compiles.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
 
 #[cfg(feature = "fuzz")]
 mod arbitrary_category;

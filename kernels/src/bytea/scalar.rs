@@ -9,8 +9,8 @@ pub const WHITESPACE: u8 = 0x40;
 /// Table class of a byte that is neither a digit nor whitespace.
 pub const INVALID: u8 = 0x80;
 
-/// `HEX_TABLE[b]` is the digit value (0..=15) of `b`, [`WHITESPACE`] or
-/// [`INVALID`]. Built by a `const fn` from ranges, one entry per byte value,
+/// `HEX_TABLE[b]` is the digit value (0..=15) of `b`, `WHITESPACE` (0x40)
+/// or `INVALID` (0x80). Built by a `const fn` from ranges, one entry per byte value,
 /// and checked entry by entry in the tests (the bug in the 2011 pgjdbc
 /// lookup-table patch was exactly a wrongly initialised table).
 pub static HEX_TABLE: [u8; 256] = build_table();

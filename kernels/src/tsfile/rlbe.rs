@@ -21,7 +21,8 @@
 //! with no `11` in its first 50 bits (never in a valid page: a run of
 //! 10 000 takes 20) goes bit by bit. Only a page's last 8 (9) bytes go
 //! through a zero-padded copy. Errors come in the order the format's
-//! reader meets them: see [`decode`]; no `unsafe`.
+//! reader meets them (per block the count, then per segment the length
+//! code, the run and the values); no `unsafe`.
 
 use super::{DecodeError, Done, Field, Lane};
 

@@ -5,7 +5,7 @@
 //! (FLOAT, DOUBLE). Notes: `docs/tsfile-encodings.md`, "SPRINTZ (id 12)".
 //!
 //! A full block's 8 errors are one bit-packed group, so the width-specialised
-//! group unpacker of [`bitpack`] takes them with constant shifts (one or two
+//! group unpacker of the `bitpack` module takes them with constant shifts (one or two
 //! unaligned loads for narrow widths), and the FIRE predictor rebuilds each
 //! value as it is unpacked ("fused"), straight into the output. The tails go
 //! through the RLE and GORILLA kernels on a small stack buffer.
