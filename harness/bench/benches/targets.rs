@@ -93,6 +93,11 @@ const WARM_UP: Duration = Duration::from_millis(30);
 /// a whole run finish in about a minute.
 const BATCH_SECONDS: f64 = 0.002;
 
+/// The fewest calls in a batch: a call of a millisecond or more (a
+/// million values) is timed over several, so that one call slowed by a
+/// neighbour's memory traffic is not a whole sample.
+const MIN_BATCH_CALLS: usize = 4;
+
 /// Median CPU seconds per call of each contender, timed in interleaved
 /// rounds. Each round times a batch of calls per contender, sized so each
 /// batch takes about [`BATCH_SECONDS`] (a warm cache for the fast ones, as
@@ -111,7 +116,7 @@ fn race(contenders: &mut [Contender<'_>], rounds: usize) -> Vec<f64> {
     }
     let iters: Vec<usize> = per_call
         .iter()
-        .map(|t| ((BATCH_SECONDS / t).ceil() as usize).max(1))
+        .map(|t| ((BATCH_SECONDS / t).ceil() as usize).max(MIN_BATCH_CALLS))
         .collect();
     let slowdown = planted_slowdown();
     let mut samples = vec![Vec::with_capacity(rounds); contenders.len()];
