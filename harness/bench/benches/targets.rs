@@ -502,7 +502,7 @@ fn cube(report: &mut Report) {
 /// of 8,192 points, the middle-half window, blocks of 65,536 rows handed
 /// back to a pool after each scan, as a reader scanning group after group.
 fn tsfile_aligned(report: &mut Report) {
-    use crossdec_bench::aligned_data::{chunks, data, COLUMNS, ROWS};
+    use crossdec_bench::aligned_data::{chunks, data, kernel_group, reference_group, COLUMNS, ROWS};
     use crossdec_kernels::tsfile::aligned as k;
     use crossdec_reference::tsfile::aligned as r;
     if !report.wants("tsfile-aligned") {
@@ -512,20 +512,8 @@ fn tsfile_aligned(report: &mut Report) {
     let (lo, hi) = (times[ROWS / 4], times[3 * ROWS / 4 - 1]);
     let retained = (ROWS / 2 * COLUMNS) as f64;
     let (t, values) = chunks(&times, &columns, 8192);
-    let kg = k::Group {
-        time: k::Chunk::plain(k::ColumnType::Int64, k::Encoding::Ts2Diff, &t),
-        values: values
-            .iter()
-            .map(|d| Some(k::Chunk::plain(k::ColumnType::Int64, k::Encoding::Ts2Diff, d)))
-            .collect(),
-    };
-    let rg = r::Group {
-        time: r::Chunk::plain(r::ColumnType::Int64, r::Encoding::Ts2Diff, &t),
-        values: values
-            .iter()
-            .map(|d| Some(r::Chunk::plain(r::ColumnType::Int64, r::Encoding::Ts2Diff, d)))
-            .collect(),
-    };
+    let kg = kernel_group(&t, &values);
+    let rg = reference_group(&t, &values);
     let kq = k::Request {
         filter: k::Filter {
             time: Some(k::TimeFilter::Between(lo, hi)),

@@ -12,7 +12,7 @@
 use std::time::Duration;
 
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use crossdec_bench::aligned_data::{chunks, data, COLUMNS, ROWS};
+use crossdec_bench::aligned_data::{chunks, data, kernel_group, reference_group, COLUMNS, ROWS};
 use crossdec_kernels::tsfile::aligned as k;
 use crossdec_reference::tsfile::aligned as r;
 
@@ -31,20 +31,8 @@ fn bench(c: &mut Criterion) {
     g.throughput(Throughput::Elements(retained));
     for page in [512usize, 8192] {
         let (t, values) = chunks(&times, &columns, page);
-        let rg = r::Group {
-            time: r::Chunk::plain(r::ColumnType::Int64, r::Encoding::Ts2Diff, &t),
-            values: values
-                .iter()
-                .map(|d| Some(r::Chunk::plain(r::ColumnType::Int64, r::Encoding::Ts2Diff, d)))
-                .collect(),
-        };
-        let kg = k::Group {
-            time: k::Chunk::plain(k::ColumnType::Int64, k::Encoding::Ts2Diff, &t),
-            values: values
-                .iter()
-                .map(|d| Some(k::Chunk::plain(k::ColumnType::Int64, k::Encoding::Ts2Diff, d)))
-                .collect(),
-        };
+        let rg = reference_group(&t, &values);
+        let kg = kernel_group(&t, &values);
         for block in [32_768usize, 65_536] {
             let kq = |time: k::TimeFilter, field: Option<k::FieldFilter>| k::Request {
                 filter: k::Filter {

@@ -54,3 +54,22 @@ pub fn chunks(times: &[i64], columns: &[Vec<Option<r::Value>>], page: usize) -> 
     }
     (t, values)
 }
+
+/// The kernel scanner's view of the chunks [`chunks`] wrote.
+pub fn kernel_group<'a>(time: &'a [u8], values: &'a [Vec<u8>]) -> crossdec_kernels::tsfile::aligned::Group<'a> {
+    use crossdec_kernels::tsfile::aligned as k;
+    let chunk = |bytes| k::Chunk::plain(k::ColumnType::Int64, k::Encoding::Ts2Diff, bytes);
+    k::Group {
+        time: chunk(time),
+        values: values.iter().map(|d| Some(chunk(d))).collect(),
+    }
+}
+
+/// The reference scanner's view of the chunks [`chunks`] wrote.
+pub fn reference_group<'a>(time: &'a [u8], values: &'a [Vec<u8>]) -> r::Group<'a> {
+    let chunk = |bytes| r::Chunk::plain(r::ColumnType::Int64, r::Encoding::Ts2Diff, bytes);
+    r::Group {
+        time: chunk(time),
+        values: values.iter().map(|d| Some(chunk(d))).collect(),
+    }
+}
