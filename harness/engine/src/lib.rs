@@ -104,7 +104,7 @@ pub use mapped::{CanonicalWith, Mapped};
 pub use panic::install_quiet_panic_hook;
 pub use report::{FamilyReport, Manifest, Problem};
 pub use run::{Progress, RunOptions};
-pub use spec::{case_rng, Case, CaseRng, Category, Outcome, Parse, Spec};
+pub use spec::{case_rng, Case, CaseRng, Category, Outcome, Parse, Probe, Spec};
 pub use subject::{Subject, SubjectCommand};
 
 #[cfg(feature = "fuzz")]
