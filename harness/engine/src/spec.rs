@@ -161,7 +161,7 @@ impl<I> Category<I> {
 
     /// This category without its own shrinker: what a failure minimizes to
     /// with the spec's shrink alone.
-    #[cfg(test)]
+    #[cfg(all(test, any(feature = "proptest", feature = "quickcheck")))]
     pub(crate) fn without_own_shrinker(self) -> Self {
         Category { shrinker: None, ..self }
     }
@@ -210,7 +210,6 @@ impl<I> Debug for Category<I> {
             .field("name", &self.name)
             .field("scale", &self.scale)
             .field("large", &self.large)
-            .field("own_shrinker", &self.shrinker.is_some())
             .finish()
     }
 }
