@@ -84,6 +84,8 @@ pub mod junit;
 mod mapped;
 mod minimise;
 mod panic;
+#[cfg(feature = "quickcheck")]
+mod quickcheck_category;
 pub mod report;
 mod run;
 pub mod size_limit;
@@ -104,7 +106,7 @@ pub use mapped::{CanonicalWith, Mapped};
 pub use panic::install_quiet_panic_hook;
 pub use report::{FamilyReport, Manifest, Problem};
 pub use run::{Progress, RunOptions};
-pub use spec::{case_rng, Case, CaseRng, Category, Outcome, Parse, Spec};
+pub use spec::{case_rng, Case, CaseRng, Category, Outcome, Parse, Probe, Spec};
 pub use subject::{Subject, SubjectCommand};
 
 #[cfg(feature = "fuzz")]
@@ -117,6 +119,11 @@ pub use arbitrary;
 /// type error) or to other features (a second build of it).
 #[cfg(feature = "proptest")]
 pub use proptest;
+
+/// The quickcheck crate [`Category::from_quickcheck`] takes `Arbitrary`
+/// types of, for the same reason as proptest's re-export.
+#[cfg(feature = "quickcheck")]
+pub use quickcheck;
 
 /// `#[derive(Canonical)]`, `#[derive(FromCanonical)]` (feature `derive`): the
 /// canonical form of the author's own structs and enums, the same bytes

@@ -527,7 +527,7 @@ impl<S: Spec> Campaign<S> {
             });
         }
         failure_count += problems.iter().filter(|p| p.fails()).count() as u64;
-        let failures = self.minimise_all(found, &impls, options);
+        let failures = self.minimise_all(found, &categories, &impls, options);
 
         let implementations = self
             .implementations
@@ -586,6 +586,7 @@ impl<S: Spec> Campaign<S> {
     fn minimise_all(
         &self,
         mut found: Vec<Found<S::Input>>,
+        categories: &[Category<S::Input>],
         impls: &[&Implementation<S>],
         options: &RunOptions,
     ) -> Vec<Failure> {
@@ -612,9 +613,16 @@ impl<S: Spec> Campaign<S> {
                 continue;
             }
             let f = &found[n];
+            let origin = crate::minimise::Origin {
+                category: &categories[f.category_order],
+                rng: case_rng(options.seed, self.spec.name(), f.category, f.index),
+                index: f.index,
+                sub_index: f.sub_index,
+            };
             minimised[n] = Some(minimise(
                 &self.spec,
                 &f.case,
+                Some(origin),
                 impls[f.implementation],
                 &self.allowed,
                 options.shrink_budget,

@@ -50,6 +50,65 @@ impl<I> Case<I> {
 }
 
 type Generator<I> = Arc<dyn Fn(u64, &mut CaseRng) -> Vec<Case<I>> + Send + Sync>;
+type Shrinker<I> = Arc<dyn Fn(&mut CaseRng, &mut Probe<'_, I>) + Send + Sync>;
+
+/// What a category's own shrinker (see [`Category::with_shrinker`]) is
+/// given: the failing case, the generator call that made it, and a way to
+/// ask whether a candidate still fails.
+pub struct Probe<'a, I> {
+    index: u64,
+    sub_index: usize,
+    case: &'a Case<I>,
+    fails: &'a mut dyn FnMut(&Case<I>) -> bool,
+    spent: &'a dyn Fn() -> bool,
+}
+
+impl<'a, I> Probe<'a, I> {
+    pub(crate) fn new(
+        index: u64,
+        sub_index: usize,
+        case: &'a Case<I>,
+        fails: &'a mut dyn FnMut(&Case<I>) -> bool,
+        spent: &'a dyn Fn() -> bool,
+    ) -> Self {
+        Probe {
+            index,
+            sub_index,
+            case,
+            fails,
+            spent,
+        }
+    }
+
+    /// The generator call that made the failing case.
+    pub fn index(&self) -> u64 {
+        self.index
+    }
+
+    /// Which of the call's cases failed.
+    pub fn sub_index(&self) -> usize {
+        self.sub_index
+    }
+
+    /// The failing case, as the call generated it.
+    pub fn case(&self) -> &Case<I> {
+        self.case
+    }
+
+    /// Whether `candidate` still fails (as the minimizer judges failures:
+    /// any mismatch with the reference). The last candidate that failed
+    /// becomes the minimizer's case. `false` once the minimizing's budget
+    /// or time is spent.
+    pub fn fails(&mut self, candidate: &Case<I>) -> bool {
+        !(self.spent)() && (self.fails)(candidate)
+    }
+
+    /// Whether the minimizing's budget or time is spent: a shrinker stops
+    /// asking.
+    pub fn spent(&self) -> bool {
+        (self.spent)()
+    }
+}
 
 /// A category of generated cases: a name, a scale (generator calls per
 /// `--cases`) and the generator. A call may return several cases (every
@@ -64,6 +123,7 @@ pub struct Category<I> {
     /// [`Category::large`]).
     pub large: bool,
     generate: Generator<I>,
+    shrinker: Option<Shrinker<I>>,
 }
 
 impl<I> Category<I> {
@@ -78,6 +138,38 @@ impl<I> Category<I> {
             scale,
             large: false,
             generate: Arc::new(generate),
+            shrinker: None,
+        }
+    }
+
+    /// This category, with a shrinker of its own that the minimizer runs
+    /// on a failing case of this category before the spec's
+    /// [`Spec::shrink`] (both can help): for a generator that knows how its
+    /// values simplify better than a shrink of one input does (a proptest
+    /// strategy's value tree, see [`Category::from_strategy`]).
+    ///
+    /// `shrinker` gets the failing generator call's random source, rebuilt
+    /// as the call had it, so it can draw again what the call drew, and a
+    /// [`Probe`] to ask whether each candidate still fails; the last one
+    /// that failed is kept.
+    pub fn with_shrinker(self, shrinker: impl Fn(&mut CaseRng, &mut Probe<'_, I>) + Send + Sync + 'static) -> Self {
+        Category {
+            shrinker: Some(Arc::new(shrinker)),
+            ..self
+        }
+    }
+
+    /// This category without its own shrinker: what a failure minimizes to
+    /// with the spec's shrink alone.
+    #[cfg(all(test, any(feature = "proptest", feature = "quickcheck")))]
+    pub(crate) fn without_own_shrinker(self) -> Self {
+        Category { shrinker: None, ..self }
+    }
+
+    /// Run this category's own shrinker, if it has one.
+    pub(crate) fn shrink_with_own(&self, rng: &mut CaseRng, probe: &mut Probe<'_, I>) {
+        if let Some(shrinker) = &self.shrinker {
+            shrinker(rng, probe);
         }
     }
 
@@ -107,6 +199,7 @@ impl<I> Clone for Category<I> {
             scale: self.scale,
             large: self.large,
             generate: self.generate.clone(),
+            shrinker: self.shrinker.clone(),
         }
     }
 }

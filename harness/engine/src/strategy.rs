@@ -2,10 +2,12 @@
 //! already written as a [`Strategy`] becomes a [`Category`] without
 //! rewriting it against [`CaseRng`].
 
+use std::sync::Arc;
+
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 
-use crate::{Case, CaseRng, Category};
+use crate::{Case, CaseRng, Category, Probe};
 
 impl<I> Category<I> {
     /// A category whose every generator call is one case of one step: a
@@ -19,10 +21,14 @@ impl<I> Category<I> {
     /// strategy draws changes the cases and the digests.
     ///
     /// A call whose strategy rejects every value it draws (a `prop_filter`
-    /// too strict) returns no case. Failures are minimized with the spec's
-    /// [`Spec::shrink`](crate::Spec::shrink), not the strategy's value tree:
-    /// a reproducer is an input, replayable from its canonical bytes alone,
-    /// and the tree that drew it is not kept.
+    /// too strict) returns no case. A failure is minimized first with the
+    /// strategy's own shrinker: the call's random source is rebuilt from
+    /// (seed, family, category, call), so the value tree that drew the case
+    /// is drawn again, and proptest's `simplify` / `complicate` walk it,
+    /// keeping each value that still fails (see
+    /// [`Category::with_shrinker`]); then with the spec's
+    /// [`Spec::shrink`](crate::Spec::shrink) from there. The reproducer is
+    /// still an input, replayable from its canonical bytes alone.
     ///
     /// ```
     /// use crossdec_engine::bytes::{self, Payload};
@@ -56,15 +62,45 @@ impl<I> Category<I> {
     where
         S: Strategy<Value = I> + Send + Sync + 'static,
     {
+        let strategy = Arc::new(strategy);
+        let shrinking = Arc::clone(&strategy);
         Category::new(name, scale, move |_, rng| {
-            draw(&strategy, rng).map(Case::one).into_iter().collect()
+            tree(&*strategy, rng)
+                .map(|t| Case::one(t.current()))
+                .into_iter()
+                .collect()
+        })
+        .with_shrinker(move |rng, probe| {
+            if let Some(tree) = tree(&*shrinking, rng) {
+                simplify(tree, probe);
+            }
         })
     }
 }
 
-/// One value of `strategy`, from a runner seeded by `rng`; `None` when the
-/// strategy rejects too many draws.
-fn draw<S: Strategy>(strategy: &S, rng: &mut CaseRng) -> Option<S::Value> {
+/// proptest's shrinking protocol on the tree that drew the failing value:
+/// `simplify` while the value still fails; when a simpler one passes,
+/// `complicate` back toward the last failure; done when the tree can do
+/// neither (or the minimizing's budget is spent).
+fn simplify<T: ValueTree>(mut tree: T, probe: &mut Probe<'_, T::Value>) {
+    if !tree.simplify() {
+        return;
+    }
+    while !probe.spent() {
+        let moved = if probe.fails(&Case::one(tree.current())) {
+            tree.simplify()
+        } else {
+            tree.complicate()
+        };
+        if !moved {
+            break;
+        }
+    }
+}
+
+/// The value tree of one value of `strategy`, from a runner seeded by `rng`;
+/// `None` when the strategy rejects too many draws.
+fn tree<S: Strategy + ?Sized>(strategy: &S, rng: &mut CaseRng) -> Option<S::Tree> {
     let mut seed = [0u8; 32];
     rng.fill_bytes(&mut seed);
     let config = Config {
@@ -79,13 +115,14 @@ fn draw<S: Strategy>(strategy: &S, rng: &mut CaseRng) -> Option<S::Value> {
         ..Config::default()
     };
     let mut runner = TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &seed));
-    strategy.new_tree(&mut runner).ok().map(|tree| tree.current())
+    strategy.new_tree(&mut runner).ok()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::case_rng;
+    use crate::bytes::{self, Payload};
+    use crate::{case_rng, Campaign, Outcome, RunOptions, Spec};
     use proptest::prelude::*;
 
     fn values(category: &Category<Vec<u16>>, seed: u64, calls: u64) -> Vec<Vec<Case<Vec<u16>>>> {
@@ -106,6 +143,100 @@ mod tests {
         // Order and threads do not matter: call 7 alone is call 7.
         let seventh = category.generate(7, &mut case_rng(1, "family", "vec", 7));
         assert_eq!(seventh, first[7]);
+    }
+
+    /// Records of (number, name), written as a count byte, then per record
+    /// the number (4 bytes, little-endian), a length byte and the name: a
+    /// framing that a byte-level shrink cannot cut without breaking (a
+    /// record dropped needs the count lowered with it).
+    struct Records {
+        own_shrinker: bool,
+    }
+
+    fn records() -> impl Strategy<Value = Payload> {
+        prop::collection::vec((any::<u32>(), "[a-z]{0,12}"), 1..20).prop_map(|records| {
+            let mut bytes = vec![records.len() as u8];
+            for (number, name) in records {
+                bytes.extend(number.to_le_bytes());
+                bytes.push(name.len() as u8);
+                bytes.extend(name.as_bytes());
+            }
+            Payload(bytes)
+        })
+    }
+
+    /// The records of `bytes`, if it is exactly a count and that many.
+    fn read_records(mut bytes: &[u8]) -> Option<Vec<(u32, &[u8])>> {
+        let (&count, rest) = bytes.split_first()?;
+        bytes = rest;
+        let mut out = Vec::new();
+        for _ in 0..count {
+            let number = u32::from_le_bytes(bytes.get(..4)?.try_into().ok()?);
+            let len = usize::from(*bytes.get(4)?);
+            out.push((number, bytes.get(5..5 + len)?));
+            bytes = &bytes[5 + len..];
+        }
+        bytes.is_empty().then_some(out)
+    }
+
+    impl Spec for Records {
+        type Input = Payload;
+        type Output = u64;
+        type Error = ();
+        fn name(&self) -> &'static str {
+            "records"
+        }
+        fn categories(&self) -> Vec<Category<Payload>> {
+            let category = Category::from_strategy("records", 1.0, records());
+            vec![if self.own_shrinker {
+                category
+            } else {
+                category.without_own_shrinker()
+            }]
+        }
+        fn reference(&self, input: &Payload) -> Outcome<Self> {
+            let records = read_records(&input.0).ok_or(())?;
+            Ok(records.iter().map(|&(n, _)| u64::from(n)).sum())
+        }
+        fn shrink(&self, input: &Payload) -> Vec<Payload> {
+            bytes::shrink(input)
+        }
+    }
+
+    /// The reproducer's canonical bytes when `Records` is minimized against
+    /// a kernel that miscounts a record with a large number and a `q` in
+    /// its name.
+    fn reproducer_bytes(own_shrinker: bool) -> u64 {
+        let campaign = Campaign::new(Records { own_shrinker }).kernel("miscount", true, || {
+            |input: &Payload, _: &mut _| {
+                let records = read_records(&input.0).ok_or(())?;
+                let bug = records.iter().any(|&(n, name)| n >= 1 << 31 && name.contains(&b'q'));
+                Ok(records.iter().map(|&(n, _)| u64::from(n)).sum::<u64>() + u64::from(bug))
+            }
+        });
+        let options = RunOptions {
+            cases: 20,
+            max_failures: 1,
+            shrink_seconds: 60.0,
+            shrink_total_seconds: 60.0,
+            ..RunOptions::default()
+        };
+        let report = campaign.run(&options);
+        assert!(!report.failures.is_empty(), "the bug is found");
+        report.failures[0].reproducer_bytes
+    }
+
+    #[test]
+    fn the_strategys_tree_shrinks_what_a_byte_shrink_cannot() {
+        let with_tree = reproducer_bytes(true);
+        let without = reproducer_bytes(false);
+        // The smallest reproducer: a count, one record of a 4-byte number,
+        // a length and the name "q".
+        assert_eq!(with_tree, 7, "with the tree");
+        assert!(
+            with_tree < without,
+            "with the tree {with_tree} bytes, without {without}"
+        );
     }
 
     #[test]
