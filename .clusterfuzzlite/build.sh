@@ -25,7 +25,10 @@ sanitizer=()
 if [ "${SANITIZER:-address}" = none ]; then
   sanitizer=(--sanitizer none)
 fi
-cargo fuzz build -O "${sanitizer[@]}" --codegen-units "${CROSSDEC_FUZZ_CODEGEN_UNITS:-1}" \
+# -O with --debug-assertions: what cargo fuzz builds without -O, and so
+# ci/fuzz's flags exactly (debug assertions and overflow checks on, as
+# OSS-Fuzz's own Rust flags have them).
+cargo fuzz build -O --debug-assertions "${sanitizer[@]}" --codegen-units "${CROSSDEC_FUZZ_CODEGEN_UNITS:-1}" \
   --fuzz-dir fuzz differential
 bin="fuzz/target/$(rustc -vV | sed -n 's/^host: //p')/release/differential"
 
