@@ -2,8 +2,8 @@
 //! crossdec accepts: the sh code blocks' commands are parsed with the
 //! command line's own parser (so an option that was renamed, or hex of odd
 //! length, cannot stay in the docs), and the quick ones (`check`, `list`,
-//! `fuzz-targets`, without external subjects) run and must not end in a
-//! usage error. Synopses with placeholders belong in `text` blocks. Every
+//! `fuzz-targets`, without external subjects other than the repository's
+//! own Python one) run and must not end in a usage error. Synopses with placeholders belong in `text` blocks. Every
 //! relative link in them names a file that exists.
 //!
 //! Native x86_64 only, like the other command-line tests.
@@ -137,8 +137,17 @@ fn every_crossdec_command_in_the_docs_parses_and_the_quick_ones_run() {
                     args.first().map(String::as_str),
                     Some("check" | "list" | "fuzz-targets")
                 );
+                // A subject is run only when it is the repository's own
+                // Python one and a Python is there to run it.
+                let subjects: Vec<&String> = args
+                    .iter()
+                    .filter(|a| a.contains('=') && a.contains("python3"))
+                    .collect();
                 let external = args.iter().any(|a| a.contains("subject"));
-                if quick && !external {
+                let runnable_subjects = !subjects.is_empty()
+                    && subjects.iter().all(|a| a.contains("python3 subjects/"))
+                    && std::process::Command::new("python3").arg("--version").output().is_ok();
+                if quick && (!external || runnable_subjects) {
                     let out = std::process::Command::new(binary)
                         .args(&args)
                         .current_dir(workspace())
@@ -237,4 +246,18 @@ fn the_link_finder_finds_links_and_only_links() {
     let text =
         "see [a](docs/a.md#x) and [web](https://x.y) and `[no](code.md)`\n```\n[no](block.md)\n```\n[b](../b.md)";
     assert_eq!(relative_links(text), ["docs/a.md", "../b.md"]);
+}
+
+#[test]
+fn the_tutorials_python_subject_is_the_one_in_subjects() {
+    let tutorial = std::fs::read_to_string(workspace().join("docs/tutorials/subject-over-the-pipe.md")).unwrap();
+    let subject = std::fs::read_to_string(workspace().join("subjects/python-bytea/bytea.py")).unwrap();
+    let code = subject
+        .split_once("import struct")
+        .map(|(_, rest)| format!("import struct{rest}"))
+        .unwrap();
+    assert!(
+        tutorial.contains(&format!("```python\n{code}```")),
+        "docs/tutorials/subject-over-the-pipe.md must show subjects/python-bytea/bytea.py from `import struct` on"
+    );
 }
