@@ -138,7 +138,7 @@ ENCODINGS = {
 COMPRESSIONS = [COMP.UNCOMPRESSED, COMP.SNAPPY, COMP.LZ4, COMP.ZSTD]
 
 # Every type x encoding the C++ writer (PyPI tsfile 2.5) accepts, and every
-# compression it offers (--all; docs/tsfile-encodings.md has the table).
+# compression it offers (--all; docs/reference/tsfile-encodings.md has the table).
 ALL_ENCODINGS = {
     DT.BOOLEAN: [ENC.PLAIN],
     DT.INT32: [ENC.PLAIN, ENC.RLE, ENC.TS_2DIFF, ENC.GORILLA, ENC.ZIGZAG, ENC.CHIMP, ENC.SPRINTZ, ENC.RLBE],
@@ -1295,7 +1295,7 @@ def sprintz_fixture(out):
     pages of 100 points; device a without nulls, device b with some; spiked
     series with a pair whose first error is exactly -2^30 (-2^62) at the
     start of every fourth block. The JSON holds what the official reader
-    returned (the C++ reader reads that error as +2^30: docs/tsfile-encodings.md,
+    returned (the C++ reader reads that error as +2^30: docs/reference/tsfile-encodings.md,
     "Java and C++ readers"), the oracle of tsfile_oracle.rs's committed
     fixtures on every target."""
     rng = random.Random(20261206)

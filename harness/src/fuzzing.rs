@@ -16,7 +16,7 @@
 //! ([`Spec::cap_for_fuzzing`](crate::engine::Spec::cap_for_fuzzing)) so an
 //! execution costs about what its bytes are worth, and structured targets
 //! never draw from [`large`](crate::engine::Category::large) categories;
-//! `docs/fuzzing.md` lists the caps and the campaign categories that cover
+//! `docs/how-to/fuzzing.md` lists the caps and the campaign categories that cover
 //! what they cut off.
 
 use crate::engine::Family;

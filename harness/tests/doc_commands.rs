@@ -2,8 +2,8 @@
 //! crossdec accepts: the sh code blocks' commands are parsed with the
 //! command line's own parser (so an option that was renamed, or hex of odd
 //! length, cannot stay in the docs), and the quick ones (`check`, `list`,
-//! `fuzz-targets`, without external subjects) run and must not end in a
-//! usage error. Synopses with placeholders belong in `text` blocks. Every
+//! `fuzz-targets`, without external subjects other than the repository's
+//! own Python one) run and must not end in a usage error. Synopses with placeholders belong in `text` blocks. Every
 //! relative link in them names a file that exists.
 //!
 //! Native x86_64 only, like the other command-line tests.
@@ -11,6 +11,7 @@
 
 use std::path::{Path, PathBuf};
 
+use clap::error::ErrorKind;
 use clap::Parser;
 use crossdec_harness::cli::app::Cli;
 
@@ -36,10 +37,12 @@ fn markdown_files() -> Vec<PathBuf> {
 }
 
 /// The shell lines of a markdown file's sh/bash/console blocks, with
-/// backslash continuations joined: (line number, line).
+/// backslash continuations joined: (line number, line). In a console block
+/// only the `$ ` lines are commands; the rest is their output.
 fn shell_lines(text: &str) -> Vec<(usize, String)> {
     let mut lines = Vec::new();
     let mut in_shell = None::<bool>;
+    let mut console = false;
     let mut pending: Option<(usize, String)> = None;
     for (n, line) in text.lines().enumerate() {
         let trimmed = line.trim_start();
@@ -48,12 +51,19 @@ fn shell_lines(text: &str) -> Vec<(usize, String)> {
                 None => Some(matches!(info.trim(), "sh" | "bash" | "shell" | "console")),
                 Some(_) => None,
             };
+            console = info.trim() == "console";
             continue;
         }
         if in_shell != Some(true) {
             continue;
         }
-        let content = trimmed.strip_prefix("$ ").unwrap_or(trimmed);
+        let content = match (console, pending.is_some()) {
+            (true, false) => match trimmed.strip_prefix("$ ") {
+                Some(command) => command,
+                None => continue,
+            },
+            _ => trimmed.strip_prefix("$ ").unwrap_or(trimmed),
+        };
         let (start, mut joined) = pending.take().unwrap_or((n + 1, String::new()));
         match content.strip_suffix('\\') {
             Some(head) => {
@@ -110,8 +120,16 @@ fn every_crossdec_command_in_the_docs_parses_and_the_quick_ones_run() {
         for (line_number, line) in shell_lines(&text) {
             for args in crossdec_invocations(&line) {
                 seen += 1;
+                if args.is_empty() {
+                    // Bare `crossdec` prints its help and exits 2, as
+                    // docs/reference/cli.md shows.
+                    continue;
+                }
                 let argv = std::iter::once("crossdec".to_string()).chain(args.iter().cloned());
                 if let Err(e) = Cli::try_parse_from(argv) {
+                    if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+                        continue;
+                    }
                     problems.push(format!("{name}:{line_number}: {line}\n{}", e.render()));
                     continue;
                 }
@@ -119,8 +137,17 @@ fn every_crossdec_command_in_the_docs_parses_and_the_quick_ones_run() {
                     args.first().map(String::as_str),
                     Some("check" | "list" | "fuzz-targets")
                 );
+                // A subject is run only when it is the repository's own
+                // Python one and a Python is there to run it.
+                let subjects: Vec<&String> = args
+                    .iter()
+                    .filter(|a| a.contains('=') && a.contains("python3"))
+                    .collect();
                 let external = args.iter().any(|a| a.contains("subject"));
-                if quick && !external {
+                let runnable_subjects = !subjects.is_empty()
+                    && subjects.iter().all(|a| a.contains("python3 subjects/"))
+                    && std::process::Command::new("python3").arg("--version").output().is_ok();
+                if quick && (!external || runnable_subjects) {
                     let out = std::process::Command::new(binary)
                         .args(&args)
                         .current_dir(workspace())
@@ -219,4 +246,18 @@ fn the_link_finder_finds_links_and_only_links() {
     let text =
         "see [a](docs/a.md#x) and [web](https://x.y) and `[no](code.md)`\n```\n[no](block.md)\n```\n[b](../b.md)";
     assert_eq!(relative_links(text), ["docs/a.md", "../b.md"]);
+}
+
+#[test]
+fn the_tutorials_python_subject_is_the_one_in_subjects() {
+    let tutorial = std::fs::read_to_string(workspace().join("docs/tutorials/subject-over-the-pipe.md")).unwrap();
+    let subject = std::fs::read_to_string(workspace().join("subjects/python-bytea/bytea.py")).unwrap();
+    let code = subject
+        .split_once("import struct")
+        .map(|(_, rest)| format!("import struct{rest}"))
+        .unwrap();
+    assert!(
+        tutorial.contains(&format!("```python\n{code}```")),
+        "docs/tutorials/subject-over-the-pipe.md must show subjects/python-bytea/bytea.py from `import struct` on"
+    );
 }

@@ -71,7 +71,7 @@ pub enum Command {
         /// run instead of refusing the command.
         #[arg(long)]
         allow_unavailable: bool,
-        /// External subjects (docs/subjects.md).
+        /// External subjects (docs/reference/subjects.md).
         #[command(flatten)]
         subjects: SubjectArgs,
     },
@@ -106,7 +106,7 @@ pub enum Command {
         max_page_bytes: Option<u64>,
         /// Scan aligned devices under this filter, e.g.
         /// "time >= 1000 and time < 2000 and s1 > 3.5" ("" for every row;
-        /// grammar in docs/tsfile-aligned.md).
+        /// grammar in docs/families/tsfile-aligned.md).
         #[arg(long)]
         filter: Option<String>,
         /// With --filter: the devices to scan (as the index names them,
@@ -164,7 +164,7 @@ pub enum Command {
     },
     /// Be an external subject that answers with the family's reference decoder.
     ///
-    /// On stdin and stdout, in the subject protocol (docs/subjects.md): the
+    /// On stdin and stdout, in the subject protocol (docs/reference/subjects.md): the
     /// protocol's own check and example.
     ServeReference {
         #[arg(long)]

@@ -78,7 +78,7 @@ pub struct RunArgs {
     /// No progress bar even on a terminal.
     #[arg(long)]
     pub no_progress: bool,
-    /// External subjects (docs/subjects.md).
+    /// External subjects (docs/reference/subjects.md).
     #[command(flatten)]
     pub subjects: SubjectArgs,
 }

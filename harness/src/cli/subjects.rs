@@ -1,5 +1,5 @@
 //! `--subject` and `--peer-subject`: external subjects
-//! (`docs/subjects.md`) for `run`, `check` and `replay`.
+//! (`docs/reference/subjects.md`) for `run`, `check` and `replay`.
 
 use std::time::Duration;
 
@@ -11,7 +11,7 @@ use crate::engine::{Family, Role, SubjectCommand};
 pub struct SubjectArgs {
     /// An external subject held to the reference exactly, as a kernel:
     /// `[FAMILY:]NAME=COMMAND` (FAMILY may be left out when one family is
-    /// selected). Repeatable. The protocol is in docs/subjects.md.
+    /// selected). Repeatable. The protocol is in docs/reference/subjects.md.
     #[arg(long = "subject", value_name = "[FAMILY:]NAME=COMMAND")]
     pub kernels: Vec<String>,
     /// An external subject compared as a peer: the family's
@@ -162,7 +162,7 @@ pub fn parse_duration_arg(option: &str, text: &str) -> Result<Duration, String> 
 /// The longest request [`serve_reference`] reads.
 const MAX_REQUEST: usize = 1 << 30;
 
-/// Serve the protocol of `docs/subjects.md` on `input`/`output` with the
+/// Serve the protocol of `docs/reference/subjects.md` on `input`/`output` with the
 /// family's reference decoder: `crossdec serve-reference --family F`. It is
 /// the protocol's own end-to-end check (the reference over the pipe must
 /// agree with the reference in-process on every input of every family),

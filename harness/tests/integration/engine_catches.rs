@@ -32,9 +32,9 @@ fn campaign_of(name: &'static str, func: kernel::DecodeFn, mutate: Mutation) -> 
         .run(&RunOptions {
             cases: 10,
             seed: 3,
-            // The tests read the first failure; minimizing twenty (most
-            // cases fail under some mutants) was most of their time under
-            // QEMU.
+            // The tests read the first failure; minimizing more (most
+            // cases fail under some broken kernels) would be most of their
+            // time under QEMU.
             max_failures: 2,
             ..RunOptions::default()
         })

@@ -317,7 +317,7 @@ fn fresh_files_of_every_encoding_and_a_large_page_match_the_official_reader() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// A page of 134,218,728 rows (past 2^27, the old default max_page_values)
+/// A page of 134,218,728 rows (past 2^27 = 134,217,728)
 /// that the official writer writes through Arrow and its reader reads: read
 /// whole with the default limits, every time and value checked against the
 /// writer's formula (the encodings keep every value), and scanned by the
@@ -392,7 +392,7 @@ fn a_page_of_more_than_2_27_rows_reads_with_the_default_limits() {
 }
 
 /// The aligned scanners, kernel and reference, read the official writer's
-/// page of 1,100,000 rows (past the old fixed cap of 2^20 rows a page),
+/// page of 1,100,000 rows (past 2^20 rows a page),
 /// unfiltered and filtered, to the same rows as the streaming reader;
 /// `crossdec tsfile --filter` does too, and with `--max-page-values` below
 /// the page's rows it refuses the page in one line that names the option.

@@ -40,7 +40,7 @@ fn all_give(input: &TsInput, expected: &Values) {
     }
 }
 
-/// Pages the Java writer wrote (apache/tsfile a9f54614; how: docs/tsfile-encodings.md,
+/// Pages the Java writer wrote (apache/tsfile a9f54614; how: docs/reference/tsfile-encodings.md,
 /// "REGULAR", "Known answers") and what Java's reader returned.
 #[test]
 fn java_writer_pages_through_the_family() {

@@ -66,7 +66,7 @@ pub enum ByteaFault {
     /// not UTF-8, the client encoding), peer `postgres-server` only.
     Unsendable,
     /// An external subject's failure in its own words (an exception's text;
-    /// protocol status 3, see `docs/subjects.md`).
+    /// protocol status 3, see `docs/reference/subjects.md`).
     Subject {
         message: String,
     },

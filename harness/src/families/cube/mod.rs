@@ -1,5 +1,5 @@
 //! Family `cube-columnar`: Cube JSON results (row objects, compact and
-//! columnar batches) decoded into Arrow record batches. Semantics: docs/cube.md.
+//! columnar batches) decoded into Arrow record batches. Semantics: docs/families/cube.md.
 
 /// The files this family is made of (see [`super::Registration`]).
 pub const SOURCES: &[&str] = &[

@@ -4,7 +4,7 @@
 //! (page plan, bulk copy, in-place decode) with and without its
 //! optimizations. Compared on every block's times and cells (validity
 //! included), block sizes, and errors with their chunk, page and byte
-//! offset. Semantics: `docs/tsfile-aligned.md`.
+//! offset. Semantics: `docs/families/tsfile-aligned.md`.
 
 /// The files this family is made of (see [`super::Registration`]).
 pub const SOURCES: &[&str] = &[
@@ -51,7 +51,7 @@ pub const KERNELS: [(&str, Options); 2] = [
     ("aligned/baseline", k::ScanOptions::baseline),
 ];
 
-/// The promise both scanners document (`docs/tsfile-aligned.md`, "Lying
+/// The promise both scanners document (`docs/families/tsfile-aligned.md`, "Lying
 /// statistics"): the kernel trusts page statistics to skip pages and stops
 /// at the limit, so damage the reference finds in a page the kernel did not
 /// read may be missing from its outcome.
