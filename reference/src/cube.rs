@@ -1,10 +1,10 @@
 //! Reference decoder for Cube JSON results (row, compact and columnar
-//! shapes) into an Arrow `RecordBatch` — the old path: parse the whole
+//! shapes) into an Arrow `RecordBatch` — the obvious path: parse the whole
 //! document into a `serde_json::Value`, then for each field and each row look
 //! the value up by member name and append it, cell by cell.
 //!
 //! The semantics (value mapping, row count, errors and their order) are
-//! specified in `docs/cube.md`; this module follows that text step by step.
+//! specified in `docs/families/cube.md`; this module follows that text step by step.
 
 use std::fmt;
 use std::sync::Arc;
@@ -28,7 +28,7 @@ pub enum Shape {
     Columnar,
 }
 
-/// Every way decoding can fail (see `docs/cube.md`, "Errors and their order").
+/// Every way decoding can fail (see `docs/families/cube.md`, "Errors and their order").
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CubeError {
     UnsupportedType {

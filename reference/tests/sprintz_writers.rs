@@ -1,5 +1,5 @@
 //! SPRINTZ INT64 / DOUBLE pages read as the writer that wrote them predicts
-//! (`docs/tsfile-encodings.md`, "Java and C++ differ"): the C++ predictor
+//! (`docs/reference/tsfile-encodings.md`, "Java and C++ differ"): the C++ predictor
 //! multiplies in 128 bits, Java wraps the 64-bit product first.
 
 use crossdec_reference::tsfile::sprintz::{decode_f64, decode_f64_from, decode_i64_from, Writer};

@@ -1,5 +1,5 @@
 /*
- * ts2diff.c: a crossdec external subject (docs/subjects.md, protocol
+ * ts2diff.c: a crossdec external subject (docs/reference/subjects.md, protocol
  * version 1) for the family `tsfile-ts2diff`, written in C.
  *
  * It decodes Apache TsFile TS_2DIFF pages of INT32 and INT64 values, ported

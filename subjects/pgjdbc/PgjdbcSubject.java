@@ -8,7 +8,7 @@
  *           0  ByteaValue: u64-LE count + the bytes, u64-LE consumed (= N);
  *           3  UTF-8 "ExceptionSimpleName: message" when toBytes throws.
  *
- * See docs/subjects.md for the protocol and README.md next to this file for
+ * See docs/reference/subjects.md for the protocol and README.md next to this file for
  * what pgjdbc does with malformed literals.
  */
 

@@ -150,7 +150,7 @@ pub fn check(page: &EncodedPage<'_>, decoded: Decoded) -> Result<Values, PageFau
 }
 
 /// Which official writer wrote the file. Two encodings differ between them
-/// and nothing in a page says which (`docs/tsfile-encodings.md`): RLBE on
+/// and nothing in a page says which (`docs/reference/tsfile-encodings.md`): RLBE on
 /// FLOAT / DOUBLE (Java encodes float differences, C++ the values' bits)
 /// and SPRINTZ on INT64 / DOUBLE (the predictor's product in 64 or 128 bits).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

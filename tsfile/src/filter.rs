@@ -31,7 +31,7 @@
 //! called `time` is written `` `time` ``); inside quotes a doubled quote
 //! is one.
 //!
-//! What the filter means is the scanners' (`docs/tsfile-aligned.md`):
+//! What the filter means is the scanners' (`docs/families/tsfile-aligned.md`):
 //!
 //! - `between` bounds are inclusive and kept as written: `time between 9
 //!   and 3` matches nothing. `time not between` / `time not in` are

@@ -3,7 +3,7 @@
 //! roots, down to every series' chunk offsets. Written from the Java sources
 //! (`file/metadata/TsFileMetadata.java`, `MetadataIndexNode.java`,
 //! `TimeseriesMetadata.java`, `ChunkMetadata.java`, `TableSchema.java`,
-//! `StringArrayDeviceID.java`; see `docs/tsfile-reader.md`) and checked on
+//! `StringArrayDeviceID.java`; see `docs/reference/tsfile-reader.md`) and checked on
 //! files the official C++ writer (PyPI `tsfile` 2.5) wrote.
 
 use std::collections::BTreeMap;

@@ -100,7 +100,7 @@ impl<S: Spec + ?Sized> Implementation<S> {
         self.outside_scope.iter().any(|c| c == category)
     }
 
-    /// An external subject of the family `family` (see `docs/subjects.md`):
+    /// An external subject of the family `family` (see `docs/reference/subjects.md`):
     /// campaigns send it whole batches of inputs; its
     /// [`decoder`](Self::decoder) asks for one input at a time and panics, with the
     /// message, on an answer that is not an outcome.
@@ -318,7 +318,7 @@ impl<S: Spec> Campaign<S> {
     }
 
     /// Add an external subject (a decoder in another process, see
-    /// `docs/subjects.md`), as a kernel or a peer by its command's role.
+    /// `docs/reference/subjects.md`), as a kernel or a peer by its command's role.
     pub fn subject(self, command: SubjectCommand) -> Self {
         let family = self.spec.name();
         self.with(Implementation::external(command, family))

@@ -146,7 +146,7 @@ pub trait Family: Send + Sync {
     fn implementation_list(&self) -> Vec<ImplementationInfo>;
     /// Run the campaign.
     fn run(&self, options: &RunOptions) -> FamilyReport;
-    /// Register an external subject (`docs/subjects.md`) as one more
+    /// Register an external subject (`docs/reference/subjects.md`) as one more
     /// implementation: every later run, check and replay includes it.
     fn add_subject(&mut self, command: SubjectCommand);
     /// The reference's outcome for one canonical input, as the canonical

@@ -71,7 +71,7 @@ pub struct ImplementationReport {
     /// Categories declared outside its scope (it may compare nothing there).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub outside_scope: Vec<String>,
-    /// The command of an external subject (`docs/subjects.md`); `None` for
+    /// The command of an external subject (`docs/reference/subjects.md`); `None` for
     /// a built-in implementation.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub subject: Option<String>,
@@ -393,7 +393,7 @@ pub struct FamilyManifest {
     /// run in which a selected implementation compared nothing.
     #[serde(default)]
     pub compared: BTreeMap<String, u64>,
-    /// The external subjects that ran (`docs/subjects.md`), by name. They
+    /// The external subjects that ran (`docs/reference/subjects.md`), by name. They
     /// are not in the kernel lists: the gate's kernel coverage is about the
     /// registry, and a subject runs where its command was given.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]

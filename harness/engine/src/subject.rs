@@ -1,5 +1,5 @@
 //! External subjects: a decoder in another process, in any language,
-//! speaking the protocol of `docs/subjects.md` over its stdin and stdout.
+//! speaking the protocol of `docs/reference/subjects.md` over its stdin and stdout.
 //!
 //! [`Subject`] owns the processes (one per worker thread that uses it,
 //! kept for the whole run) and turns a batch of canonical inputs into one

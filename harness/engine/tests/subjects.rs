@@ -1,4 +1,4 @@
-//! External subjects (`docs/subjects.md`): a decoder in another process is
+//! External subjects (`docs/reference/subjects.md`): a decoder in another process is
 //! held to the reference like a kernel, and every way it can misbehave (a
 //! wrong value, a crash, a hang, garbage, its own words, not starting at
 //! all) is a failure of the input it was answering while the run goes on.

@@ -7,7 +7,7 @@
 //! string-encoded numbers and timestamps are parsed on the fly). Row objects
 //! are pivoted into columns on the fly, keeping every key seen in any row.
 //!
-//! Semantics, errors and their order are specified in `docs/cube.md`. To
+//! Semantics, errors and their order are specified in `docs/families/cube.md`. To
 //! meet "a syntax error anywhere beats every later-phase error" without a
 //! `Value` tree, the visitor never aborts on a semantic error: it records the
 //! first one of each kind and keeps consuming the document the way
@@ -56,7 +56,7 @@ pub enum Shape {
     Columnar,
 }
 
-/// Every way decoding can fail (see `docs/cube.md`).
+/// Every way decoding can fail (see `docs/families/cube.md`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CubeError {
     UnsupportedType {

@@ -1,4 +1,4 @@
-//! CAMEL (encoding id 14) for DOUBLE, from `docs/tsfile-encodings.md`: a
+//! CAMEL (encoding id 14) for DOUBLE, from `docs/reference/tsfile-encodings.md`: a
 //! page is blocks of `zigzag varint bit count | ceil(bits / 8) bytes`, each
 //! MSB-first. A block's first value is raw; then per value a sign bit and a
 //! type bit: the decimal form (a bitwise varint delta of the integer part,

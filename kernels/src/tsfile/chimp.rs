@@ -1,5 +1,5 @@
 //! CHIMP (encoding id 11, Chimp128) for INT32, INT64, FLOAT and DOUBLE, from
-//! `docs/tsfile-encodings.md`: a raw first value, then per value two
+//! `docs/reference/tsfile-encodings.md`: a raw first value, then per value two
 //! control bits, MSB-first:
 //! `00` + slot: the value of that slot of the ring of the last N values;
 //! `01` + slot, leading-zero code, significant count, bits: that slot's

@@ -1,5 +1,5 @@
 //! DICTIONARY (encoding id 1) for TEXT / STRING, from
-//! `docs/tsfile-encodings.md`: `zigzag varint count | count × (zigzag
+//! `docs/reference/tsfile-encodings.md`: `zigzag varint count | count × (zigzag
 //! varint length, bytes) | the INT32 RLE / bit-packing stream of each
 //! value's entry index`, until the page ends.
 //!

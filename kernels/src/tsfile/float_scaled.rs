@@ -5,7 +5,7 @@
 //! encodings decodes: the integers land in the output buffer itself (an `f32`
 //! and an `i32` have the same size and every bit pattern is valid in both)
 //! and become floats in place, one pass that vectorizes when every value is
-//! scaled. Notes: `docs/tsfile-encodings.md`.
+//! scaled. Notes: `docs/reference/tsfile-encodings.md`.
 
 use super::{uvarint32, DecodeError, Done, Field};
 

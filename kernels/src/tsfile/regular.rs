@@ -1,5 +1,5 @@
 //! REGULAR (encoding id 7) for INT32 / DATE and INT64 / TIMESTAMP, from
-//! `docs/tsfile-encodings.md`. A page is blocks until its bytes end:
+//! `docs/reference/tsfile-encodings.md`. A page is blocks until its bytes end:
 //! `missing u8 | [bitmapLen i32 BE | bitmap] | count i32 BE | delta | first`,
 //! delta and first 4 or 8 bytes big-endian; a block gives `first + k·delta`
 //! for every position `k` in `0..count`, or with missing points for
@@ -369,7 +369,7 @@ mod tests {
     }
 
     /// Pages written by the Java writer (apache/tsfile a9f54614) and the
-    /// values Java's reader returned for them (docs/tsfile-encodings.md,
+    /// values Java's reader returned for them (docs/reference/tsfile-encodings.md,
     /// "REGULAR", "Known answers").
     #[test]
     fn official_writer_pages() {

@@ -1,5 +1,5 @@
 //! RLBE (encoding id 13) for INT32, INT64, FLOAT and DOUBLE, from
-//! `docs/tsfile-encodings.md`: blocks until the page ends, each a 32-bit
+//! `docs/reference/tsfile-encodings.md`: blocks until the page ends, each a 32-bit
 //! count (1..=10 000), then segments — a 6-bit (32-bit types) or 7-bit
 //! (64-bit types) length code `L` (1..=W), a Fibonacci-coded run length `n`
 //! (Zeckendorf digits least significant first, ended by an extra 1, so the

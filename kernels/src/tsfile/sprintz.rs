@@ -2,7 +2,7 @@
 //! values — the first raw, the next 8 as FIRE prediction errors, mapped to
 //! unsigned and bit-packed MSB-first in exactly `width` bytes — and a tail
 //! of 1..=8 values in one RLE package (INT32, INT64) or GORILLA stream
-//! (FLOAT, DOUBLE). Notes: `docs/tsfile-encodings.md`, "SPRINTZ (id 12)".
+//! (FLOAT, DOUBLE). Notes: `docs/reference/tsfile-encodings.md`, "SPRINTZ (id 12)".
 //!
 //! A full block's 8 errors are one bit-packed group, so the width-specialised
 //! group unpacker of the `bitpack` module takes them with constant shifts (one or two
@@ -17,7 +17,7 @@ pub const BLOCK: usize = 9;
 
 /// Which official reader a page is read as, named by the library that
 /// wrote it (nothing in the page says which). They differ in three places
-/// (`docs/tsfile-encodings.md`, "SPRINTZ", "Java and C++ readers"): the
+/// (`docs/reference/tsfile-encodings.md`, "SPRINTZ", "Java and C++ readers"): the
 /// INT64 / DOUBLE predictor's product (Java wraps it in 64 bits, C++ takes
 /// it in 128), the mapped error `MIN` (Java reads `-2^30` / `-2^62`, the
 /// compiled C++ reader `+2^30` / `+2^62`), and a FLOAT / DOUBLE block's

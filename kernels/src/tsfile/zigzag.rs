@@ -1,4 +1,4 @@
-//! ZIGZAG (encoding id 9) for INT32 and INT64, from `docs/tsfile-encodings.md`.
+//! ZIGZAG (encoding id 9) for INT32 and INT64, from `docs/reference/tsfile-encodings.md`.
 //! A page is a sequence of groups until its bytes end:
 //! `uvarint byteLength | uvarint count | count LEB128 varints of zigzag(v)`.
 //!
@@ -13,7 +13,7 @@
 //! one-byte varints (small values) are taken in one step. The group's last
 //! 15 bytes and any varint the chunk cannot take go through the byte loop.
 //! It measured slower than the byte loop on every series tried, mixed
-//! lengths included (docs/tsfile-encoding-families.md); it stays as the
+//! lengths included (docs/families/tsfile-more-encodings.md); it stays as the
 //! second opinion with the other access pattern.
 
 use super::{compact7, uvarint32, DecodeError, Done, Field, IntLane};
@@ -223,7 +223,7 @@ pub type DecodeI32 = fn(&[u8], &mut [i32]) -> Result<Done, DecodeError>;
 pub type DecodeI64 = fn(&[u8], &mut [i64]) -> Result<Done, DecodeError>;
 
 /// INT32 implementations, best first: the byte loop measured faster than
-/// the chunk reader on every series tried (docs/tsfile-encoding-families.md).
+/// the chunk reader on every series tried (docs/families/tsfile-more-encodings.md).
 pub static IMPLEMENTATIONS_I32: &[crate::Implementation<DecodeI32>] = &[
     crate::Implementation::portable("zigzag/bytewise", decode_i32_bytewise_into),
     crate::Implementation::portable("zigzag/chunk16", decode_i32_chunk16_into),

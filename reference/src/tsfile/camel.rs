@@ -2,7 +2,7 @@
 //! bits` (MSB-first, padded to a byte). The first value raw; then per value a sign bit and a
 //! type bit: decimal values as an integer-part delta (bitwise varint) and a
 //! decimal part (count, optional XOR bits, bitwise varint), the rest through
-//! a GORILLA-style XOR. Notes: `docs/tsfile-encodings.md`.
+//! a GORILLA-style XOR. Notes: `docs/reference/tsfile-encodings.md`.
 
 use super::{write_zigzag32, BitWriter, Bits, Bytes, DecodeError, Decoded, Field};
 

@@ -1,7 +1,7 @@
 //! CHIMP (encoding id 11, the Chimp128 variant) for INT32, INT64, FLOAT and
 //! DOUBLE: XOR with the previous value or with one of the last 64 (32-bit) /
 //! 128 (64-bit) values, MSB-first bits, a terminator value and a flush byte
-//! as in GORILLA. Notes: `docs/tsfile-encodings.md`.
+//! as in GORILLA. Notes: `docs/reference/tsfile-encodings.md`.
 
 use super::{BitWriter, Bits, DecodeError, Decoded, Field};
 

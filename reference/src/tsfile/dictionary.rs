@@ -1,7 +1,7 @@
 //! DICTIONARY (encoding id 1) for TEXT and STRING: the page's distinct
 //! values in order of first appearance (zigzag-varint count, then each as
 //! zigzag-varint length + bytes), then each value's index in an INT32 RLE
-//! stream. Notes: `docs/tsfile-encodings.md`.
+//! stream. Notes: `docs/reference/tsfile-encodings.md`.
 
 use super::{rle, write_zigzag32, Bytes, DecodeError, Decoded, Field};
 

@@ -4,7 +4,7 @@
 //! (FLOAT) or INT64 (DOUBLE) TS_2DIFF / RLE encoder, and the page starts with
 //! `maxPointNumber`, or with an overflow marker, the page's value count and
 //! one or two LSB-first bitmaps saying which form each value took.
-//! Notes: `docs/tsfile-encodings.md`.
+//! Notes: `docs/reference/tsfile-encodings.md`.
 
 use super::{rle, ts2diff, write_uvarint, Bytes, DecodeError, Decoded, Field};
 

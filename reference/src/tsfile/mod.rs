@@ -1,7 +1,7 @@
 //! Apache TsFile page encodings: TS_2DIFF, GORILLA (id 8), PLAIN and the
 //! RLE / bit-packing hybrid (`formats/tsfile.md`); ZIGZAG, TS_2DIFF / RLE on
 //! FLOAT and DOUBLE (`float_scaled`), CHIMP, SPRINTZ, RLBE, DICTIONARY,
-//! CAMEL and REGULAR (`docs/tsfile-encodings.md`). Reference decoders read
+//! CAMEL and REGULAR (`docs/reference/tsfile-encodings.md`). Reference decoders read
 //! one bit or one byte at a time, written from those notes; the encoders build the test
 //! streams and write what the official writers write.
 //!

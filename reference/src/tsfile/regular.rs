@@ -1,5 +1,5 @@
 //! REGULAR (encoding id 7) for INT32 / DATE and INT64 / TIMESTAMP, from
-//! `docs/tsfile-encodings.md`. A page is blocks until its bytes end:
+//! `docs/reference/tsfile-encodings.md`. A page is blocks until its bytes end:
 //! `missing u8 | [bitmapLen i32 BE | bitmap] | count i32 BE | delta | first`
 //! (delta and first 4 or 8 bytes, big-endian). A block's values are
 //! `first + k·delta` for the positions `k` it keeps: all of `0..count`, or
@@ -367,7 +367,7 @@ mod tests {
     /// Pages written by the Java writer (apache/tsfile a9f54614,
     /// `LongRegularEncoder` / `IntRegularEncoder`, default block of 128),
     /// and what Java's own reader returned for them
-    /// (docs/tsfile-encodings.md, "REGULAR", "Known answers").
+    /// (docs/reference/tsfile-encodings.md, "REGULAR", "Known answers").
     #[test]
     fn official_writer_pages() {
         let i64_cases: Vec<(&str, Vec<i64>, Vec<i64>)> = vec![

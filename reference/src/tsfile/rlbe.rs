@@ -1,7 +1,7 @@
 //! RLBE (encoding id 13) for INT32, INT64, FLOAT and DOUBLE: blocks of up to 10 000 values,
 //! each a 32-bit count then segments — a bit-length code, a Fibonacci-coded
 //! run length, then the run's first value / deltas in that many bits — all
-//! MSB-first, the block padded to a byte. Notes: `docs/tsfile-encodings.md`.
+//! MSB-first, the block padded to a byte. Notes: `docs/reference/tsfile-encodings.md`.
 
 use super::{BitWriter, Bits, DecodeError, Decoded, Field};
 

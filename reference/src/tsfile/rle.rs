@@ -327,7 +327,7 @@ mod tests {
 
     #[test]
     fn java_run_plan() {
-        // `docs/tsfile-encodings.md` (DICTIONARY): 8 or more repeats after a
+        // `docs/reference/tsfile-encodings.md` (DICTIONARY): 8 or more repeats after a
         // group boundary make an RLE run; the repeat first fills the
         // pending partial group.
         let rep = |count, value| Run::Repeat { count, value };

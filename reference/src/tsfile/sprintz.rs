@@ -2,7 +2,7 @@
 //! values — the first raw, the next 8 as FIRE prediction errors, mapped to
 //! unsigned and bit-packed MSB-first — and a tail of up to 8 values in one
 //! RLE package (INT32, INT64) or GORILLA stream (FLOAT, DOUBLE).
-//! Notes: `docs/tsfile-encodings.md`.
+//! Notes: `docs/reference/tsfile-encodings.md`.
 
 use super::gorilla::{self, Stop};
 use super::{rle, BitWriter, Bits, Bytes, DecodeError, Decoded, Field};

@@ -1,4 +1,4 @@
-//! The aligned chunk scanner (`docs/tsfile-aligned.md`): one time chunk plus
+//! The aligned chunk scanner (`docs/families/tsfile-aligned.md`): one time chunk plus
 //! N value chunks of a TsFile aligned chunk group, read under a filter with
 //! offset / limit into blocks of at most `block_rows` rows, the way the
 //! official C++ `AlignedChunkReader` does (seed `002_8cb3312a337eb4c4`):
@@ -109,7 +109,7 @@ impl Encoding {
     /// they be checked against the page or prune it. Not so for FLOAT /
     /// DOUBLE as scaled integers (TS_2DIFF, RLE: rounded), nor for SPRINTZ
     /// and CAMEL, whose C++ encoders give back other values for some
-    /// inputs (docs/tsfile-aligned.md, "Value page statistics"; the Java
+    /// inputs (docs/families/tsfile-aligned.md, "Value page statistics"; the Java
     /// writer's are treated alike, unverified).
     pub(crate) fn stores_values_as_given(self, float: bool) -> bool {
         match self {
@@ -198,7 +198,7 @@ pub struct Request {
 }
 
 /// Which official writer wrote the chunks. Two encodings differ between
-/// them and nothing in a page says which (`docs/tsfile-encodings.md`):
+/// them and nothing in a page says which (`docs/reference/tsfile-encodings.md`):
 /// RLBE on FLOAT / DOUBLE (Java encodes float differences, C++ the values'
 /// bits) and SPRINTZ on INT64 / DOUBLE, a time column's included (the
 /// predictor's product wrapped in 64 bits by Java, taken in 128 by C++).
@@ -279,7 +279,7 @@ pub enum PageAction {
     /// statistics' count) dropped, nothing decoded.
     OffsetSkip,
     /// No row can match the FIELD filter by the filtered column's value
-    /// page header (`docs/tsfile-aligned.md`, "The kernel's plan"): its
+    /// page header (`docs/families/tsfile-aligned.md`, "The kernel's plan"): its
     /// statistics' non-null count or min / max, or the page is empty or the
     /// measurement missing. Nothing decoded, the time page neither.
     ValueSkip,

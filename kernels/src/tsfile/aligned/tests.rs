@@ -461,7 +461,7 @@ fn pages_the_offset_swallows_whole_are_not_decoded() {
 
 // The encodings beyond the first seven (SPRINTZ, RLBE, CAMEL, TS_2DIFF on
 // FLOAT / DOUBLE), on pages the official C++ writer (PyPI tsfile 2.5) wrote
-// (the bytes in `docs/tsfile-encodings.md` and the reference decoders'
+// (the bytes in `docs/reference/tsfile-encodings.md` and the reference decoders'
 // `official_writer_pages` tests).
 
 fn unhex(s: &str) -> Vec<u8> {

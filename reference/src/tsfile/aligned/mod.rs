@@ -1,4 +1,4 @@
-//! The reference aligned chunk scanner (`docs/tsfile-aligned.md`): one time
+//! The reference aligned chunk scanner (`docs/families/tsfile-aligned.md`): one time
 //! chunk plus N value chunks, a filter, offset / limit, the requested columns
 //! and a block size. Written from `formats/tsfile.md` ("Chunks and pages")
 //! and issue 19, never from kernel code.
@@ -149,7 +149,7 @@ pub struct Request {
 
 /// Which official writer wrote the chunks. Nothing in a page says so, and
 /// two encodings differ between them (`formats/tsfile.md`,
-/// `docs/tsfile-encodings.md`): RLBE on FLOAT / DOUBLE (Java codes the
+/// `docs/reference/tsfile-encodings.md`): RLBE on FLOAT / DOUBLE (Java codes the
 /// differences of the float values, C++ the integer RLBE of their bits)
 /// and SPRINTZ on INT64 / DOUBLE, time columns included (Java wraps the
 /// predictor's product in 64 bits, C++ takes it in 128).

@@ -209,7 +209,7 @@ pub fn directory(
 }
 
 /// Do a value page's statistics hold for its decoded non-null `values`, as
-/// far as they are checked (`docs/tsfile-aligned.md`, "Value page
+/// far as they are checked (`docs/families/tsfile-aligned.md`, "Value page
 /// statistics")? `typed` is the per-type part of the header (its length
 /// checked by [`directory`]). The count is the non-null count; min and max
 /// (the first two fields of INT32 / DATE / FLOAT: 4 bytes BE each, of
@@ -312,7 +312,7 @@ pub fn value_statistics_hold(
 /// C++ writer (PyPI `tsfile` 2.5) accepts, and RLE on FLOAT / DOUBLE, which
 /// the Java writer writes (`FloatEncoder` around an RLE integer stream);
 /// DATE read as INT32 and TIMESTAMP as INT64 throughout
-/// (`docs/tsfile-encodings.md`).
+/// (`docs/reference/tsfile-encodings.md`).
 pub fn supported(t: ColumnType, e: Encoding) -> bool {
     use ColumnType::*;
     match e {

@@ -212,7 +212,7 @@ pub fn value_page_typed(body: &[u8], stats: Stats, typed: &[u8]) -> Vec<u8> {
 
 /// The per-type part of a value page's statistics for its non-null
 /// `values`, as both official writers compute it one value at a time
-/// (`docs/tsfile-aligned.md`, "Value page statistics"): min, max, first,
+/// (`docs/families/tsfile-aligned.md`, "Value page statistics"): min, max, first,
 /// last, sum for the numeric types (the first value sets min and max, a
 /// later one replaces them when `v < min` / `v > max`, so a first NaN stays
 /// and later NaNs are passed over; sum i64 for INT32 / DATE / BOOLEAN, f64
