@@ -181,9 +181,6 @@ pub fn with_allowed_differences(campaign: Campaign<PgBytea>) -> Campaign<PgBytea
                 ("hex-malformed", 0.045),
                 ("random-text", 0.01),
                 ("reuse", 0.05),
-                // Half its literals are spaced, and nearly all of those have
-                // a whitespace run (pinned by the strategy's test).
-                ("hex-strategy", 0.6),
             ],
         })
         .allow(AllowedDifference {
