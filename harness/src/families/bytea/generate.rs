@@ -7,7 +7,6 @@ use crate::engine::SliceDraw;
 use crossdec_reference::bytea as reference;
 
 use super::ByteaInput;
-use crate::engine::proptest::prelude::*;
 use crate::engine::{size_limit, Case, CaseRng};
 
 pub const CATEGORIES: [(&str, f64); 11] = [
@@ -40,42 +39,6 @@ pub const CATEGORIES: [(&str, f64); 11] = [
     // Several literals through one decoder: buffers grow and shrink.
     ("reuse", 0.5),
 ];
-
-/// The category drawn from a proptest strategy ([`hex_strategy`]), after
-/// the generators' own: valid hex literals, minimized with the strategy's
-/// value tree.
-pub const STRATEGY_CATEGORY: &str = "hex-strategy";
-
-/// Valid hex literals as a proptest strategy: `\x`, then up to 300 digit
-/// pairs, each digit upper- or lower-case; in half of them a whitespace
-/// run before a quarter of the pairs, and one at the end now and then. Its value tree
-/// shrinks a failing literal by pairs and whitespace runs (dropped, digits
-/// simplified toward `0`) rather than by bytes.
-pub fn hex_strategy() -> impl Strategy<Value = ByteaInput> {
-    let digit = || prop::sample::select(b"0123456789abcdefABCDEF".to_vec());
-    let run = || {
-        prop_oneof![
-            3 => Just(Vec::new()),
-            1 => prop::collection::vec(prop::sample::select(WHITESPACE.to_vec()), 1..4),
-        ]
-    };
-    let pairs = prop::collection::vec((run(), digit(), digit()), 0..=300);
-    // Half the literals keep no whitespace at all (a `false` the tree
-    // simplifies to, so a failure that does not need whitespace loses it).
-    (any::<bool>(), pairs, run()).prop_map(|(spaced, pairs, tail)| {
-        let mut text = b"\\x".to_vec();
-        for (run, high, low) in pairs {
-            if spaced {
-                text.extend(run);
-            }
-            text.extend([high, low]);
-        }
-        if spaced {
-            text.extend(tail);
-        }
-        ByteaInput { text }
-    })
-}
 
 /// Categories too big for a fuzz execution ([`Category::large`](crate::engine::Category::large)).
 pub const LARGE: &[&str] = &["large"];
@@ -375,44 +338,6 @@ pub fn generate(category: &str, index: u64, rng: &mut CaseRng) -> Vec<Case<Bytea
 mod tests {
     use super::*;
     use crate::engine::{case_rng, size_limit};
-
-    /// The strategy's literals are valid hex of every shape it promises,
-    /// and the same for the same call: on every architecture, since this
-    /// runs on s390x too (the pinned digest would differ there if a draw
-    /// depended on word size or byte order).
-    #[test]
-    fn the_strategy_draws_valid_hex_the_same_everywhere() {
-        use crate::engine::Category;
-        let category = Category::from_strategy(STRATEGY_CATEGORY, 1.0, hex_strategy());
-        let texts: Vec<Vec<u8>> = (0..200)
-            .flat_map(|i| category.generate(i, &mut case_rng(1, "pg-bytea", STRATEGY_CATEGORY, i)))
-            .map(|case| case.steps[0].text.clone())
-            .collect();
-        assert_eq!(texts.len(), 200);
-        for text in &texts {
-            let bytes = reference::decode(text).expect("valid hex");
-            assert!(bytes.len() <= 300);
-        }
-        let has = |f: &dyn Fn(&[u8]) -> bool| texts.iter().any(|t| f(t));
-        assert!(has(&|t| t.len() == 2), "an empty literal");
-        assert!(has(
-            &|t| t.iter().any(u8::is_ascii_uppercase) && t[2..].iter().any(u8::is_ascii_lowercase)
-        ));
-        assert!(
-            has(&|t| WHITESPACE.iter().all(|w| t.contains(w))),
-            "every kind of whitespace"
-        );
-        assert!(has(&|t| !t.iter().any(|b| WHITESPACE.contains(b)) && t.len() > 100));
-        // FNV-1a of every literal, with the total length.
-        let all = texts.concat();
-        let fnv = all.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
-            (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
-        });
-        assert_eq!(
-            (all.len(), format!("{fnv:016x}")),
-            (69_498, "8eff1c1cef7968f5".to_string())
-        );
-    }
 
     #[test]
     fn long_literals_keep_to_the_fuzz_size_limit() {
