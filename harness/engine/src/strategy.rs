@@ -13,9 +13,12 @@ impl<I> Category<I> {
     /// A category whose every generator call is one case of one step: a
     /// value of `strategy`, drawn by a proptest runner seeded from the
     /// call's own random source, so the case is the same on every run,
-    /// thread count and architecture, like any category's (as long as the
-    /// strategy itself draws the same way everywhere: a `usize` range past
-    /// `u32::MAX` does not on a 32-bit target). The runner's settings that
+    /// thread count and 64-bit architecture. On a 32-bit target a strategy
+    /// that draws a `usize` (every `prop::collection` size, a `usize`
+    /// range) takes 32 bits of the stream where a 64-bit target takes 64,
+    /// so from there on it draws other values: a family held to the same
+    /// digests on i686 uses strategies of fixed-width integers only. The
+    /// runner's settings that
     /// shape values are fixed at proptest's defaults, never read from
     /// `PROPTEST_*` variables; a proptest release that changes how a
     /// strategy draws changes the cases and the digests.
