@@ -146,7 +146,7 @@ impl<I> Category<I> {
     /// on a failing case of this category before the spec's
     /// [`Spec::shrink`] (both can help): for a generator that knows how its
     /// values simplify better than a shrink of one input does (a proptest
-    /// strategy's value tree, see [`Category::from_strategy`]).
+    /// strategy's value tree, see `Category::from_strategy`, feature `proptest`).
     ///
     /// `shrinker` gets the failing generator call's random source, rebuilt
     /// as the call had it, so it can draw again what the call drew, and a
