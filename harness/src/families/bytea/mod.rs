@@ -293,10 +293,16 @@ impl Spec for PgBytea {
     }
 
     fn categories(&self) -> Vec<Category<ByteaInput>> {
-        super::with_large(
+        let mut categories = super::with_large(
             super::named_categories(&CATEGORIES, generate::generate),
             generate::LARGE,
-        )
+        );
+        categories.push(Category::from_strategy(
+            generate::STRATEGY_CATEGORY,
+            1.0,
+            generate::hex_strategy(),
+        ));
+        categories
     }
 
     fn reference(&self, input: &ByteaInput) -> Outcome<Self> {

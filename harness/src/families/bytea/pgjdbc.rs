@@ -177,6 +177,7 @@ pub fn with_allowed_differences(campaign: Campaign<PgBytea>) -> Campaign<PgBytea
             },
             bounds: &[
                 ("hex-whitespace", 1.0),
+                ("hex-strategy", 0.65),
                 ("large", 0.45),
                 ("hex-malformed", 0.045),
                 ("random-text", 0.01),
