@@ -3,8 +3,10 @@
 //! command line's own parser (so an option that was renamed, or hex of odd
 //! length, cannot stay in the docs), and the quick ones (`check`, `list`,
 //! `fuzz-targets`, without external subjects other than the repository's
-//! own Python one) run and must not end in a usage error. Synopses with placeholders belong in `text` blocks. Every
-//! relative link in them names a file that exists.
+//! own Python one) run and must not end in a usage error. Synopses with
+//! placeholders belong in `text` blocks. Every relative link in them names
+//! a file that exists, and a link's `#fragment` into a markdown file (or
+//! into the same page) names one of its headings, by GitHub's anchors.
 //!
 //! Native x86_64 only, like the other command-line tests.
 #![cfg(all(target_arch = "x86_64", unix))]
@@ -193,9 +195,17 @@ fn the_extractor_finds_invocations_and_only_those() {
     assert_eq!(lines, [(3, "crossdec a  b".to_string())]);
 }
 
-/// The relative link targets of a markdown text (outside code blocks and
-/// code spans), without their `#anchor`: `[text](target)`.
-fn relative_links(text: &str) -> Vec<String> {
+/// A relative link of a markdown text: the file it names (empty for a
+/// link into the same page, `[x](#anchor)`) and its `#fragment`, if any.
+#[derive(Debug, PartialEq)]
+struct Link {
+    path: String,
+    fragment: Option<String>,
+}
+
+/// The relative links of a markdown text (outside code blocks and code
+/// spans): `[text](target)`, `[text](target#anchor)` and `[text](#anchor)`.
+fn relative_links(text: &str) -> Vec<Link> {
     let mut links = Vec::new();
     let mut in_code = false;
     for line in text.lines() {
@@ -212,40 +222,183 @@ fn relative_links(text: &str) -> Vec<String> {
             let rest = &prose[at + 2..];
             let Some(end) = rest.find(')') else { continue };
             let target = &rest[..end];
-            let external = target.contains("://") || target.starts_with("mailto:") || target.starts_with('#');
+            let external = target.contains("://") || target.starts_with("mailto:");
             if !external && !target.is_empty() && !target.contains(' ') {
-                links.push(target.split('#').next().unwrap().to_string());
+                let (path, fragment) = match target.split_once('#') {
+                    Some((path, fragment)) => (path, Some(fragment.to_string())),
+                    None => (target, None),
+                };
+                links.push(Link {
+                    path: path.to_string(),
+                    fragment,
+                });
             }
         }
     }
     links
 }
 
+/// The anchors GitHub gives a markdown text's headings (ATX headings
+/// outside code blocks), in order: the heading's text with inline
+/// markdown reduced to what it renders (backticks dropped with their
+/// content kept, `[text](target)` as its text), lowercased, every
+/// character that is not a letter, a digit, a space, a hyphen or an
+/// underscore removed, each space made a hyphen; a slug already taken gets
+/// `-1`, `-2`, ... (the first free one).
+fn heading_anchors(text: &str) -> Vec<String> {
+    let mut anchors: Vec<String> = Vec::new();
+    let mut in_code = false;
+    for line in text.lines() {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("```") {
+            in_code = !in_code;
+            continue;
+        }
+        if in_code || line.len() - trimmed.len() > 3 {
+            continue;
+        }
+        let hashes = trimmed.chars().take_while(|&c| c == '#').count();
+        if !(1..=6).contains(&hashes) {
+            continue;
+        }
+        let rest = &trimmed[hashes..];
+        if !(rest.is_empty() || rest.starts_with(' ') || rest.starts_with('\t')) {
+            continue;
+        }
+        // A closing sequence of `#`s (after a space) is not part of the text.
+        let mut title = rest.trim();
+        let unclosed = title.trim_end_matches('#');
+        if unclosed.is_empty() || unclosed.ends_with(' ') {
+            title = unclosed.trim_end();
+        }
+        let base = slug(&rendered(title));
+        let mut anchor = base.clone();
+        let mut n = 0;
+        while anchors.contains(&anchor) {
+            n += 1;
+            anchor = format!("{base}-{n}");
+        }
+        anchors.push(anchor);
+    }
+    anchors
+}
+
+/// A heading's text as rendered: code spans' backticks and links' syntax
+/// dropped, their text kept.
+fn rendered(title: &str) -> String {
+    let text: String = title.chars().filter(|&c| c != '`').collect();
+    let mut out = String::new();
+    let mut rest = text.as_str();
+    while let Some(open) = rest.find('[') {
+        let Some(close) = rest[open..].find("](").map(|c| open + c) else {
+            break;
+        };
+        let Some(end) = rest[close..].find(')').map(|e| close + e) else {
+            break;
+        };
+        out.push_str(&rest[..open]);
+        out.push_str(&rest[open + 1..close]);
+        rest = &rest[end + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// GitHub's slug of a heading's rendered text.
+fn slug(text: &str) -> String {
+    text.to_lowercase()
+        .chars()
+        .filter(|&c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_'))
+        .map(|c| if c == ' ' { '-' } else { c })
+        .collect()
+}
+
 #[test]
-fn every_relative_link_in_the_docs_names_a_file_that_exists() {
+fn every_relative_link_in_the_docs_names_a_file_and_a_heading_that_exist() {
     let mut checked = 0;
+    let mut anchors_checked = 0;
     let mut broken = Vec::new();
     for file in markdown_files() {
         let text = std::fs::read_to_string(&file).unwrap();
-        for target in relative_links(&text) {
+        let name = file.strip_prefix(workspace()).unwrap().display().to_string();
+        for link in relative_links(&text) {
             checked += 1;
-            if !file.parent().unwrap().join(&target).exists() {
+            let target = if link.path.is_empty() {
+                file.clone()
+            } else {
+                file.parent().unwrap().join(&link.path)
+            };
+            if !target.exists() {
+                broken.push(format!("{name}: {} (no such file)", link.path));
+                continue;
+            }
+            let Some(fragment) = &link.fragment else { continue };
+            if target.extension().is_none_or(|e| e != "md") {
+                continue;
+            }
+            anchors_checked += 1;
+            let anchors = heading_anchors(&std::fs::read_to_string(&target).unwrap());
+            if !anchors.iter().any(|a| a == fragment) {
                 broken.push(format!(
-                    "{}: {target}",
-                    file.strip_prefix(workspace()).unwrap().display()
+                    "{name}: {}#{fragment} (no such heading; its headings are: {})",
+                    link.path,
+                    anchors.join(", ")
                 ));
             }
         }
     }
     assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
     assert!(checked >= 20, "only {checked} links found");
+    assert!(
+        anchors_checked >= 5,
+        "only {anchors_checked} links with a #fragment found"
+    );
 }
 
 #[test]
 fn the_link_finder_finds_links_and_only_links() {
-    let text =
-        "see [a](docs/a.md#x) and [web](https://x.y) and `[no](code.md)`\n```\n[no](block.md)\n```\n[b](../b.md)";
-    assert_eq!(relative_links(text), ["docs/a.md", "../b.md"]);
+    let text = "see [a](docs/a.md#x) and [web](https://x.y) and `[no](code.md)`\n```\n[no](block.md)\n```\n\
+                [b](../b.md) [here](#local-heading)";
+    let link = |path: &str, fragment: Option<&str>| Link {
+        path: path.into(),
+        fragment: fragment.map(Into::into),
+    };
+    assert_eq!(
+        relative_links(text),
+        [
+            link("docs/a.md", Some("x")),
+            link("../b.md", None),
+            link("", Some("local-heading"))
+        ]
+    );
+}
+
+#[test]
+fn heading_anchors_follow_githubs_slugs() {
+    let text = "# Family `tsfile-aligned`: TsFile aligned chunk scans\n\
+                ## Java and C++ readers: what the official reader returns\n\
+                ## REGULAR (id 7): INT32, DATE, INT64, TIMESTAMP\n\
+                ### `crossdec tsfile FILE --filter TEXT`\n\
+                ## Regression check: ci/bench-compare\n\
+                ## Tests\n## Tests\n## Tests-1\n## Tests ##\n\
+                ## The kernel's plan\n## snake_case and [a link](x.md)\n\
+                ```sh\n# not a heading\n```\n#not a heading\n    # indented code\n";
+    assert_eq!(
+        heading_anchors(text),
+        [
+            "family-tsfile-aligned-tsfile-aligned-chunk-scans",
+            "java-and-c-readers-what-the-official-reader-returns",
+            "regular-id-7-int32-date-int64-timestamp",
+            "crossdec-tsfile-file---filter-text",
+            "regression-check-cibench-compare",
+            "tests",
+            "tests-1",
+            "tests-1-1",
+            "tests-2",
+            "the-kernels-plan",
+            "snake_case-and-a-link",
+        ]
+    );
 }
 
 #[test]
