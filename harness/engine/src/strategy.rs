@@ -18,10 +18,13 @@ impl<I> Category<I> {
     /// range) takes 32 bits of the stream where a 64-bit target takes 64,
     /// so from there on it draws other values: a family held to the same
     /// digests on i686 uses strategies of fixed-width integers only. The
-    /// runner's settings that
-    /// shape values are fixed at proptest's defaults, never read from
-    /// `PROPTEST_*` variables; a proptest release that changes how a
-    /// strategy draws changes the cases and the digests.
+    /// runner's settings that shape values (rejects, flat-map regenerations,
+    /// `cases`) are fixed at proptest's defaults, never read from `PROPTEST_*`
+    /// variables. One setting is not the runner's: a collection without an
+    /// explicit size (`any::<Vec<T>>()`) takes its sizes from
+    /// `PROPTEST_MAX_DEFAULT_SIZE_RANGE` through proptest's global defaults,
+    /// so give collections their sizes. A proptest release that changes how
+    /// a strategy draws changes the cases and the digests.
     ///
     /// A call whose strategy rejects every value it draws (a `prop_filter`
     /// too strict) returns no case. A failure is minimized first with the
@@ -107,14 +110,15 @@ fn tree<S: Strategy + ?Sized>(strategy: &S, rng: &mut CaseRng) -> Option<S::Tree
     let mut seed = [0u8; 32];
     rng.fill_bytes(&mut seed);
     let config = Config {
-        // proptest's defaults, spelled out: `Config::default()` takes them
-        // from `PROPTEST_*` variables, which would change the cases.
+        // The settings drawing a value tree and shrinking it read from the
+        // runner, at proptest's defaults: `Config::default()` takes them
+        // from `PROPTEST_*` variables, which would change the cases (CI
+        // sets `PROPTEST_CASES`; a flat map's shrinking draws again up to
+        // `cases` times). The rest only matter to the runner's own test
+        // loop, which never runs here.
+        cases: 256,
         max_local_rejects: 65_536,
-        max_global_rejects: 1024,
         max_flat_map_regens: 1_000_000,
-        max_default_size_range: 100,
-        rng_algorithm: RngAlgorithm::ChaCha,
-        failure_persistence: None,
         ..Config::default()
     };
     let mut runner = TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &seed));
