@@ -32,12 +32,6 @@ pub(crate) enum Step {
     #[cfg(all(feature = "tsfile", target_arch = "x86_64"))]
     /// TS_2DIFF: deltas decoded by the AVX2 groups.
     Avx2Deltas,
-    #[cfg(feature = "tsfile")]
-    /// ZIGZAG: sixteen one-byte varints taken in one step.
-    ZigzagSixteenOneByte,
-    #[cfg(feature = "tsfile")]
-    /// ZIGZAG: a varint taken by the 16-byte chunk reader.
-    ZigzagChunkVarint,
 }
 
 /// How many kinds of [`Step`] there are (the counters' length).

@@ -279,7 +279,7 @@ pub(crate) fn uvarint32(data: &[u8], at: usize, field: Field) -> Result<(u32, us
 
 /// The 7-bit groups of the first `bytes` bytes of `word` (little-endian, up
 /// to 8; bit 7 of each byte ignored), packed together: a LEB128 varint's
-/// value (ZIGZAG's and CAMEL's word readers).
+/// value (CAMEL's word reader).
 #[inline(always)]
 pub(crate) fn compact7(word: u64, bytes: u32) -> u64 {
     let x = word & (u64::MAX >> (64 - 8 * bytes));

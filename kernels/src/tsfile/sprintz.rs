@@ -162,39 +162,17 @@ fn canonical(bits: u64, width: u32, float: bool) -> u64 {
 /// read) and the 8 errors packed at the start of `packed` (`width` bytes;
 /// bytes after them may be loaded, never decoded).
 #[inline(always)]
-fn block<T: Lane, const FLOAT: bool, const CPP: bool, const FUSED: bool>(
-    first: u64,
-    packed: &[u8],
-    width: u32,
-    dst: &mut [T],
-) {
+fn block<T: Lane, const FLOAT: bool, const CPP: bool>(first: u64, packed: &[u8], width: u32, dst: &mut [T]) {
     dst[0] = T::from_bits(first);
     let start = canonical(first, T::BITS, FLOAT && !CPP);
-    if FUSED {
-        // The predictor rides along the unpacker: `emit` is called once per
-        // lane, in order (a full group has no lanes past `n`).
-        // The lane's width is tested in a `const` block (a plain `if` is not
-        // pruned before monomorphisation), so that only the lane's own
-        // predictor is compiled into the width-specialised unpackers.
-        if const { T::BITS == 32 } {
-            fused32::<T, CPP>(start, packed, width, &mut dst[1..BLOCK]);
-        } else {
-            fused64::<T, CPP>(start, packed, width, &mut dst[1..BLOCK]);
-        }
+    // The predictor rides along the unpacker: `emit` is called once per
+    // lane, in order (a full group has no lanes past `n`). The lane's width is tested in a `const` block (a plain `if` is not
+    // pruned before monomorphisation), so that only the lane's own
+    // predictor is compiled into the width-specialised unpackers.
+    if const { T::BITS == 32 } {
+        fused32::<T, CPP>(start, packed, width, &mut dst[1..BLOCK]);
     } else {
-        let mut errs = [0u64; 8];
-        bitpack::unpack(packed, width, 8, &mut errs);
-        if T::BITS == 32 {
-            let mut fire = Fire32::<CPP>::new(start);
-            for (slot, &e) in dst[1..BLOCK].iter_mut().zip(&errs) {
-                *slot = T::from_bits(fire.next(e));
-            }
-        } else {
-            let mut fire = Fire64::<CPP>::new(start);
-            for (slot, &e) in dst[1..BLOCK].iter_mut().zip(&errs) {
-                *slot = T::from_bits(fire.next(e));
-            }
-        }
+        fused64::<T, CPP>(start, packed, width, &mut dst[1..BLOCK]);
     }
 }
 
@@ -316,11 +294,8 @@ fn gorilla_tail<const W: u32, T: Lane>(
 /// Decode a page into `out` (its length is the most values accepted).
 /// `T::BITS` picks INT32 / FLOAT (32) or INT64 / DOUBLE (64), `FLOAT` the
 /// float layout (raw BE first values, GORILLA tails), `CPP` the C++
-/// reader's arithmetic ([`Writer`]), `FUSED` the one-pass unpack-and-predict.
-fn decode<T: Lane, const FLOAT: bool, const CPP: bool, const FUSED: bool>(
-    page: &[u8],
-    out: &mut [T],
-) -> Result<Done, DecodeError> {
+/// reader's arithmetic ([`Writer`]).
+fn decode<T: Lane, const FLOAT: bool, const CPP: bool>(page: &[u8], out: &mut [T]) -> Result<Done, DecodeError> {
     let max = out.len();
     let mut pos = 0;
     let mut n = 0;
@@ -389,7 +364,7 @@ fn decode<T: Lane, const FLOAT: bool, const CPP: bool, const FUSED: bool>(
                 bit: 0,
             });
         }
-        block::<T, FLOAT, CPP, FUSED>(first, &page[pos..], width, &mut out[n..n + BLOCK]);
+        block::<T, FLOAT, CPP>(first, &page[pos..], width, &mut out[n..n + BLOCK]);
         pos += width as usize;
         n += BLOCK;
     }
@@ -402,32 +377,32 @@ fn decode<T: Lane, const FLOAT: bool, const CPP: bool, const FUSED: bool>(
 /// Decode an INT32 page written by `writer`.
 pub fn decode_i32_into(page: &[u8], writer: Writer, out: &mut [i32]) -> Result<Done, DecodeError> {
     match writer {
-        Writer::Java => decode::<i32, false, false, true>(page, out),
-        Writer::Cpp => decode::<i32, false, true, true>(page, out),
+        Writer::Java => decode::<i32, false, false>(page, out),
+        Writer::Cpp => decode::<i32, false, true>(page, out),
     }
 }
 
 /// Decode an INT64 page written by `writer`.
 pub fn decode_i64_into(page: &[u8], writer: Writer, out: &mut [i64]) -> Result<Done, DecodeError> {
     match writer {
-        Writer::Java => decode::<i64, false, false, true>(page, out),
-        Writer::Cpp => decode::<i64, false, true, true>(page, out),
+        Writer::Java => decode::<i64, false, false>(page, out),
+        Writer::Cpp => decode::<i64, false, true>(page, out),
     }
 }
 
 /// Decode a FLOAT page written by `writer`.
 pub fn decode_f32_into(page: &[u8], writer: Writer, out: &mut [f32]) -> Result<Done, DecodeError> {
     match writer {
-        Writer::Java => decode::<f32, true, false, true>(page, out),
-        Writer::Cpp => decode::<f32, true, true, true>(page, out),
+        Writer::Java => decode::<f32, true, false>(page, out),
+        Writer::Cpp => decode::<f32, true, true>(page, out),
     }
 }
 
 /// Decode a DOUBLE page written by `writer`.
 pub fn decode_f64_into(page: &[u8], writer: Writer, out: &mut [f64]) -> Result<Done, DecodeError> {
     match writer {
-        Writer::Java => decode::<f64, true, false, true>(page, out),
-        Writer::Cpp => decode::<f64, true, true, true>(page, out),
+        Writer::Java => decode::<f64, true, false>(page, out),
+        Writer::Cpp => decode::<f64, true, true>(page, out),
     }
 }
 
@@ -435,41 +410,20 @@ pub fn decode_f64_into(page: &[u8], writer: Writer, out: &mut [f64]) -> Result<D
 /// `writer`'s reader reads them.
 pub fn decode32_into(page: &[u8], float: bool, writer: Writer, out: &mut [u32]) -> Result<Done, DecodeError> {
     match (float, writer) {
-        (false, Writer::Java) => decode::<u32, false, false, true>(page, out),
-        (false, Writer::Cpp) => decode::<u32, false, true, true>(page, out),
-        (true, Writer::Java) => decode::<u32, true, false, true>(page, out),
-        (true, Writer::Cpp) => decode::<u32, true, true, true>(page, out),
+        (false, Writer::Java) => decode::<u32, false, false>(page, out),
+        (false, Writer::Cpp) => decode::<u32, false, true>(page, out),
+        (true, Writer::Java) => decode::<u32, true, false>(page, out),
+        (true, Writer::Cpp) => decode::<u32, true, true>(page, out),
     }
 }
 
 /// INT64 or DOUBLE as 64-bit patterns, as `writer`'s reader reads them.
 pub fn decode64_into(page: &[u8], float: bool, writer: Writer, out: &mut [u64]) -> Result<Done, DecodeError> {
     match (float, writer) {
-        (false, Writer::Java) => decode::<u64, false, false, true>(page, out),
-        (false, Writer::Cpp) => decode::<u64, false, true, true>(page, out),
-        (true, Writer::Java) => decode::<u64, true, false, true>(page, out),
-        (true, Writer::Cpp) => decode::<u64, true, true, true>(page, out),
-    }
-}
-
-/// [`decode32_into`] in two passes per block: the 8 errors unpacked to a
-/// stack array, then the predictor (a second opinion on the fused kernel).
-pub fn decode32_two_pass_into(page: &[u8], float: bool, writer: Writer, out: &mut [u32]) -> Result<Done, DecodeError> {
-    match (float, writer) {
-        (false, Writer::Java) => decode::<u32, false, false, false>(page, out),
-        (false, Writer::Cpp) => decode::<u32, false, true, false>(page, out),
-        (true, Writer::Java) => decode::<u32, true, false, false>(page, out),
-        (true, Writer::Cpp) => decode::<u32, true, true, false>(page, out),
-    }
-}
-
-/// [`decode64_into`] in two passes per block.
-pub fn decode64_two_pass_into(page: &[u8], float: bool, writer: Writer, out: &mut [u64]) -> Result<Done, DecodeError> {
-    match (float, writer) {
-        (false, Writer::Java) => decode::<u64, false, false, false>(page, out),
-        (false, Writer::Cpp) => decode::<u64, false, true, false>(page, out),
-        (true, Writer::Java) => decode::<u64, true, false, false>(page, out),
-        (true, Writer::Cpp) => decode::<u64, true, true, false>(page, out),
+        (false, Writer::Java) => decode::<u64, false, false>(page, out),
+        (false, Writer::Cpp) => decode::<u64, false, true>(page, out),
+        (true, Writer::Java) => decode::<u64, true, false>(page, out),
+        (true, Writer::Cpp) => decode::<u64, true, true>(page, out),
     }
 }
 
@@ -477,16 +431,12 @@ pub type Decode32 = fn(&[u8], bool, Writer, &mut [u32]) -> Result<Done, DecodeEr
 pub type Decode64 = fn(&[u8], bool, Writer, &mut [u64]) -> Result<Done, DecodeError>;
 
 /// 32-bit implementations (INT32, FLOAT), best first.
-pub static IMPLEMENTATIONS_32: &[crate::Implementation<Decode32>] = &[
-    crate::Implementation::portable("sprintz/fused", decode32_into),
-    crate::Implementation::portable("sprintz/two-pass", decode32_two_pass_into),
-];
+pub static IMPLEMENTATIONS_32: &[crate::Implementation<Decode32>] =
+    &[crate::Implementation::portable("sprintz/fused", decode32_into)];
 
 /// 64-bit implementations (INT64, DOUBLE), best first.
-pub static IMPLEMENTATIONS_64: &[crate::Implementation<Decode64>] = &[
-    crate::Implementation::portable("sprintz/fused", decode64_into),
-    crate::Implementation::portable("sprintz/two-pass", decode64_two_pass_into),
-];
+pub static IMPLEMENTATIONS_64: &[crate::Implementation<Decode64>] =
+    &[crate::Implementation::portable("sprintz/fused", decode64_into)];
 
 #[cfg(test)]
 mod tests {

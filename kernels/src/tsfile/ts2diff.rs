@@ -2,10 +2,8 @@
 //! blocks at a time. Each block's header is read with big-endian word loads,
 //! its packed deltas unpacked by the width-specialised group unpacker, and the
 //! values rebuilt by a wrapping prefix sum: eight at a time in AVX2 lanes
-//! (`ts2diff/avx2`, x86_64, see its module), fused into the unpacking
-//! (`ts2diff/fused`), or as separate passes (`ts2diff/two-pass`: a vector
-//! `+ min`, then a four-lane running sum), or with a generic per-value bit
-//! read (`ts2diff/generic`, the portable baseline).
+//! (`ts2diff/avx2`, x86_64, see its module) or fused into the unpacking
+//! (`ts2diff/fused`, every target).
 
 use super::{be_u32, be_u64, bitpack, DecodeError, Done, Field, IntLane};
 
@@ -84,16 +82,6 @@ pub fn decode_fused_into<T: IntLane>(page: &[u8], out: &mut [T]) -> Result<Done,
     decode_blocks(page, out, fused_block)
 }
 
-/// The same unpacker, then a separate `+ min` pass (vectorised) and a
-/// four-lane prefix sum over the block.
-pub fn decode_two_pass_into<T: IntLane>(page: &[u8], out: &mut [T]) -> Result<Done, DecodeError> {
-    decode_blocks(page, out, |packed, width, deltas: &mut [T], first, min| {
-        let n = deltas.len();
-        bitpack::unpack(packed, width, n, deltas);
-        prefix_sum(first, min, deltas);
-    })
-}
-
 /// Walk the page's blocks; `block(packed, width, deltas, first, min_delta)`
 /// fills `deltas` (the block's values after the first) from `packed`, which
 /// starts at the block's packed deltas and runs to the end of the page.
@@ -143,34 +131,6 @@ fn fused_block<T: IntLane>(packed: &[u8], width: u32, deltas: &mut [T], mut acc:
     });
 }
 
-/// `v_i = v_(i-1) + min + packed_i`, in place over the unpacked lanes. The
-/// `+ min` pass is a plain vector add; the running sum goes four lanes at a
-/// time (local sums first, then the carry), which keeps the dependency chain
-/// at one add per value.
-#[inline(always)]
-fn prefix_sum<T: IntLane>(first: T, min: T, deltas: &mut [T]) {
-    for d in deltas.iter_mut() {
-        *d = d.wrapping_add(min);
-    }
-    let mut acc = first;
-    let mut chunks = deltas.chunks_exact_mut(4);
-    for c in &mut chunks {
-        let s0 = c[0];
-        let s1 = s0.wrapping_add(c[1]);
-        let s2 = s1.wrapping_add(c[2]);
-        let s3 = s2.wrapping_add(c[3]);
-        c[0] = acc.wrapping_add(s0);
-        c[1] = acc.wrapping_add(s1);
-        c[2] = acc.wrapping_add(s2);
-        c[3] = acc.wrapping_add(s3);
-        acc = acc.wrapping_add(s3);
-    }
-    for d in chunks.into_remainder() {
-        acc = acc.wrapping_add(*d);
-        *d = acc;
-    }
-}
-
 /// How many values a page holds, walking block headers only (checks them as
 /// [`decode_fused_into`] does, with `max` values allowed). For sizing a
 /// buffer.
@@ -199,46 +159,6 @@ pub fn decode_i64_into(page: &[u8], out: &mut [i64]) -> Result<Done, DecodeError
     BEST.get()(page, out)
 }
 
-/// Block-at-a-time without the width-specialised unpacker: each delta read
-/// with a generic shift from a big-endian word. The portable baseline entry.
-pub fn decode_generic_into<T: IntLane>(page: &[u8], out: &mut [T]) -> Result<Done, DecodeError> {
-    let max = out.len();
-    let mut pos = 0;
-    let mut n = 0;
-    while pos < page.len() {
-        let b = header::<T>(page, pos, max - n, max)?;
-        let packed = &page[b.packed..b.packed + b.packed_len];
-        let mut v = T::from_bits(b.first);
-        out[n] = v;
-        let min = T::from_bits(b.min_delta);
-        for i in 0..b.values - 1 {
-            let p = read_bits(packed, i * b.width as usize, b.width);
-            v = v.wrapping_add(min).wrapping_add(T::from_bits(p));
-            out[n + 1 + i] = v;
-        }
-        n += b.values;
-        pos = b.packed + b.packed_len;
-    }
-    Ok(Done {
-        values: n,
-        consumed: pos,
-    })
-}
-
-/// `width` bits at bit offset `bit`, MSB first, through a 16-byte window.
-#[inline(always)]
-fn read_bits(packed: &[u8], bit: usize, width: u32) -> u64 {
-    if width == 0 {
-        return 0;
-    }
-    let at = bit / 8;
-    let mut w = [0u8; 16];
-    let rest = &packed[at..];
-    let k = rest.len().min(16);
-    w[..k].copy_from_slice(&rest[..k]);
-    ((u128::from_be_bytes(w) << (bit % 8)) >> (128 - width)) as u64
-}
-
 pub type DecodeI32 = fn(&[u8], &mut [i32]) -> Result<Done, DecodeError>;
 pub type DecodeI64 = fn(&[u8], &mut [i64]) -> Result<Done, DecodeError>;
 
@@ -249,8 +169,6 @@ pub static IMPLEMENTATIONS_I32: &[crate::Implementation<DecodeI32>] = &[
     #[cfg(not(target_arch = "x86_64"))]
     crate::Implementation::absent("ts2diff/avx2"),
     crate::Implementation::portable("ts2diff/fused", decode_fused_into::<i32>),
-    crate::Implementation::portable("ts2diff/two-pass", decode_two_pass_into::<i32>),
-    crate::Implementation::portable("ts2diff/generic", decode_generic_into::<i32>),
 ];
 
 /// INT64 implementations, best first.
@@ -260,8 +178,6 @@ pub static IMPLEMENTATIONS_I64: &[crate::Implementation<DecodeI64>] = &[
     #[cfg(not(target_arch = "x86_64"))]
     crate::Implementation::absent("ts2diff/avx2"),
     crate::Implementation::portable("ts2diff/fused", decode_fused_into::<i64>),
-    crate::Implementation::portable("ts2diff/two-pass", decode_two_pass_into::<i64>),
-    crate::Implementation::portable("ts2diff/generic", decode_generic_into::<i64>),
 ];
 
 #[cfg(test)]
