@@ -3,8 +3,11 @@
 //! command line's own parser (so an option that was renamed, or hex of odd
 //! length, cannot stay in the docs), and the quick ones (`check`, `list`,
 //! `fuzz-targets`, without external subjects other than the repository's
-//! own Python one) run and must not end in a usage error. Synopses with
-//! placeholders belong in `text` blocks. Every relative link in them names
+//! own Python one) run and must not end in a usage error. A quick `crossdec
+//! run` (at most 20 calls per category) shown with its output in the text
+//! block after it runs too, and every line shown, `...` aside, must be a
+//! line it prints (durations and CPU-dependent comparison counts masked).
+//! Synopses with placeholders belong in `text` blocks. Every relative link in them names
 //! a file that exists, and a link's `#fragment` into a markdown file (or
 //! into the same page) names one of its headings, by GitHub's anchors.
 //!
@@ -412,5 +415,177 @@ fn the_tutorials_python_subject_is_the_one_in_subjects() {
     assert!(
         tutorial.contains(&format!("```python\n{code}```")),
         "docs/tutorials/subject-over-the-pipe.md must show subjects/python-bytea/bytea.py from `import struct` on"
+    );
+}
+
+/// A quick `crossdec run` shown with its output: the sh block's one
+/// command and the lines of the text block that shows what it printed
+/// (the next fenced block, with no heading between), with their line
+/// numbers.
+#[derive(Debug, PartialEq)]
+struct ShownRun {
+    line: usize,
+    command: String,
+    output: Vec<(usize, String)>,
+}
+
+fn shown_runs(text: &str) -> Vec<ShownRun> {
+    let mut found = Vec::new();
+    // The last sh block's one command, waiting for the block that shows
+    // its output.
+    let mut waiting: Option<(usize, String)> = None;
+    let mut lines = text.lines().enumerate();
+    while let Some((n, line)) = lines.next() {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with('#') {
+            waiting = None;
+            continue;
+        }
+        let Some(info) = trimmed.strip_prefix("```") else {
+            continue;
+        };
+        let block: Vec<(usize, String)> = lines
+            .by_ref()
+            .take_while(|(_, l)| !l.trim_start().starts_with("```"))
+            .map(|(k, l)| (k + 1, l.to_string()))
+            .collect();
+        match info.trim() {
+            "sh" | "bash" | "shell" => {
+                let fenced = format!(
+                    "```sh\n{}\n```\n",
+                    block.iter().map(|(_, l)| l.as_str()).collect::<Vec<_>>().join("\n")
+                );
+                let commands = shell_lines(&fenced);
+                waiting = match commands.as_slice() {
+                    [(_, command)] => Some((n + 2, command.clone())),
+                    _ => None,
+                };
+            }
+            "text" => {
+                if let Some((line, command)) = waiting.take() {
+                    found.push(ShownRun {
+                        line,
+                        command,
+                        output: block,
+                    });
+                }
+            }
+            _ => waiting = None,
+        }
+    }
+    found
+}
+
+/// A line of `crossdec run`'s output without what differs from run to run
+/// or from CPU to CPU: durations (`1.04s`, `12.3 ms`) and the comparison
+/// counts of a total (a CPU without AVX-512 runs one kernel fewer).
+fn comparable(line: &str) -> String {
+    let mut out = Vec::new();
+    let mut in_counts = false;
+    let words: Vec<&str> = line.split_whitespace().collect();
+    for (i, word) in words.iter().enumerate() {
+        let bare = word.trim_end_matches([',', ')']);
+        let number = |w: &str| !w.is_empty() && w.chars().all(|c| c.is_ascii_digit() || c == '.');
+        if in_counts {
+            in_counts = !word.ends_with(')') && !word.ends_with("),");
+            continue;
+        }
+        if words.get(i + 1) == Some(&"comparisons") && number(bare) {
+            out.push("[n]");
+            continue;
+        }
+        if word.starts_with("(kernels") || word.starts_with("(subjects") {
+            in_counts = !word.ends_with(')') && !word.ends_with("),");
+            out.push("[counts]");
+            continue;
+        }
+        if bare.strip_suffix('s').is_some_and(number) || (bare == "ms" && i > 0) {
+            out.push("[t]");
+            continue;
+        }
+        out.push(word);
+    }
+    out.join(" ")
+}
+
+#[test]
+fn shown_outputs_of_quick_runs_are_what_the_run_prints() {
+    let binary = env!("CARGO_BIN_EXE_crossdec");
+    let python = std::process::Command::new("python3").arg("--version").output().is_ok();
+    let scratch = std::env::temp_dir().join(format!("crossdec-doc-runs-{}", std::process::id()));
+    let mut checked = 0;
+    let mut problems = Vec::new();
+    for file in markdown_files() {
+        let text = std::fs::read_to_string(&file).unwrap();
+        let name = file.strip_prefix(workspace()).unwrap().display().to_string();
+        for shown in shown_runs(&text) {
+            let Some(mut args) = crossdec_invocations(&shown.command).into_iter().next() else {
+                continue;
+            };
+            let cases = args.iter().position(|a| a == "--cases").and_then(|i| args.get(i + 1));
+            let quick = args.first().is_some_and(|a| a == "run")
+                && cases.and_then(|c| c.parse::<u32>().ok()).is_some_and(|c| c <= 20)
+                && !args.iter().any(|a| a == "--like" || a == "--time");
+            let subjects_runnable = args
+                .iter()
+                .filter(|a| a.contains('=') && a.contains(' '))
+                .all(|a| python && a.contains("python3 subjects/"));
+            if !quick || !subjects_runnable {
+                continue;
+            }
+            // Its reports go to a scratch directory, not into the tree.
+            match args.iter().position(|a| a == "--out") {
+                Some(i) => args[i + 1] = scratch.display().to_string(),
+                None => args.extend(["--out".to_string(), scratch.display().to_string()]),
+            }
+            args.push("--no-progress".into());
+            let out = std::process::Command::new(binary)
+                .args(&args)
+                .current_dir(workspace())
+                .output()
+                .unwrap();
+            let printed: Vec<String> = String::from_utf8_lossy(&out.stdout).lines().map(comparable).collect();
+            checked += 1;
+            for (line, shown_line) in &shown.output {
+                let shown_line = shown_line.trim_end();
+                if shown_line.trim() == "..." || shown_line.is_empty() {
+                    continue;
+                }
+                if !printed.contains(&comparable(shown_line)) {
+                    problems.push(format!(
+                        "{name}:{line}: the output shown for `{}` (line {}) is not what it prints:\n  shown:   {shown_line}\n  printed:\n{}",
+                        shown.command,
+                        shown.line,
+                        String::from_utf8_lossy(&out.stdout)
+                    ));
+                }
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
+    assert!(problems.is_empty(), "{}", problems.join("\n\n"));
+    assert!(checked >= 2, "only {checked} shown runs checked");
+}
+
+#[test]
+fn shown_runs_pair_a_command_with_the_block_after_it() {
+    let text = "```sh\ncrossdec run --cases 20\n```\n\nIts output:\n\n```text\n== a ==\n...\n```\n\
+                ```sh\ncrossdec list\ncrossdec run\n```\n```text\nx\n```\n\
+                ```sh\ncrossdec run --cases 2\n```\n## Heading\n```text\ny\n```\n";
+    assert_eq!(
+        shown_runs(text),
+        [ShownRun {
+            line: 2,
+            command: "crossdec run --cases 20".into(),
+            output: vec![(8, "== a ==".into()), (9, "...".into())],
+        }]
+    );
+    assert_eq!(
+        comparable("total: 1 families, 8189 cases, 8218 comparisons (subjects 8218), fewest 8218 by x, 1.04s"),
+        "total: 1 families, 8189 cases, [n] comparisons [counts] fewest 8218 by x, [t]"
+    );
+    assert_eq!(
+        comparable("== pg-bytea (seed 1, 8189 cases, 0.36s, digest f3434dcc3d388644) =="),
+        "== pg-bytea (seed 1, 8189 cases, [t] digest f3434dcc3d388644) =="
     );
 }
