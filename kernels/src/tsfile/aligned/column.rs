@@ -72,6 +72,22 @@ impl Data {
     pub(crate) fn resize_default(&mut self, n: usize) {
         each!(self, v => v.resize(n, Default::default()))
     }
+    /// `n` slots of the type's default, as `clear` then `resize_default`,
+    /// but a binary column keeps its values' buffers: a page decoded into
+    /// it again overwrites them in place instead of allocating one per
+    /// value.
+    pub(crate) fn reset(&mut self, n: usize) {
+        match self {
+            Data::Bytes(v) => {
+                v.resize_with(n, Vec::new);
+                v.iter_mut().for_each(Vec::clear);
+            }
+            _ => {
+                self.clear();
+                self.resize_default(n);
+            }
+        }
+    }
     fn value(&self, r: usize) -> Value {
         match self {
             Data::Bool(v) => Value::Bool(v[r]),

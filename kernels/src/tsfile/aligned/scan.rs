@@ -559,8 +559,7 @@ fn stage(
     scratch: &mut Vec<u32>,
 ) -> Result<(), ScanError> {
     for (v, column) in involved.iter().zip(staged.iter_mut()) {
-        column.data.clear();
-        column.data.resize_default(rows);
+        column.data.reset(rows);
         column.valid.clear();
         decode_column(v, column, 0, p, rows, scratch)?;
     }

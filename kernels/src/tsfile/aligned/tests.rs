@@ -1893,3 +1893,22 @@ fn float_bounds_are_held_to_the_values_as_each_writer_computes_them() {
         }
     }
 }
+
+/// A staging column reset for another page holds `n` default slots, as a
+/// fresh one would (a null row's slot is the type's default), and a binary
+/// column keeps its values' buffers for the next page to write into.
+#[test]
+fn reset_gives_default_slots_and_keeps_binary_buffers() {
+    let mut bytes = Data::Bytes(vec![b"abc".to_vec(), b"d".to_vec(), b"e".to_vec()]);
+    bytes.reset(2);
+    assert_eq!(bytes, Data::Bytes(vec![Vec::new(), Vec::new()]));
+    let Data::Bytes(v) = &bytes else { unreachable!() };
+    assert!(v[0].capacity() >= 3, "the first value's buffer is kept");
+    bytes.reset(4);
+    assert_eq!(bytes, Data::Bytes(vec![Vec::new(); 4]));
+    let mut ints = Data::I64(vec![7, 8, 9]);
+    ints.reset(2);
+    assert_eq!(ints, Data::I64(vec![0, 0]));
+    ints.reset(3);
+    assert_eq!(ints, Data::I64(vec![0, 0, 0]));
+}
