@@ -373,7 +373,7 @@ fn is_short(window: u64) -> bool {
 /// A short DoD (see [`is_short`]): (value, bits consumed), chosen by
 /// arithmetic on bit 1 rather than a branch.
 #[inline(always)]
-fn short_dod(window: u64) -> (i64, u32) {
+const fn short_dod(window: u64) -> (i64, u32) {
     let nine = ((window >> 1) & 1) as u32;
     (sign_extend(window >> (2 + nine), 7 + 2 * nine), 9 + 3 * nine)
 }
@@ -472,14 +472,34 @@ fn after_short(window: u64) -> u64 {
     select_by_bit1(window, window >> 12, window >> 9)
 }
 
-/// The value of the short DoD at the bottom of `window`: both payloads
-/// sign-extended with constant shifts, then selected.
+/// The value of the short DoD at the bottom of `window`, looked up by the
+/// window's low 12 bits (a short DoD's longest). The four-at-a-time step
+/// is bound by its instruction count, not by the chain of selects that
+/// finds each DoD's start, and one load here replaces sign-extending both
+/// payloads and selecting one.
 #[inline(always)]
 fn short_dod_value(window: u64) -> i64 {
-    let nine = (((window << 52) as i64) >> 55) as u64;
-    let seven = (((window << 55) as i64) >> 57) as u64;
-    select_by_bit1(window, nine, seven) as i64
+    i64::from(SHORT_DOD_VALUES[(window & 0xFFF) as usize])
 }
+
+/// [`short_dod`]'s value for every 12-bit window (8 KiB; the entries of
+/// windows that are not short are never read).
+static SHORT_DOD_VALUES: [i16; 4096] = short_dod_values();
+
+const fn short_dod_values() -> [i16; 4096] {
+    let mut table = [0i16; 4096];
+    let mut w = 0;
+    while w < table.len() {
+        // A short DoD's payload is 7 or 9 bits, so it fits an i16.
+        table[w] = short_dod(w as u64).0 as i16;
+        w += 1;
+    }
+    table
+}
+
+/// Bit `k` set for the low three bits `k` of a window that starts with a
+/// short DoD (see [`is_short`]): `001`, `011` and `101`.
+const SHORT_PREFIXES: u64 = 0b0010_1010;
 
 /// Refill the bit buffer below this many bits: enough for four short DoDs
 /// (4 x 12) or one long one (36).
@@ -561,10 +581,10 @@ fn decode_buffered<P: Probe>(
             let w2 = after_short(buf);
             let w3 = after_short(w2);
             let w4 = after_short(w3);
-            // is_short for all three at once: bit 0 set in each, and
-            // bits 1 and 2 not both set in any (that would be `111`).
-            let long_prefix = (w2 & (w2 >> 1)) | (w3 & (w3 >> 1)) | (w4 & (w4 >> 1));
-            if w2 & w3 & w4 & 1 == 1 && long_prefix & 0b10 == 0 {
+            // is_short for all three at once: a window's low three bits
+            // are `001`, `011` or `101`, the set bits of SHORT_PREFIXES.
+            let short = |w: u64| SHORT_PREFIXES >> (w & 0b111);
+            if short(w2) & short(w3) & short(w4) & 1 == 1 {
                 for (slot, w) in out[i..i + 4].iter_mut().zip([buf, w2, w3, w4]) {
                     delta = delta.wrapping_add(short_dod_value(w));
                     t = t.wrapping_add(delta);
