@@ -18,7 +18,8 @@ Then, in rounds that alternate the two readers:
 
 - official, per scan: in one process, `query_table` of every row with
   Arrow batches of 65,536 rows, every batch read (the reader opened once);
-- crossdec, per scan: `crossdec tsfile FILE --filter "" --repeat 20`, the
+- crossdec, per scan: `crossdec tsfile FILE --filter "time between 0 and
+  ROWS-1" --repeat 20`, the
   median of 20 scans in one process for the reference scanner and each
   aligned-scanner kernel (each scan reads the chunks from the file again).
 
@@ -46,9 +47,10 @@ import statistics
 import struct
 import subprocess
 import sys
-import time
 
 import tsfile as t
+
+from bench_official import crossdec_scan, official_per_scan
 
 DT = t.TSDataType
 ENC = t.TSEncoding
@@ -114,19 +116,6 @@ def write(path, dtype, key, encoding, rows, page_points):
     w.close()
 
 
-def official_per_scan(reader, rows):
-    start = time.perf_counter()
-    rs = reader.query_table("tb", ["v"], 0, rows, batch_size=65536)
-    n = 0
-    while True:
-        b = rs.read_arrow_batch()
-        if b is None or len(b) == 0:
-            break
-        n += len(b)
-    rs.close()
-    return time.perf_counter() - start, n
-
-
 def official_rows(reader, rows):
     rs = reader.query_table("tb", ["v"], 0, rows, batch_size=65536)
     out = []
@@ -159,17 +148,6 @@ def same_rows(binary, path, dtype, official):
         if int(time_text) != t_official or not same:
             sys.exit(f"{path}: at time {time_text} crossdec printed {value_text}, "
                      f"the official reader returned ({t_official}, {v_official!r})")
-
-
-def crossdec_scan(binary, path, repeat):
-    out = subprocess.run([binary, "tsfile", path, "--filter", "", "--print-rows", "0",
-                          "--block-rows", "65536", "--repeat", str(repeat)],
-                         check=True, capture_output=True, text=True).stdout
-    rows = int(re.search(r"rows: (\d+)", out).group(1))
-    timings = dict((name, float(ms) / 1e3) for name, ms in re.findall(r"([\w/]+) ([\d.]+) ms", out))
-    if "every implementation agreed" not in out:
-        sys.exit(f"crossdec disagreed on {path}:\n{out}")
-    return timings, rows
 
 
 def cpu_name():
@@ -224,10 +202,10 @@ def main():
             same_rows(args.crossdec, path, dtype, official_rows(reader, args.rows))
             samples = {}
             for _ in range(args.rounds):
-                s, n = official_per_scan(reader, args.rows)
+                s, n = official_per_scan(reader, ["v"], 0, args.rows - 1)
                 assert n == args.rows, (path, n)
                 samples.setdefault("official", []).append(s)
-                timings, n = crossdec_scan(args.crossdec, path, 20)
+                timings, n = crossdec_scan(args.crossdec, path, 0, args.rows - 1, 20)
                 assert n == args.rows, (path, n)
                 for name, s in timings.items():
                     samples.setdefault(name, []).append(s)
