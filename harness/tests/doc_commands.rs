@@ -539,11 +539,16 @@ fn shown_outputs_of_quick_runs_are_what_the_run_prints() {
                 None => args.extend(["--out".to_string(), scratch.display().to_string()]),
             }
             args.push("--no-progress".into());
-            let out = std::process::Command::new(binary)
-                .args(&args)
-                .current_dir(workspace())
-                .output()
-                .unwrap();
+            // The shown outputs are the defaults' (seed 1, say): without
+            // the settings CI exports for its own runs (CROSSDEC_SEED, a new
+            // seed per run; CROSSDEC_CASES).
+            let mut command = std::process::Command::new(binary);
+            for (key, _) in std::env::vars_os() {
+                if key.to_string_lossy().starts_with("CROSSDEC_") {
+                    command.env_remove(&key);
+                }
+            }
+            let out = command.args(&args).current_dir(workspace()).output().unwrap();
             let printed: Vec<String> = String::from_utf8_lossy(&out.stdout).lines().map(comparable).collect();
             checked += 1;
             for (line, shown_line) in &shown.output {
