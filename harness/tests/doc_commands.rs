@@ -499,8 +499,13 @@ fn comparable(line: &str) -> String {
             out.push("[counts]");
             continue;
         }
-        if bare.strip_suffix('s').is_some_and(number) || (bare == "ms" && i > 0) {
+        if bare.strip_suffix('s').is_some_and(number) {
             out.push("[t]");
+            continue;
+        }
+        // `12.3 ms`: the number before the unit is the duration.
+        if bare == "ms" && out.last().is_some_and(|w| number(w)) {
+            *out.last_mut().expect("a number") = "[t]";
             continue;
         }
         out.push(word);
@@ -592,5 +597,9 @@ fn shown_runs_pair_a_command_with_the_block_after_it() {
     assert_eq!(
         comparable("== pg-bytea (seed 1, 8189 cases, 0.36s, digest f3434dcc3d388644) =="),
         "== pg-bytea (seed 1, 8189 cases, [t] digest f3434dcc3d388644) =="
+    );
+    assert_eq!(
+        comparable("reference 11.30 ms, kernel 0.77 ms)"),
+        "reference [t] kernel [t]"
     );
 }
