@@ -466,7 +466,7 @@ fn cube(report: &mut Report) {
     let mut contenders = vec![
         contender("kernel", || {
             black_box(
-                kernel::decode_with(&mut decoder, black_box(&json), kernel::Shape::Columnar, &schema, None).unwrap(),
+                kernel::decode_scanned(&mut decoder, black_box(&json), kernel::Shape::Columnar, &schema, None).unwrap(),
             );
         }),
         peer("arrow-json", || {

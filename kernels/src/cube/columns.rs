@@ -40,6 +40,28 @@ impl Col {
         }
     }
 
+    /// Room for `n` more cells.
+    pub(super) fn reserve(&mut self, n: usize) {
+        self.valid.reserve(n);
+        match &mut self.data {
+            Data::Str { offsets, .. } => offsets.reserve(n),
+            Data::I64(v) => v.reserve(n),
+            Data::F64(v) => v.reserve(n),
+            Data::Bool(v) => v.reserve(n),
+            Data::I128(v) => v.reserve(n),
+        }
+    }
+
+    /// Append a valid value to an Int64 or timestamp column.
+    #[inline]
+    pub(super) fn push_i64(&mut self, value: i64) {
+        let Data::I64(v) = &mut self.data else {
+            unreachable!("Int64 column")
+        };
+        v.push(value);
+        self.valid.push(true);
+    }
+
     pub(super) fn len(&self) -> usize {
         self.valid.len()
     }
@@ -122,14 +144,17 @@ impl Col {
     #[inline]
     pub(super) fn append(&mut self, cell: Cell<'_>) -> Result<(), Option<MapError>> {
         use MapError::{Overflow as O, Unmappable as U};
-        if let Cell::Null = cell {
-            self.push_null();
-            return Ok(());
+        match cell {
+            Cell::Null => {
+                self.push_null();
+                return Ok(());
+            }
+            Cell::Str(s) => return self.append_str(s),
+            _ => {}
         }
         match (&mut self.data, self.conv) {
             (Data::Str { .. }, _) => {
                 let r = match cell {
-                    Cell::Str(s) => self.push_str(s),
                     Cell::Bool(b) => self.push_str(if b { "true" } else { "false" }),
                     Cell::U64(u) => self.push_str(&u.to_string()),
                     Cell::I64(i) => self.push_str(&i.to_string()),
@@ -138,20 +163,12 @@ impl Col {
                 };
                 return r.map_err(|_| None);
             }
-            (Data::I64(v), Conv::Int64) => v.push(match cell {
-                Cell::Str(s) => parse_i64(s.as_bytes()).map_err(Some)?,
-                Cell::I64(i) => i,
-                Cell::U64(u) => i64::try_from(u).map_err(|_| Some(O))?,
-                _ => return Err(Some(U)),
-            }),
-            (Data::I64(v), Conv::Timestamp(digits)) => v.push(match cell {
-                Cell::Str(s) => parse_timestamp(s.as_bytes(), digits).map_err(Some)?,
+            (Data::I64(v), Conv::Int64 | Conv::Timestamp(_)) => v.push(match cell {
                 Cell::I64(i) => i,
                 Cell::U64(u) => i64::try_from(u).map_err(|_| Some(O))?,
                 _ => return Err(Some(U)),
             }),
             (Data::F64(v), _) => v.push(match cell {
-                Cell::Str(s) => s.parse::<f64>().map_err(|_| Some(U))?,
                 Cell::I64(i) => i as f64,
                 Cell::U64(u) => u as f64,
                 Cell::F64(f) => f,
@@ -159,12 +176,35 @@ impl Col {
             }),
             (Data::Bool(v), _) => v.push(match cell {
                 Cell::Bool(b) => b,
-                Cell::Str("true" | "1") => true,
-                Cell::Str("false" | "0") => false,
                 _ => return Err(Some(U)),
             }),
             (Data::I128(v), Conv::Decimal { precision, scale }) => {
                 v.push(decimal_of(cell, precision, scale).map_err(Some)?)
+            }
+            _ => unreachable!("column data matches its conversion"),
+        }
+        self.valid.push(true);
+        Ok(())
+    }
+
+    /// Convert and append a string cell: Cube sends numbers and timestamps
+    /// as strings, so this is the common case.
+    #[inline]
+    pub(super) fn append_str(&mut self, s: &str) -> Result<(), Option<MapError>> {
+        const U: MapError = MapError::Unmappable;
+        let b = s.as_bytes();
+        match (&mut self.data, self.conv) {
+            (Data::Str { .. }, _) => return self.push_str(s).map_err(|_| None),
+            (Data::I64(v), Conv::Int64) => v.push(parse_i64(b).map_err(Some)?),
+            (Data::I64(v), Conv::Timestamp(digits)) => v.push(parse_timestamp(b, digits).map_err(Some)?),
+            (Data::F64(v), _) => v.push(parse_f64(s).ok_or(Some(U))?),
+            (Data::Bool(v), _) => v.push(match s {
+                "true" | "1" => true,
+                "false" | "0" => false,
+                _ => return Err(Some(U)),
+            }),
+            (Data::I128(v), Conv::Decimal { precision, scale }) => {
+                v.push(parse_decimal(b, precision, scale).map_err(Some)?)
             }
             _ => unreachable!("column data matches its conversion"),
         }

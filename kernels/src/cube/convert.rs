@@ -76,6 +76,47 @@ pub(super) fn conv_of(ty: &DataType) -> Option<Conv> {
     })
 }
 
+/// Rust's `f64` text (`str::parse`) to f64, plain decimals the short way.
+#[inline]
+pub(super) fn parse_f64(s: &str) -> Option<f64> {
+    plain_decimal(s).or_else(|| s.parse().ok())
+}
+
+/// `-?D+(.D+)?` of at most 15 digits, the way Cube writes measures, by
+/// Clinger's fast path: the digits and the power of ten are both exact
+/// doubles, so one correctly rounded division gives the correctly rounded
+/// value, the same bits as `str::parse`. `None` for any other text.
+#[inline]
+pub(super) fn plain_decimal(s: &str) -> Option<f64> {
+    const POW10: [f64; 16] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+    ];
+    let b = s.as_bytes();
+    let (negative, body) = match b.first() {
+        Some(b'-') => (true, &b[1..]),
+        _ => (false, b),
+    };
+    let mut mantissa = 0u64;
+    let mut digits = 0usize;
+    let mut point = None;
+    for (i, &c) in body.iter().enumerate() {
+        match c {
+            b'0'..=b'9' if digits < 15 => {
+                mantissa = mantissa * 10 + u64::from(c - b'0');
+                digits += 1;
+            }
+            b'.' if point.is_none() && i > 0 && i + 1 < body.len() => point = Some(i),
+            _ => return None,
+        }
+    }
+    if digits == 0 {
+        return None;
+    }
+    let fraction_digits = point.map_or(0, |p| body.len() - p - 1);
+    let magnitude = mantissa as f64 / POW10[fraction_digits];
+    Some(if negative { -magnitude } else { magnitude })
+}
+
 /// `[+-]?[0-9]+` to i64.
 #[inline]
 pub(super) fn parse_i64(s: &[u8]) -> Result<i64, MapError> {
@@ -86,6 +127,18 @@ pub(super) fn parse_i64(s: &[u8]) -> Result<i64, MapError> {
     };
     if digits.is_empty() {
         return Err(MapError::Unmappable);
+    }
+    // Up to 18 digits cannot overflow: no checks in the loop.
+    if digits.len() <= 18 {
+        let mut acc: i64 = 0;
+        for &c in digits {
+            let d = c.wrapping_sub(b'0');
+            if d > 9 {
+                return Err(MapError::Unmappable);
+            }
+            acc = acc * 10 + i64::from(d);
+        }
+        return Ok(if negative { -acc } else { acc });
     }
     // Accumulate negatively so i64::MIN fits.
     let mut acc: i64 = 0;
@@ -112,52 +165,53 @@ pub(super) fn parse_i64(s: &[u8]) -> Result<i64, MapError> {
     }
 }
 
-#[inline]
-pub(super) fn two(b: &[u8], at: usize) -> Option<i64> {
-    let (x, y) = (b[at].wrapping_sub(b'0'), b[at + 1].wrapping_sub(b'0'));
-    if x > 9 || y > 9 {
-        None
-    } else {
-        Some(i64::from(x) * 10 + i64::from(y))
-    }
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's
-/// days_from_civil).
+/// Days since 1970-01-01 of a valid date of the years 0 to 9999 (Howard
+/// Hinnant's days_from_civil, with the years shifted by 400 so that every
+/// division is of a non-negative number by a constant).
 fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
+    // Days before each month (January first) in a year that starts in March.
+    const BEFORE_MONTH: [i64; 12] = [306, 337, 0, 31, 61, 92, 122, 153, 184, 214, 245, 275];
+    let y = y - i64::from(m <= 2) + 400;
+    let day_of_year = BEFORE_MONTH[(m - 1) as usize] + d - 1;
+    y * 365 + y / 4 - y / 100 + y / 400 + day_of_year - 719_468 - 146_097
 }
 
 /// `YYYY-MM-DDTHH:MM:SS[.f{1,9}][Z]` to ticks of 10^-`digits` seconds.
+#[inline]
 pub(super) fn parse_timestamp(s: &[u8], digits: u32) -> Result<i64, MapError> {
     const BAD: MapError = MapError::Unmappable;
-    if s.len() < 19 || s[4] != b'-' || s[7] != b'-' || s[10] != b'T' || s[13] != b':' || s[16] != b':' {
+    let head: &[u8; 19] = s.get(..19).and_then(|h| h.try_into().ok()).ok_or(BAD)?;
+    let digit = |i: usize| head[i].wrapping_sub(b'0');
+    let punctuation = [head[4], head[7], head[10], head[13], head[16]] == *b"--T::";
+    let all_digits = [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18]
+        .iter()
+        .fold(0u8, |worst, &i| worst.max(digit(i)))
+        <= 9;
+    if !(punctuation && all_digits) {
         return Err(BAD);
     }
-    let year = two(s, 0).ok_or(BAD)? * 100 + two(s, 2).ok_or(BAD)?;
-    let month = two(s, 5).ok_or(BAD)?;
-    let day = two(s, 8).ok_or(BAD)?;
-    let hour = two(s, 11).ok_or(BAD)?;
-    let minute = two(s, 14).ok_or(BAD)?;
-    let second = two(s, 17).ok_or(BAD)?;
+    let two = |i: usize| i64::from(digit(i)) * 10 + i64::from(digit(i + 1));
+    let (year, month, day) = (two(0) * 100 + two(2), two(5), two(8));
+    let (hour, minute, second) = (two(11), two(14), two(17));
     let mut at = 19;
-    let mut fraction: i64 = 0; // in nanoseconds
+    // The fraction in ticks: digits past the unit's must be zeros, and
+    // fewer digits are scaled up (no division per value).
+    let mut ticks: i64 = 0;
+    let mut ticks_digits = 0;
     if s.get(at) == Some(&b'.') {
         at += 1;
         let start = at;
-        let mut scale = 100_000_000i64;
         while at < s.len() && s[at].is_ascii_digit() {
             if at - start == 9 {
                 return Err(BAD);
             }
-            fraction += i64::from(s[at] - b'0') * scale;
-            scale /= 10;
+            let d = i64::from(s[at] - b'0');
+            if ticks_digits < digits {
+                ticks = ticks * 10 + d;
+                ticks_digits += 1;
+            } else if d != 0 {
+                return Err(BAD);
+            }
             at += 1;
         }
         if at == start {
@@ -170,25 +224,32 @@ pub(super) fn parse_timestamp(s: &[u8], digits: u32) -> Result<i64, MapError> {
     if at != s.len() {
         return Err(BAD);
     }
+    if !(1..=12).contains(&month) {
+        return Err(BAD);
+    }
+    const MONTH_DAYS: [i64; 12] = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
     let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
-    let max_day = match month {
-        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
-        4 | 6 | 9 | 11 => 30,
-        2 => 28 + i64::from(leap),
-        _ => return Err(BAD),
-    };
+    let max_day = MONTH_DAYS[(month - 1) as usize] + i64::from(month == 2 && leap);
     if day < 1 || day > max_day || hour > 23 || minute > 59 || second > 59 {
         return Err(BAD);
     }
-    let nanos_per_tick = 10i64.pow(9 - digits);
-    if fraction % nanos_per_tick != 0 {
-        return Err(BAD);
-    }
+    const POW10: [i64; 10] = [
+        1,
+        10,
+        100,
+        1_000,
+        10_000,
+        100_000,
+        1_000_000,
+        10_000_000,
+        100_000_000,
+        1_000_000_000,
+    ];
+    let fraction = ticks * POW10[(digits - ticks_digits) as usize];
     let secs = days_from_civil(year, month, day) * 86_400 + hour * 3_600 + minute * 60 + second;
-    let ticks_per_sec = 10i64.pow(digits);
     // The seconds alone may pass i64 at the lower ns edge even though the
     // value with its fraction fits: add in i128.
-    let ticks = i128::from(secs) * i128::from(ticks_per_sec) + i128::from(fraction / nanos_per_tick);
+    let ticks = i128::from(secs) * i128::from(POW10[digits as usize]) + i128::from(fraction);
     i64::try_from(ticks).map_err(|_| MapError::Overflow)
 }
 
@@ -233,9 +294,9 @@ pub(super) fn parse_decimal(s: &[u8], precision: u8, scale: u8) -> Result<i128, 
     Ok(if negative { -v } else { v })
 }
 
+/// A non-string cell to a decimal (strings go to `parse_decimal`).
 pub(super) fn decimal_of(cell: Cell<'_>, precision: u8, scale: u8) -> Result<i128, MapError> {
     match cell {
-        Cell::Str(s) => parse_decimal(s.as_bytes(), precision, scale),
         Cell::U64(u) => parse_decimal(u.to_string().as_bytes(), precision, scale),
         Cell::I64(i) => parse_decimal(i.to_string().as_bytes(), precision, scale),
         Cell::F64(f) => parse_decimal(format!("{f}").as_bytes(), precision, scale),

@@ -33,6 +33,7 @@ use crate::Implementation;
 
 mod columns;
 mod convert;
+mod scan;
 mod state;
 mod visit;
 
@@ -149,7 +150,10 @@ fn literal_bytes(text_len: usize, rows: u64) -> u128 {
 pub type DecodeFn = fn(&mut CubeDecoder, &[u8], Shape, &SchemaRef, Option<i64>) -> Result<RecordBatch, CubeError>;
 
 /// Every implementation, best first; the last is portable.
-pub static IMPLEMENTATIONS: &[Implementation<DecodeFn>] = &[Implementation::portable("cube/serde-stream", decode_with)];
+pub static IMPLEMENTATIONS: &[Implementation<DecodeFn>] = &[
+    Implementation::portable("cube/columnar-scan", decode_scanned),
+    Implementation::portable("cube/serde-stream", decode_with),
+];
 
 /// Decode with the best available implementation and a fresh decoder.
 pub fn decode(json: &[u8], shape: Shape, schema: &SchemaRef, limit: Option<i64>) -> Result<RecordBatch, CubeError> {
@@ -201,6 +205,119 @@ enum Source {
     Literal(Scalar),
 }
 
+/// What phase 0 makes of the schema and the limit, for one decode.
+pub(super) struct Plan {
+    sources: Vec<Source>,
+    limit_rows: Option<u64>,
+    by_name: HashMap<Arc<str>, Vec<usize>>,
+    cols: Vec<Col>,
+}
+
+impl Plan {
+    /// Phase 0: schema, then limit.
+    fn new(schema: &SchemaRef, limit: Option<i64>) -> Result<Plan, CubeError> {
+        let mut convs = Vec::with_capacity(schema.fields().len());
+        let mut sources = Vec::with_capacity(schema.fields().len());
+        for (index, field) in schema.fields().iter().enumerate() {
+            // Columns are built nullable: a non-nullable field is unsupported.
+            let conv = conv_of(field.data_type())
+                .filter(|_| field.is_nullable())
+                .ok_or(CubeError::UnsupportedType { field: index })?;
+            convs.push(conv);
+            match field.metadata().get(LITERAL_KEY) {
+                None => sources.push(Source::Member),
+                Some(text) => {
+                    let scalar = parse_literal(text).ok_or(CubeError::BadLiteral { field: index })?;
+                    let mut probe = Col::new(conv, "".into());
+                    if probe.append(scalar.cell()).is_err() {
+                        return Err(CubeError::BadLiteral { field: index });
+                    }
+                    sources.push(Source::Literal(scalar));
+                }
+            }
+        }
+        let has_member_field = sources.iter().any(|s| matches!(s, Source::Member));
+        let limit_rows = match (has_member_field, limit) {
+            (false, Some(l)) => {
+                if !(0..=MAX_LIMIT).contains(&l) {
+                    return Err(CubeError::BadLimit { limit: l });
+                }
+                Some(l as u64)
+            }
+            _ => None,
+        };
+        let mut by_name: HashMap<Arc<str>, Vec<usize>> = HashMap::new();
+        let mut cols = Vec::with_capacity(convs.len());
+        for (index, (field, conv)) in schema.fields().iter().zip(&convs).enumerate() {
+            let name: Arc<str> = field.name().as_str().into();
+            if matches!(sources[index], Source::Member) {
+                by_name.entry(name.clone()).or_default().push(index);
+            }
+            cols.push(Col::new(*conv, name));
+        }
+        Ok(Plan {
+            sources,
+            limit_rows,
+            by_name,
+            cols,
+        })
+    }
+
+    /// A fresh decoding state over empty columns.
+    fn state<'k>(&self, shape: Shape, decoder: &'k mut CubeDecoder) -> State<'k> {
+        // A reused key table must not outgrow what one call can learn.
+        if decoder.names.len() > MAX_KEPT_KEYS {
+            decoder.names.clear();
+            decoder.keys.clear();
+        }
+        State {
+            shape,
+            cols: self.cols.iter().map(|c| Col::new(c.conv, c.member.clone())).collect(),
+            targets: Vec::new(),
+            by_name: self.by_name.clone(),
+            top_bad: false,
+            first_bad_entry: None,
+            rows: 0,
+            unknown_row_key: None,
+            keys: &mut decoder.keys,
+            names: &mut decoder.names,
+            order: Vec::new(),
+            members: MembersState::Missing,
+            data: DataState::Missing,
+            lengths: Vec::new(),
+            first_ragged: None,
+            data_seen: false,
+            members_after_data: false,
+            data_occurrences: 0,
+            second_pass: false,
+            last_data: 0,
+        }
+    }
+}
+
+/// The `columnar-scan` kernel: a columnar document in the form Cube's
+/// server writes goes through the byte scanner of [`scan`]; every other
+/// shape, and any document the scanner gives up on, through the serde
+/// stream, which owns every error and its position.
+pub fn decode_scanned(
+    decoder: &mut CubeDecoder,
+    json: &[u8],
+    shape: Shape,
+    schema: &SchemaRef,
+    limit: Option<i64>,
+) -> Result<RecordBatch, CubeError> {
+    if shape != Shape::Columnar {
+        return decode_with(decoder, json, shape, schema, limit);
+    }
+    let plan = Plan::new(schema, limit)?;
+    let mut st = plan.state(shape, decoder);
+    if scan::columnar(json, &mut st).is_err() {
+        st = plan.state(shape, decoder);
+        stream(json, &mut st)?;
+    }
+    finish(st, &plan, shape, schema)
+}
+
 /// The `serde-stream` kernel.
 pub fn decode_with(
     decoder: &mut CubeDecoder,
@@ -209,85 +326,30 @@ pub fn decode_with(
     schema: &SchemaRef,
     limit: Option<i64>,
 ) -> Result<RecordBatch, CubeError> {
-    // Phase 0: schema, then limit.
-    let mut convs = Vec::with_capacity(schema.fields().len());
-    let mut sources = Vec::with_capacity(schema.fields().len());
-    for (index, field) in schema.fields().iter().enumerate() {
-        // Columns are built nullable: a non-nullable field is unsupported.
-        let conv = conv_of(field.data_type())
-            .filter(|_| field.is_nullable())
-            .ok_or(CubeError::UnsupportedType { field: index })?;
-        convs.push(conv);
-        match field.metadata().get(LITERAL_KEY) {
-            None => sources.push(Source::Member),
-            Some(text) => {
-                let scalar = parse_literal(text).ok_or(CubeError::BadLiteral { field: index })?;
-                let mut probe = Col::new(conv, "".into());
-                if probe.append(scalar.cell()).is_err() {
-                    return Err(CubeError::BadLiteral { field: index });
-                }
-                sources.push(Source::Literal(scalar));
-            }
-        }
-    }
-    let has_member_field = sources.iter().any(|s| matches!(s, Source::Member));
-    let limit_rows = match (has_member_field, limit) {
-        (false, Some(l)) => {
-            if !(0..=MAX_LIMIT).contains(&l) {
-                return Err(CubeError::BadLimit { limit: l });
-            }
-            Some(l as u64)
-        }
-        _ => None,
-    };
+    let plan = Plan::new(schema, limit)?;
+    let mut st = plan.state(shape, decoder);
+    stream(json, &mut st)?;
+    finish(st, &plan, shape, schema)
+}
 
-    let mut by_name: HashMap<Arc<str>, Vec<usize>> = HashMap::new();
-    let mut cols = Vec::with_capacity(convs.len());
-    for (index, (field, conv)) in schema.fields().iter().zip(&convs).enumerate() {
-        let name: Arc<str> = field.name().as_str().into();
-        if matches!(sources[index], Source::Member) {
-            by_name.entry(name.clone()).or_default().push(index);
-        }
-        cols.push(Col::new(*conv, name));
-    }
-    // A reused key table must not outgrow what one call can learn.
-    if decoder.names.len() > MAX_KEPT_KEYS {
-        decoder.names.clear();
-        decoder.keys.clear();
-    }
-    let mut st = State {
-        shape,
-        cols,
-        targets: Vec::new(),
-        by_name,
-        top_bad: false,
-        first_bad_entry: None,
-        rows: 0,
-        unknown_row_key: None,
-        keys: &mut decoder.keys,
-        names: &mut decoder.names,
-        order: Vec::new(),
-        members: MembersState::Missing,
-        data: DataState::Missing,
-        lengths: Vec::new(),
-        first_ragged: None,
-        data_seen: false,
-        members_after_data: false,
-        data_occurrences: 0,
-        second_pass: false,
-        last_data: 0,
-    };
-
-    // Phase 1 (and the data, streamed).
-    parse(json, &mut st)?;
+/// Phase 1: one pass over the document with the serde visitors, two when
+/// `members` comes after the data.
+fn stream(json: &[u8], st: &mut State<'_>) -> Result<(), CubeError> {
+    let shape = st.shape;
+    parse(json, st)?;
     // `members_after_data` implies a data key was seen (data_occurrences >= 1).
     if shape != Shape::Rows && st.members_after_data {
         st.second_pass = true;
         st.last_data = st.data_occurrences - 1;
         st.data_occurrences = 0;
-        parse(json, &mut st)?;
+        parse(json, st)?;
     }
+    Ok(())
+}
 
+/// Phases 2-5: the shape, member and cell errors in their order, then the
+/// batch.
+fn finish(mut st: State<'_>, plan: &Plan, shape: Shape, schema: &SchemaRef) -> Result<RecordBatch, CubeError> {
     // Phases 2-4.
     let bad = |path: String| Err(CubeError::BadShape { path });
     if st.top_bad {
@@ -359,11 +421,11 @@ pub fn decode_with(
             }
         }
     }
-    let rows = limit_rows.unwrap_or(rows_in_data);
+    let rows = plan.limit_rows.unwrap_or(rows_in_data);
 
     // Phase 5: the first cell error, by field then row; then the columns.
     let mut columns: Vec<ArrayRef> = Vec::with_capacity(st.cols.len());
-    for (index, (col, source)) in st.cols.drain(..).zip(&sources).enumerate() {
+    for (index, (col, source)) in st.cols.drain(..).zip(&plan.sources).enumerate() {
         let ty = schema.field(index).data_type();
         match source {
             Source::Literal(scalar) => {

@@ -219,3 +219,82 @@ fn integers_and_decimals() {
     assert_eq!(parse_decimal(b"1.235", 5, 2), Err(MapError::Unmappable));
     assert_eq!(parse_decimal(b".", 5, 2), Err(MapError::Unmappable));
 }
+
+/// `plain_decimal` takes exactly `-?D+(.D+)?` of up to 15 digits, and gives
+/// `str::parse`'s bits.
+#[test]
+fn plain_decimals_take_the_short_way_with_str_parse_bits() {
+    let plain = [
+        "0",
+        "-0",
+        "0.0",
+        "-0.0",
+        "5",
+        "12345.67",
+        "-100000.25",
+        "0.1",
+        "0.3",
+        "999999999999999",
+        "0.00000000000001",
+        "00012.50",
+        "123456789012.345",
+        "1.7976931348623",
+        "-9007199254.74099",
+    ];
+    let other = [
+        "",
+        "-",
+        ".",
+        "5.",
+        ".5",
+        "-.5",
+        "+1",
+        "1e5",
+        "1E-5",
+        "inf",
+        "NaN",
+        "1.2.3",
+        "1,5",
+        " 1",
+        "1 ",
+        "1234567890123456",
+        "0.1234567890123456",
+        "0000000000000001",
+        "--1",
+        "1-",
+    ];
+    for s in plain {
+        let fast = plain_decimal(s).unwrap_or_else(|| panic!("{s} is plain"));
+        assert_eq!(fast.to_bits(), s.parse::<f64>().unwrap().to_bits(), "{s}");
+    }
+    for s in other {
+        assert_eq!(plain_decimal(s), None, "{s}");
+        assert_eq!(
+            parse_f64(s).map(f64::to_bits),
+            s.parse::<f64>().ok().map(f64::to_bits),
+            "{s}"
+        );
+    }
+    // Every digit count and point position, with varied digits.
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    for digits in 1..=15usize {
+        for point in 0..digits {
+            for _ in 0..50 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let text: String = (0..digits)
+                    .map(|i| char::from(b'0' + ((x >> (i * 4)) % 10) as u8))
+                    .collect();
+                let s = if point == 0 {
+                    text
+                } else {
+                    format!("{}.{}", &text[..digits - point], &text[digits - point..])
+                };
+                let s = if x & 1 == 1 { format!("-{s}") } else { s };
+                let fast = plain_decimal(&s).unwrap_or_else(|| panic!("{s} is plain"));
+                assert_eq!(fast.to_bits(), s.parse::<f64>().unwrap().to_bits(), "{s}");
+            }
+        }
+    }
+}

@@ -9,6 +9,8 @@ use crate::engine::{Case, CaseRng};
 
 pub const CATEGORIES: &[(&str, f64)] = &[
     ("columnar", 1.0),
+    ("server-form", 1.0),
+    ("server-form-damaged", 1.0),
     ("compact", 0.5),
     ("rows", 1.0),
     ("rows-late-keys", 0.5),
@@ -598,6 +600,134 @@ pub fn render(rng: &mut CaseRng, table: &Table, shape: Shape) -> Vec<u8> {
     s.into_bytes()
 }
 
+/// One cell as Cube's server writes it: numbers, timestamps and decimals
+/// as strings, text without escapes, booleans, null and short JSON
+/// integers, the form `cube/columnar-scan` reads without the serde stream.
+fn server_value(rng: &mut CaseRng, ty: Ty) -> String {
+    if rng.gen_bool(0.05) {
+        return "null".into();
+    }
+    match ty {
+        Ty::Utf8 => {
+            let pieces = [
+                "a",
+                "Z",
+                "0",
+                " ",
+                "é",
+                "漢",
+                "😀",
+                "/",
+                "\u{7f}",
+                "ß",
+                "completed",
+                "2024",
+            ];
+            let text: String = (0..rng.gen_range(0..8)).map(|_| *pieces.choose(rng).unwrap()).collect();
+            quote(&text)
+        }
+        Ty::Int64 => {
+            let v: i64 = match rng.gen_range(0..8) {
+                0 => rng.gen(),
+                1 => rng.gen_range(-10_000_000..0),
+                2 => rng.gen_range(10_000_000..100_000_000),
+                _ => rng.gen_range(0..10_000_000),
+            };
+            if rng.gen_bool(0.1) {
+                v.to_string()
+            } else {
+                quote(&v.to_string())
+            }
+        }
+        Ty::Float64 => match rng.gen_range(0..10) {
+            0 => quote(&rng.gen_range(-1e6..1e6f64).to_string()),
+            1 => quote(&rng.gen_range(0..100_000i64).to_string()),
+            2 => quote(&format!("{:.9}", rng.gen_range(-1e7..1e7f64))),
+            _ => quote(&format!("{:.2}", rng.gen_range(-100_000.0..100_000.0f64))),
+        },
+        Ty::Timestamp(unit) => random_timestamp(rng, unit),
+        _ => value(rng, ty, Mode::Normal),
+    }
+}
+
+/// A columnar document in the server's form: members first, then the
+/// columns, whitespace only between tokens when pretty. Also the byte
+/// offsets of the text cells' bodies.
+fn server_document(rng: &mut CaseRng) -> (CubeInput, Vec<usize>) {
+    let (max_fields, max_rows) = small(rng);
+    let table = random_table(rng, max_fields, max_rows, Mode::Normal);
+    let pretty = rng.gen_bool(0.2);
+    let mut json = String::from("{");
+    json.push_str(ws(rng, pretty));
+    json.push_str("\"members\":[");
+    let members: Vec<String> = table.members.iter().map(|m| quote(m)).collect();
+    json.push_str(&members.join(","));
+    json.push_str("],");
+    json.push_str(ws(rng, pretty));
+    json.push_str("\"columns\":[");
+    let mut text = Vec::new();
+    for (j, member) in table.members.iter().enumerate() {
+        let ty = table
+            .fields
+            .iter()
+            .find(|f| &f.name == member)
+            .map_or(Ty::Utf8, |f| f.ty);
+        if j > 0 {
+            json.push(',');
+            json.push_str(ws(rng, pretty));
+        }
+        json.push('[');
+        for r in 0..table.rows {
+            if r > 0 {
+                json.push(',');
+                json.push_str(ws(rng, pretty));
+            }
+            let cell = server_value(rng, ty);
+            if ty == Ty::Utf8 && cell.len() > 2 {
+                text.extend(json.len() + 1..json.len() + cell.len() - 1);
+            }
+            json.push_str(&cell);
+        }
+        json.push(']');
+    }
+    json.push(']');
+    json.push_str(ws(rng, pretty));
+    json.push('}');
+    let input = CubeInput::new(json.into_bytes(), Shape::Columnar, table.fields.clone(), None);
+    (input, text)
+}
+
+/// A server-form document with one byte replaced, inserted or removed, or
+/// cut short: the scanner must give up wherever the serde stream fails or
+/// reads something else. Most damage lands in a text cell, where a
+/// control, a backslash or a broken UTF-8 sequence is the scanner's alone
+/// to notice (a number or timestamp that breaks fails to convert anyway).
+fn damaged_server_document(rng: &mut CaseRng) -> CubeInput {
+    let (mut input, text) = server_document(rng);
+    let json = &mut input.json;
+    if json.is_empty() {
+        return input;
+    }
+    if let Some(&at) = text.choose(rng).filter(|_| rng.gen_bool(0.8)) {
+        let byte = *b"\\\x00\x1f\x80\xc3".choose(rng).unwrap();
+        if rng.gen_bool(0.5) {
+            json[at] = byte;
+        } else {
+            json.insert(at, byte);
+        }
+        return input;
+    }
+    let at = rng.gen_range(0..json.len());
+    let byte = *b"\"\\\x00\x1f\x7f\x80\xc3\xff ,]}[{:-.eE09nt\n".choose(rng).unwrap();
+    match rng.gen_range(0..4) {
+        0 => json[at] = byte,
+        1 => json.insert(at, byte),
+        2 => drop(json.remove(at)),
+        _ => json.truncate(at),
+    }
+    input
+}
+
 fn random_shape(rng: &mut CaseRng) -> Shape {
     *[Shape::Rows, Shape::Compact, Shape::Columnar].choose(rng).unwrap()
 }
@@ -631,6 +761,8 @@ pub fn generate(category: &str, _index: u64, rng: &mut CaseRng) -> Vec<Case<Cube
             let table = random_table(rng, max_fields, max_rows, Mode::Normal);
             vec![Case::one(input_of(rng, &table, shape))]
         }
+        "server-form" => vec![Case::one(server_document(rng).0)],
+        "server-form-damaged" => vec![Case::one(damaged_server_document(rng))],
         "rows-late-keys" => {
             let mut table = random_table(rng, max_fields, max_rows.max(4), Mode::Normal);
             // Missing keys anywhere, and members only present from a later row.
