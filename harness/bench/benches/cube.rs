@@ -1,5 +1,5 @@
 //! cube-columnar: 10,000 rows x 3, 8, 16, 32 dimensions (Cube-style values:
-//! measures, ids and timestamps as strings). Kernel on columnar input vs the
+//! measures, ids and timestamps as strings). Each kernel on columnar input vs the
 //! reference on row objects vs arrow-json's reader on the equivalent
 //! newline-delimited row JSON.
 //!
@@ -34,9 +34,15 @@ fn bench(c: &mut Criterion) {
         assert_eq!(a.num_rows(), ROWS);
 
         let mut kd = kernel::CubeDecoder::new();
-        group.bench_with_input(BenchmarkId::new("kernel-columnar", width), &col_json, |b, json| {
-            b.iter(|| kernel::decode_with(&mut kd, json, kernel::Shape::Columnar, &schema, None).unwrap())
-        });
+        for imp in kernel::IMPLEMENTATIONS {
+            let decode = imp.get().expect("the Cube kernels are portable");
+            let variant = imp.name.trim_start_matches("cube/");
+            group.bench_with_input(
+                BenchmarkId::new(format!("kernel-columnar/{variant}"), width),
+                &col_json,
+                |b, json| b.iter(|| decode(&mut kd, json, kernel::Shape::Columnar, &schema, None).unwrap()),
+            );
+        }
         group.bench_with_input(BenchmarkId::new("kernel-rows", width), &row_json, |b, json| {
             b.iter(|| kernel::decode_with(&mut kd, json, kernel::Shape::Rows, &schema, None).unwrap())
         });
