@@ -306,16 +306,39 @@ pub fn decode_scanned(
     schema: &SchemaRef,
     limit: Option<i64>,
 ) -> Result<RecordBatch, CubeError> {
+    decode_routed(decoder, json, shape, schema, limit).0
+}
+
+/// The way a document went through `cube/columnar-scan`: both give the
+/// same result, so only this tells them apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Route {
+    Scanned,
+    Streamed,
+}
+
+/// [`decode_scanned`], and the way it went.
+fn decode_routed(
+    decoder: &mut CubeDecoder,
+    json: &[u8],
+    shape: Shape,
+    schema: &SchemaRef,
+    limit: Option<i64>,
+) -> (Result<RecordBatch, CubeError>, Route) {
     if shape != Shape::Columnar {
-        return decode_with(decoder, json, shape, schema, limit);
+        return (decode_with(decoder, json, shape, schema, limit), Route::Streamed);
     }
-    let plan = Plan::new(schema, limit)?;
+    let plan = match Plan::new(schema, limit) {
+        Ok(plan) => plan,
+        Err(e) => return (Err(e), Route::Streamed),
+    };
     let mut st = plan.state(shape, decoder);
-    if scan::columnar(json, &mut st).is_err() {
-        st = plan.state(shape, decoder);
-        stream(json, &mut st)?;
+    if scan::columnar(json, &mut st).is_ok() {
+        return (finish(st, &plan, shape, schema), Route::Scanned);
     }
-    finish(st, &plan, shape, schema)
+    let mut st = plan.state(shape, decoder);
+    let result = stream(json, &mut st).and_then(|()| finish(st, &plan, shape, schema));
+    (result, Route::Streamed)
 }
 
 /// The `serde-stream` kernel.

@@ -176,3 +176,38 @@ fn short_digits_agrees_with_parse_i64_on_every_window() {
     }
     assert!(taken > 100_000, "{taken}");
 }
+
+/// The kernel scans the server form and streams every other shape and
+/// every document the scanner gives up on.
+#[test]
+fn the_kernel_routes_the_server_form_through_the_scanner() {
+    let schema = schema();
+    let route = |json: &str, shape: Shape| {
+        let (result, route) = decode_routed(&mut CubeDecoder::new(), json.as_bytes(), shape, &schema, None);
+        let streamed = decode_with(&mut CubeDecoder::new(), json.as_bytes(), shape, &schema, None);
+        assert_eq!(result, streamed, "{json}");
+        route
+    };
+    assert_eq!(route(SERVER_FORM, Shape::Columnar), Route::Scanned);
+    let ragged = r#"{"members":["id","copy"],"columns":[["1","2"],["3"]]}"#;
+    assert_eq!(route(ragged, Shape::Columnar), Route::Scanned);
+    let escaped = r#"{"members":["status"],"columns":[["a\nb"]]}"#;
+    assert_eq!(route(escaped, Shape::Columnar), Route::Streamed);
+    let compact = r#"{"members":["id"],"dataset":[["1"],["2"]]}"#;
+    assert_eq!(route(compact, Shape::Compact), Route::Streamed);
+    // The same document as columnar is the scanner's; as compact it is not.
+    let both = r#"{"members":["id"],"columns":[["1","2"]]}"#;
+    assert_eq!(route(both, Shape::Columnar), Route::Scanned);
+    assert_eq!(route(both, Shape::Compact), Route::Streamed);
+    assert_eq!(route(r#"[{"id":"1"}]"#, Shape::Rows), Route::Streamed);
+    let unsupported = Arc::new(Schema::new(vec![Field::new("id", DataType::Int64, false)]));
+    let (result, route) = decode_routed(
+        &mut CubeDecoder::new(),
+        both.as_bytes(),
+        Shape::Columnar,
+        &unsupported,
+        None,
+    );
+    assert_eq!(result, Err(CubeError::UnsupportedType { field: 0 }));
+    assert_eq!(route, Route::Streamed);
+}
