@@ -153,7 +153,12 @@ fn stops_flags_the_first_special_byte_exactly() {
 /// 1-7 digit bodies before a quote, with `parse_i64`'s value.
 #[test]
 fn short_digits_agrees_with_parse_i64_on_every_window() {
-    let alphabet = *b"0597\"-a ";
+    // Miri runs a smaller alphabet (3^8 windows rather than 8^8).
+    let (alphabet, least): (&[u8], usize) = if cfg!(miri) {
+        (b"0\"a", 1_000)
+    } else {
+        (b"0597\"-a ", 100_000)
+    };
     let mut window = [0u8; 8];
     let mut taken = 0;
     for code in 0..alphabet.len().pow(8) {
@@ -174,7 +179,7 @@ fn short_digits_agrees_with_parse_i64_on_every_window() {
         );
         taken += usize::from(expected.is_some());
     }
-    assert!(taken > 100_000, "{taken}");
+    assert!(taken > least, "{taken}");
 }
 
 /// The kernel scans the server form and streams every other shape and
