@@ -139,20 +139,30 @@ unsafe fn swap64_avx2<T: Lane>(src: &[u8], out: &mut [T]) {
 
 /// BOOLEAN bytes (0 or 1).
 pub fn decode_bool_into(page: &[u8], out: &mut [bool]) -> Result<Done, DecodeError> {
+    const CHUNK: usize = 64;
     let max = out.len();
-    // Validate the bytes the output can take in one vectorisable pass.
     let checked = page.len().min(max);
-    if let Some(bad) = page[..checked].iter().position(|&b| b > 1) {
-        return Err(DecodeError::BadBoolean {
-            byte: page[bad],
-            offset: bad,
-        });
+    // A chunk at a time: its bytes ORed (a byte other than 0 and 1 sets a
+    // bit above bit 0) and converted, both branch-free, so they vectorise;
+    // only a bad chunk is searched for its first bad byte.
+    for (k, (slots, bytes)) in out[..checked]
+        .chunks_mut(CHUNK)
+        .zip(page[..checked].chunks(CHUNK))
+        .enumerate()
+    {
+        if bytes.iter().fold(0, |any, &b| any | b) > 1 {
+            let bad = bytes.iter().position(|&b| b > 1).expect("a byte above 1");
+            return Err(DecodeError::BadBoolean {
+                byte: bytes[bad],
+                offset: k * CHUNK + bad,
+            });
+        }
+        for (slot, &b) in slots.iter_mut().zip(bytes) {
+            *slot = b != 0;
+        }
     }
     if page.len() > max {
         return Err(DecodeError::TooManyValues { max, offset: max });
-    }
-    for (slot, &b) in out.iter_mut().zip(page) {
-        *slot = b == 1;
     }
     Ok(Done {
         values: page.len(),
@@ -291,6 +301,35 @@ mod tests {
         assert_eq!(IMPLEMENTATIONS_BE64[0].name, "plain/avx2-bswap");
         assert_eq!(IMPLEMENTATIONS_BE64[0].is_available(), has);
         assert!(IMPLEMENTATIONS_BE64[1].is_available());
+    }
+
+    /// A bad byte anywhere, chunk boundaries included, is reported at its
+    /// own offset; one the output cannot take is too many values instead;
+    /// good pages of every length up to three chunks decode.
+    #[test]
+    fn booleans_of_every_length_and_bad_bytes_at_their_offsets() {
+        for n in 0..200usize {
+            let page: Vec<u8> = (0..n).map(|i| u8::from(i % 3 == 1)).collect();
+            let mut out = vec![false; n];
+            assert_eq!(decode_bool_into(&page, &mut out), Ok(Done { values: n, consumed: n }));
+            assert!(out.iter().zip(&page).all(|(&v, &b)| v == (b == 1)), "{n}");
+            for at in [0, n / 2, n.saturating_sub(1)].into_iter().filter(|&at| at < n) {
+                let mut bad = page.clone();
+                bad[at] = 2 + (at % 250) as u8;
+                assert_eq!(
+                    decode_bool_into(&bad, &mut out),
+                    Err(DecodeError::BadBoolean { byte: bad[at], offset: at }),
+                    "{n} bad at {at}"
+                );
+                if at > 0 {
+                    assert_eq!(
+                        decode_bool_into(&bad, &mut out[..at]),
+                        Err(DecodeError::TooManyValues { max: at, offset: at }),
+                        "{n} bad at {at}, room for {at}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]
