@@ -8,7 +8,9 @@ set -euo pipefail
 venv="${CROSSDEC_TSFILE_VENV:-/opt/crossdec-venv}"
 requirements="$(cd "$(dirname "$0")/../tsfile" && pwd)/requirements.txt"
 
-if [ -x "$venv/bin/python" ] && "$venv/bin/python" -c 'import tsfile' 2>/dev/null; then
+# Imports run from / : in the checkout, the crate directory tsfile/ would
+# pass for the package (a namespace package) when the venv lacks it.
+if [ -x "$venv/bin/python" ] && (cd / && "$venv/bin/python" -c 'import tsfile') 2>/dev/null; then
   echo "tsfile venv ready at $venv"
   exit 0
 fi
@@ -19,4 +21,4 @@ fi
 python3 -m venv "$venv"
 "$venv/bin/python" -m pip install --quiet --upgrade pip
 "$venv/bin/python" -m pip install --quiet -r "$requirements"
-"$venv/bin/python" -c 'import tsfile; print("tsfile venv ready at '"$venv"'")'
+(cd / && "$venv/bin/python" -c 'import tsfile; print("tsfile venv ready at '"$venv"'")')

@@ -318,7 +318,10 @@ mod tests {
                 bad[at] = 2 + (at % 250) as u8;
                 assert_eq!(
                     decode_bool_into(&bad, &mut out),
-                    Err(DecodeError::BadBoolean { byte: bad[at], offset: at }),
+                    Err(DecodeError::BadBoolean {
+                        byte: bad[at],
+                        offset: at
+                    }),
                     "{n} bad at {at}"
                 );
                 if at > 0 {
