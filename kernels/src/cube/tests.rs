@@ -298,3 +298,105 @@ fn plain_decimals_take_the_short_way_with_str_parse_bits() {
         }
     }
 }
+
+/// Cells that are not strings, into every column type: Utf8 takes their
+/// JSON text, the numeric types their value, and what a type cannot hold is
+/// unmappable or an overflow.
+#[test]
+fn non_string_cells_into_every_type() {
+    use MapError::{Overflow, Unmappable};
+    let col_of = |conv: Conv, cells: &[Cell<'_>]| {
+        let mut col = Col::new(conv, "m".into());
+        for &cell in cells {
+            col.append(cell).expect("mappable");
+        }
+        col
+    };
+    let text = col_of(
+        Conv::Utf8,
+        &[
+            Cell::Bool(true),
+            Cell::U64(7),
+            Cell::I64(-7),
+            Cell::F64(0.5),
+            Cell::Str("x"),
+            Cell::Null,
+        ],
+    );
+    let Data::Str { offsets, bytes } = &text.data else {
+        unreachable!()
+    };
+    assert_eq!(
+        (bytes.as_slice(), offsets.as_slice()),
+        (&b"true7-70.5x"[..], &[0, 4, 5, 7, 10, 11, 11][..])
+    );
+    assert_eq!(text.valid, [true, true, true, true, true, false]);
+
+    let ints = col_of(Conv::Int64, &[Cell::I64(-3), Cell::U64(3), Cell::Str("+4")]);
+    assert!(matches!(&ints.data, Data::I64(v) if v == &[-3, 3, 4]));
+    let floats = col_of(Conv::Float64, &[Cell::I64(-3), Cell::U64(3), Cell::F64(2.5)]);
+    assert!(matches!(&floats.data, Data::F64(v) if v == &[-3.0, 3.0, 2.5]));
+    let bools = col_of(Conv::Boolean, &[Cell::Bool(true), Cell::Bool(false), Cell::Str("1")]);
+    assert!(matches!(&bools.data, Data::Bool(v) if v == &[true, false, true]));
+    let decimal = Conv::Decimal {
+        precision: 10,
+        scale: 2,
+    };
+    let decimals = col_of(
+        decimal,
+        &[Cell::U64(5), Cell::I64(-5), Cell::F64(1.5), Cell::Str("0.25")],
+    );
+    assert!(matches!(&decimals.data, Data::I128(v) if v == &[500, -500, 150, 25]));
+    let stamps = col_of(Conv::Timestamp(3), &[Cell::I64(-1), Cell::U64(1)]);
+    assert!(matches!(&stamps.data, Data::I64(v) if v == &[-1, 1]));
+
+    for (conv, cell, error) in [
+        (Conv::Utf8, Cell::Array, Unmappable),
+        (Conv::Utf8, Cell::Object, Unmappable),
+        (Conv::Int64, Cell::U64(u64::MAX), Overflow),
+        (Conv::Int64, Cell::F64(1.0), Unmappable),
+        (Conv::Int64, Cell::Bool(true), Unmappable),
+        (Conv::Timestamp(3), Cell::U64(1 << 63), Overflow),
+        (Conv::Timestamp(3), Cell::F64(1.0), Unmappable),
+        (Conv::Float64, Cell::Bool(true), Unmappable),
+        (Conv::Float64, Cell::Array, Unmappable),
+        (Conv::Boolean, Cell::U64(1), Unmappable),
+        (decimal, Cell::Bool(true), Unmappable),
+        (decimal, Cell::U64(100_000_000), Overflow),
+    ] {
+        let mut col = Col::new(conv, "m".into());
+        assert_eq!(col.append(cell), Err(Some(error)), "{conv:?} {}", cell.text());
+    }
+}
+
+/// Each field of a timestamp is checked on its own, and a fraction shorter
+/// than the unit is scaled up.
+#[test]
+fn every_timestamp_field_is_checked_on_its_own() {
+    let bad = Err(MapError::Unmappable);
+    for text in [
+        "2024-01-0xT00:00:00",
+        "2024/01/01T00:00:00",
+        "2024-01-01 00:00:00",
+        "2024-13-01T00:00:00",
+        "2024-00-01T00:00:00",
+        "2024-01-00T00:00:00",
+        "2024-01-32T00:00:00",
+        "2024-04-31T00:00:00",
+        "2024-01-01T24:00:00",
+        "2024-01-01T00:60:00",
+        "2024-01-01T00:00:60",
+        "2024-01-01T00:00:00.",
+        "2024-01-01T00:00:00.1234567890",
+        "2024-01-01T00:00:00ZZ",
+        "2024-01-01T00:00:0",
+    ] {
+        assert_eq!(parse_timestamp(text.as_bytes(), 9), bad, "{text}");
+    }
+    assert_eq!(parse_timestamp(b"2024-01-01T00:00:00.5", 3), Ok(1_704_067_200_500));
+    assert_eq!(parse_timestamp(b"2024-01-01T00:00:00.25", 6), Ok(1_704_067_200_250_000));
+    assert_eq!(
+        parse_timestamp(b"2024-12-31T23:59:59.123456789", 9),
+        Ok(1_735_689_599_123_456_789)
+    );
+}
