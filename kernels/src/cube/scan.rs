@@ -328,20 +328,29 @@ impl<'a> Scanner<'a> {
         }
     }
 
+    /// A string of 1 to 7 digits here, with nine bytes to read from here
+    /// (its quotes included): its value and length, quotes included.
+    #[inline]
+    fn short_int(&self) -> Option<(i64, usize)> {
+        match self.b.get(self.at..self.at + 9)? {
+            [b'"', body @ ..] => {
+                let (v, digits) = short_digits(u64::from_le_bytes(body.try_into().expect("eight bytes")))?;
+                Some((v, digits + 2))
+            }
+            _ => None,
+        }
+    }
+
     /// An Int64 column's cells (after its first), short digit strings read
     /// eight bytes at a time.
     fn int64_column(&mut self, col: &mut Col) -> Scan<u64> {
         let mut n = 0u64;
         loop {
             self.ws();
-            let short = match self.b.get(self.at..self.at + 9) {
-                Some([b'"', rest @ ..]) => short_digits(u64::from_le_bytes(rest.try_into().expect("eight bytes"))),
-                _ => None,
-            };
-            match short {
+            match self.short_int() {
                 Some((v, len)) => {
                     col.push_i64(v);
-                    self.at += len + 2;
+                    self.at += len;
                 }
                 None => col.append(self.cell()?).map_err(|_| GiveUp)?,
             }

@@ -217,3 +217,44 @@ fn the_kernel_routes_the_server_form_through_the_scanner() {
     assert_eq!(result, Err(CubeError::UnsupportedType { field: 0 }));
     assert_eq!(route, Route::Streamed);
 }
+
+/// The one-step read of a short digit string, at the scanner's position:
+/// nine bytes from there, the string with its quotes.
+#[test]
+fn short_int_reads_at_the_scanner_position() {
+    let text = br#"["12","7654321","12345678","x1",  "3"]"#;
+    let at = |at: usize| Scanner { b: text, at }.short_int();
+    assert_eq!(at(0), None);
+    assert_eq!(at(1), Some((12, 4)));
+    assert_eq!(at(6), Some((7_654_321, 9)));
+    assert_eq!(at(16), None, "eight digits");
+    assert_eq!(at(27), None, "not digits");
+    // Fewer than nine bytes left: the scanner reads the cell the long way.
+    assert_eq!(at(34), None);
+    assert_eq!(Scanner { b: br#""3"]"#, at: 0 }.short_int(), None);
+    assert_eq!(
+        Scanner {
+            b: br#""3"]     "#,
+            at: 0
+        }
+        .short_int(),
+        Some((3, 3))
+    );
+}
+
+/// A member two fields read: every cell goes to both, on the scanned path.
+#[test]
+fn a_member_read_by_two_fields_fills_both() {
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("id", DataType::Int64, true),
+        Field::new("id", DataType::Utf8, true),
+        Field::new("at", DataType::Timestamp(TimeUnit::Millisecond, None), true),
+    ]));
+    let json =
+        r#"{"members":["id","at"],"columns":[["1",null,"42"],["2024-01-01T00:00:00","1970-01-01T00:00:00.001",null]]}"#;
+    let batch = scanned(json, &schema).expect("the scanner takes it");
+    assert_eq!(batch, streamed(json, &schema).unwrap());
+    assert_eq!(batch.num_rows(), 3);
+    let text = batch.column(1).as_any().downcast_ref::<StringArray>().unwrap();
+    assert_eq!(text.iter().collect::<Vec<_>>(), [Some("1"), None, Some("42")]);
+}
