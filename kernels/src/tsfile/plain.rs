@@ -335,6 +335,22 @@ mod tests {
         }
     }
 
+    /// Bad bytes that cancel out when combined other than by OR (2 and 3,
+    /// 2 and 2) are still found.
+    #[test]
+    fn two_bad_booleans_in_one_chunk() {
+        for pair in [[2u8, 3], [2, 2], [0xfe, 0xff]] {
+            let mut page = vec![1u8; 100];
+            page[70] = pair[0];
+            page[80] = pair[1];
+            let want = Err(DecodeError::BadBoolean {
+                byte: pair[0],
+                offset: 70,
+            });
+            assert_eq!(decode_bool_into(&page, &mut [false; 100]), want, "{pair:?}");
+        }
+    }
+
     #[test]
     fn varint_edges() {
         let page = [0x00, 0xff, 0xff, 0xff, 0xff, 0x0f, 0x01, 0x80, 0x01];
