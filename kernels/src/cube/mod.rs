@@ -296,7 +296,7 @@ impl Plan {
 }
 
 /// The `columnar-scan` kernel: a columnar document in the form Cube's
-/// server writes goes through the byte scanner of [`scan`]; every other
+/// server writes goes through a byte scanner (`scan.rs`); every other
 /// shape, and any document the scanner gives up on, through the serde
 /// stream, which owns every error and its position.
 pub fn decode_scanned(
