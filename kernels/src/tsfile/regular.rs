@@ -7,13 +7,12 @@
 //! when count <= 2).
 //!
 //! `regular/word64` (the default) writes a block without missing points as
-//! an arithmetic progression in eight independent lanes, each adding
-//! `8·delta` (the loop vectorizes, with no multiplication), counts a
-//! bitmap's values with `count_ones` over 64-bit words, and walks its set
-//! bits a word at a time (`trailing_zeros`, clear the lowest bit), a full
-//! word as a progression of 64. `regular/stepwise`
-//! walks every position with a running sum, testing one bitmap bit per
-//! position: the other opinion, with the other arithmetic.
+//! a running sum (the compiler vectorizes it), counts a bitmap's values
+//! with `count_ones` over 64-bit words, and walks its set bits a word at a
+//! time (`trailing_zeros`, clear the lowest bit), a full word as a
+//! progression of 64. `regular/stepwise` walks every position with a
+//! running sum, testing one bitmap bit per position: the other opinion on
+//! bitmaps.
 
 use super::{be_u32, be_u64, DecodeError, Done, Field, IntLane};
 
@@ -143,29 +142,14 @@ fn popcount(bytes: &[u8]) -> usize {
     n + words.remainder().iter().map(|b| b.count_ones() as usize).sum::<usize>()
 }
 
-/// Independent sums [`progression`] keeps: each lane adds `LANES · delta`
-/// per step, so there is no multiplication (x86-64 has no vector 64-bit
-/// multiply before AVX-512) and no chain of additions one value long.
-const LANES: usize = 8;
-
-/// `first + (start + k)·delta` into every slot, wrapping.
+/// `first + (start + k)·delta` into every slot, wrapping: a running sum,
+/// which the compiler turns into vector steps of independent lanes.
 #[inline]
 fn progression<T: IntLane>(out: &mut [T], first: u64, delta: u64, start: u64) {
-    let base = first.wrapping_add(start.wrapping_mul(delta));
-    let mut lanes = [0u64; LANES];
-    for (k, lane) in lanes.iter_mut().enumerate() {
-        *lane = base.wrapping_add((k as u64).wrapping_mul(delta));
-    }
-    let stride = delta.wrapping_mul(LANES as u64);
-    let mut chunks = out.chunks_exact_mut(LANES);
-    for chunk in &mut chunks {
-        for (slot, lane) in chunk.iter_mut().zip(lanes.iter_mut()) {
-            *slot = T::from_bits(*lane);
-            *lane = lane.wrapping_add(stride);
-        }
-    }
-    for (slot, lane) in chunks.into_remainder().iter_mut().zip(lanes) {
-        *slot = T::from_bits(lane);
+    let mut value = first.wrapping_add(start.wrapping_mul(delta));
+    for slot in out {
+        *slot = T::from_bits(value);
+        value = value.wrapping_add(delta);
     }
 }
 
