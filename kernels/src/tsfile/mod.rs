@@ -28,6 +28,7 @@ pub mod rlbe;
 pub mod rle;
 pub mod sprintz;
 pub mod ts2diff;
+mod varint;
 pub mod zigzag;
 
 /// The field of an encoded page that could not be read (see the reference

@@ -2,17 +2,25 @@
 //! A page is a sequence of groups until its bytes end:
 //! `uvarint byteLength | uvarint count | count LEB128 varints of zigzag(v)`.
 //!
-//! `zigzag/bytewise` reads a varint a byte at a time: the writers' pages
-//! hold runs of varints of one length, which the branches predict, so the
-//! next varint's start is speculated rather than waited for.
+//! Every kernel starts with the byte loop, which decodes a varint or
+//! reports why it cannot, and hands the varints after it to its own reader
+//! (`varint.rs`), which decodes only what it can prove well formed and
+//! leaves the rest to the byte loop:
+//!
+//! - `zigzag/bmi2-blocks` (x86-64 with BMI2) finds the ends of every varint
+//!   in 64 bytes at once and packs each varint's groups with one `pext`;
+//!   no varint waits on the length of the one before.
+//! - `zigzag/runs` decodes four varints per step while they have the length
+//!   of the one before; after a step that fails at once it takes a few
+//!   varints a byte at a time before it guesses again.
+//! - `zigzag/bytewise` is the byte loop alone: the writers' pages hold runs
+//!   of varints of one length, which the branches predict, so the next
+//!   varint's start is speculated rather than waited for.
 
+#[cfg(target_arch = "x86_64")]
+use super::varint::zigzag_blocks;
+use super::varint::{unzigzag, zigzag_run};
 use super::{uvarint32, DecodeError, Done, Field, IntLane};
-
-/// `(u >> 1) ^ -(u & 1)`: for a 32-bit pattern the low 32 bits are the i32.
-#[inline(always)]
-fn unzigzag(u: u64) -> u64 {
-    (u >> 1) ^ (u & 1).wrapping_neg()
-}
 
 /// One varint of a `W`-bit value starting at `at`, read a byte at a time,
 /// in the group `data[..end]`. Returns (pattern, bytes).
@@ -44,9 +52,22 @@ fn varint_bytewise<const W: u32>(data: &[u8], at: usize, end: usize) -> Result<(
     Err(DecodeError::BadVarint { offset: at })
 }
 
+/// How [`decode`] takes the varints its byte loop does not: none (every
+/// varint a byte at a time), runs of one length four per step
+/// ([`zigzag_run`]), or 64 bytes at a time with `pext` (`zigzag_blocks`).
+const BYTEWISE: u8 = 0;
+const RUNS: u8 = 1;
+#[cfg(target_arch = "x86_64")]
+const BLOCKS: u8 = 2;
+
+/// Varints a byte at a time after a run that failed at its first step
+/// (the lengths are mixed there), before a run is tried again.
+const BACKOFF: u32 = 16;
+
 /// Decode the groups of `page` into `out` (its length is the most values
 /// accepted).
-fn decode<const W: u32, T: IntLane>(page: &[u8], out: &mut [T]) -> Result<Done, DecodeError> {
+#[inline(always)]
+fn decode<const W: u32, const FAST: u8, T: IntLane>(page: &[u8], out: &mut [T]) -> Result<Done, DecodeError> {
     let max = out.len();
     let mut n = 0usize;
     let mut pos = 0usize;
@@ -78,11 +99,30 @@ fn decode<const W: u32, T: IntLane>(page: &[u8], out: &mut [T]) -> Result<Done, 
         }
         let end = pos + len;
         let target = n + count;
+        let mut wait = 0;
         while n < target {
             let (v, k) = varint_bytewise::<W>(page, pos, end)?;
             out[n] = T::from_bits(unzigzag(v));
             n += 1;
             pos += k;
+            let (m, after) = match FAST {
+                RUNS if wait > 0 => {
+                    wait -= 1;
+                    (0, pos)
+                }
+                RUNS => {
+                    let (m, after) = zigzag_run::<W, T>(k, page, pos, end, &mut out[n..target]);
+                    if m == 0 {
+                        wait = BACKOFF;
+                    }
+                    (m, after)
+                }
+                #[cfg(target_arch = "x86_64")]
+                BLOCKS => zigzag_blocks::<W, T>(page, pos, end, &mut out[n..target]),
+                _ => (0, pos),
+            };
+            n += m;
+            pos = after;
         }
         // Bytes left in the group: its length and its count disagree.
         if pos != end {
@@ -99,40 +139,89 @@ fn decode<const W: u32, T: IntLane>(page: &[u8], out: &mut [T]) -> Result<Done, 
     })
 }
 
-/// INT32 values, a byte at a time (the default).
+/// INT32 values, runs of one length four at a time.
+pub fn decode_i32_runs_into(page: &[u8], out: &mut [i32]) -> Result<Done, DecodeError> {
+    decode::<32, RUNS, i32>(page, out)
+}
+
+/// INT64 values, runs of one length four at a time.
+pub fn decode_i64_runs_into(page: &[u8], out: &mut [i64]) -> Result<Done, DecodeError> {
+    decode::<64, RUNS, i64>(page, out)
+}
+
+/// INT32 values, a byte at a time.
 pub fn decode_i32_bytewise_into(page: &[u8], out: &mut [i32]) -> Result<Done, DecodeError> {
-    decode::<32, i32>(page, out)
+    decode::<32, BYTEWISE, i32>(page, out)
 }
 
-/// INT64 values, a byte at a time (the default).
+/// INT64 values, a byte at a time.
 pub fn decode_i64_bytewise_into(page: &[u8], out: &mut [i64]) -> Result<Done, DecodeError> {
-    decode::<64, i64>(page, out)
+    decode::<64, BYTEWISE, i64>(page, out)
 }
 
-/// INT32 values with the default implementation.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "bmi2")]
+fn decode_blocks<const W: u32, T: IntLane>(page: &[u8], out: &mut [T]) -> Result<Done, DecodeError> {
+    decode::<W, BLOCKS, T>(page, out)
+}
+
+#[cfg(target_arch = "x86_64")]
+fn bmi2() -> bool {
+    std::is_x86_feature_detected!("bmi2")
+}
+
+/// INT32 values, 64 bytes at a time with BMI2's `pext`. Panics on a CPU
+/// without BMI2 (the registry offers it only where the CPU has it).
+#[cfg(target_arch = "x86_64")]
+pub fn decode_i32_bmi2_blocks_into(page: &[u8], out: &mut [i32]) -> Result<Done, DecodeError> {
+    assert!(bmi2(), "zigzag/bmi2-blocks needs BMI2");
+    // SAFETY: the CPU has BMI2, checked above.
+    unsafe { decode_blocks::<32, i32>(page, out) }
+}
+
+/// INT64 values, 64 bytes at a time with BMI2's `pext`. Panics on a CPU
+/// without BMI2.
+#[cfg(target_arch = "x86_64")]
+pub fn decode_i64_bmi2_blocks_into(page: &[u8], out: &mut [i64]) -> Result<Done, DecodeError> {
+    assert!(bmi2(), "zigzag/bmi2-blocks needs BMI2");
+    // SAFETY: the CPU has BMI2, checked above.
+    unsafe { decode_blocks::<64, i64>(page, out) }
+}
+
+/// INT32 values with the best implementation this CPU runs.
 pub fn decode_i32_into(page: &[u8], out: &mut [i32]) -> Result<Done, DecodeError> {
-    decode_i32_bytewise_into(page, out)
+    static BEST: crate::Best<DecodeI32> = crate::Best::new(IMPLEMENTATIONS_I32);
+    BEST.get()(page, out)
 }
 
-/// INT64 values with the default implementation.
+/// INT64 values with the best implementation this CPU runs.
 pub fn decode_i64_into(page: &[u8], out: &mut [i64]) -> Result<Done, DecodeError> {
-    decode_i64_bytewise_into(page, out)
+    static BEST: crate::Best<DecodeI64> = crate::Best::new(IMPLEMENTATIONS_I64);
+    BEST.get()(page, out)
 }
 
 pub type DecodeI32 = fn(&[u8], &mut [i32]) -> Result<Done, DecodeError>;
 pub type DecodeI64 = fn(&[u8], &mut [i64]) -> Result<Done, DecodeError>;
 
 /// INT32 implementations, best first.
-pub static IMPLEMENTATIONS_I32: &[crate::Implementation<DecodeI32>] = &[crate::Implementation::portable(
-    "zigzag/bytewise",
-    decode_i32_bytewise_into,
-)];
+pub static IMPLEMENTATIONS_I32: &[crate::Implementation<DecodeI32>] = &[
+    #[cfg(target_arch = "x86_64")]
+    crate::Implementation::new("zigzag/bmi2-blocks", bmi2, decode_i32_bmi2_blocks_into),
+    #[cfg(not(target_arch = "x86_64"))]
+    crate::Implementation::absent("zigzag/bmi2-blocks"),
+    crate::Implementation::portable("zigzag/runs", decode_i32_runs_into),
+    crate::Implementation::portable("zigzag/bytewise", decode_i32_bytewise_into),
+];
 
 /// INT64 implementations, best first (as INT32).
-pub static IMPLEMENTATIONS_I64: &[crate::Implementation<DecodeI64>] = &[crate::Implementation::portable(
-    "zigzag/bytewise",
-    decode_i64_bytewise_into,
-)];
+pub static IMPLEMENTATIONS_I64: &[crate::Implementation<DecodeI64>] = &[
+    #[cfg(target_arch = "x86_64")]
+    crate::Implementation::new("zigzag/bmi2-blocks", bmi2, decode_i64_bmi2_blocks_into),
+    #[cfg(not(target_arch = "x86_64"))]
+    crate::Implementation::absent("zigzag/bmi2-blocks"),
+    crate::Implementation::portable("zigzag/runs", decode_i64_runs_into),
+    crate::Implementation::portable("zigzag/bytewise", decode_i64_bytewise_into),
+];
 
 #[cfg(test)]
 mod tests {
@@ -142,29 +231,40 @@ mod tests {
     /// length check refuses the rest.
     #[test]
     fn more_varints_than_the_count_are_refused() {
-        for (count, bytes) in [(15usize, 16usize), (16, 17), (16, 32), (1, 16)] {
-            let mut page = vec![bytes as u8, count as u8];
+        for (count, bytes) in [(15usize, 16usize), (16, 17), (16, 32), (1, 16), (100, 250), (127, 400)] {
+            let mut page = Vec::new();
+            leb(bytes as u64, &mut page);
+            leb(count as u64, &mut page);
             page.extend(std::iter::repeat_n(0x02, bytes));
             let want = Err(DecodeError::BadCount {
                 field: Field::ZigzagLength,
                 count: bytes as i64,
                 offset: 0,
             });
-            for decode in I32 {
-                assert_eq!(decode(&page, &mut [0; 64]), want, "{count} in {bytes} bytes");
+            for decode in i32s() {
+                assert_eq!(decode(&page, &mut [0; 128]), want, "{count} in {bytes} bytes");
             }
         }
     }
 
-    const I32: [DecodeI32; 1] = [decode_i32_bytewise_into];
-    const I64: [DecodeI64; 1] = [decode_i64_bytewise_into];
+    /// Every kernel this CPU runs, and the byte loop they fall back to.
+    fn i32s() -> Vec<DecodeI32> {
+        let mut all: Vec<DecodeI32> = IMPLEMENTATIONS_I32.iter().filter_map(|i| i.get().ok()).collect();
+        all.push(decode_i32_bytewise_into);
+        all
+    }
+    fn i64s() -> Vec<DecodeI64> {
+        let mut all: Vec<DecodeI64> = IMPLEMENTATIONS_I64.iter().filter_map(|i| i.get().ok()).collect();
+        all.push(decode_i64_bytewise_into);
+        all
+    }
 
     /// The notes' example, and a long group of one-byte varints (the
     /// eight-at-a-time step) with its tail.
     #[test]
     fn known_answers() {
         let page = [0x0a, 0x05, 0x00, 0x01, 0x02, 0x80, 0x01, 0xff, 0xff, 0xff, 0xff, 0x0f];
-        for f in I32 {
+        for f in i32s() {
             let mut out = [0i32; 5];
             assert_eq!(
                 f(&page, &mut out),
@@ -178,7 +278,7 @@ mod tests {
         // -1, 1, -2, 2, ... as 01 02 03 04 ...
         let mut page = vec![21, 21];
         page.extend(1..=21u8);
-        for f in I64 {
+        for f in i64s() {
             let mut out = [0i64; 21];
             assert_eq!(
                 f(&page, &mut out),
@@ -238,7 +338,7 @@ mod tests {
             }
         }
         page.extend(&body);
-        for f in I64 {
+        for f in i64s() {
             let mut out = vec![0i64; want.len()];
             assert_eq!(
                 f(&page, &mut out),
@@ -260,7 +360,7 @@ mod tests {
         page.extend([0; 15]);
         let mut six = vec![20, 2, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01];
         six.extend([0; 14]);
-        for f in I32 {
+        for f in i32s() {
             let mut out = [0i32; 9];
             assert_eq!(f(&page, &mut out), bad(2));
             assert_eq!(f(&six, &mut out), bad(2));
@@ -280,12 +380,12 @@ mod tests {
             page.extend([0x80; 9]);
             page.push(0x02);
             page.extend(std::iter::repeat_n(0, tail));
-            for f in I64 {
+            for f in i64s() {
                 let mut out = [0i64; 9];
                 assert_eq!(f(&page, &mut out), bad(2), "tail {tail}");
             }
         }
-        for f in I64 {
+        for f in i64s() {
             let mut out = [0i64; 1];
             // Count 0, count above the length, length past the page, leftovers.
             let count = |count, offset| {
@@ -311,6 +411,156 @@ mod tests {
                 f(&[1, 1, 0, 1, 1, 0], &mut out),
                 Err(DecodeError::TooManyValues { max: 1, offset: 3 })
             );
+        }
+    }
+
+    /// One group of the zigzag varints of `values` (64-bit patterns).
+    fn group(values: &[u64]) -> Vec<u8> {
+        let mut body = Vec::new();
+        for &u in values {
+            leb(u, &mut body);
+        }
+        let mut page = Vec::new();
+        leb(body.len() as u64, &mut page);
+        leb(values.len() as u64, &mut page);
+        page.extend(body);
+        page
+    }
+
+    fn leb(mut u: u64, out: &mut Vec<u8>) {
+        loop {
+            let b = (u & 0x7F) as u8;
+            u >>= 7;
+            out.push(if u == 0 { b } else { b | 0x80 });
+            if u == 0 {
+                return;
+            }
+        }
+    }
+
+    /// A pattern of `bits` significant bits, from `x`.
+    fn of_bits(x: u64, bits: u32) -> u64 {
+        if bits == 0 {
+            0
+        } else {
+            (x >> (64 - bits)) | 1 << (bits - 1)
+        }
+    }
+
+    proptest::proptest! {
+        /// Pages of varints of mixed lengths (every length a width takes,
+        /// long enough for the 64-byte blocks) decode the same with every
+        /// kernel as with the byte loop, whole and with an output too short.
+        #[test]
+        fn mixed_lengths_agree_with_the_byte_loop(
+            xs in proptest::collection::vec((proptest::prelude::any::<u64>(), 0u32..=64), 1..400),
+            short in 0usize..400,
+        ) {
+            let p64: Vec<u64> = xs.iter().map(|&(x, b)| of_bits(x, b)).collect();
+            let p32: Vec<u64> = xs.iter().map(|&(x, b)| of_bits(x, b.min(32))).collect();
+            for (page, wide) in [(group(&p32), false), (group(&p64), true)] {
+                for max in [xs.len(), short.min(xs.len())] {
+                    if wide {
+                        let want = decode_i64_bytewise_into(&page, &mut vec![0; max]);
+                        for f in i64s() {
+                            let mut out = vec![0i64; max];
+                            let got = f(&page, &mut out);
+                            proptest::prop_assert_eq!(got, want.clone());
+                            let mut bytewise = vec![0i64; max];
+                            let _ = decode_i64_bytewise_into(&page, &mut bytewise);
+                            proptest::prop_assert_eq!(out, bytewise);
+                        }
+                    } else {
+                        let want = decode_i32_bytewise_into(&page, &mut vec![0; max]);
+                        for f in i32s() {
+                            let mut out = vec![0i32; max];
+                            let got = f(&page, &mut out);
+                            proptest::prop_assert_eq!(got, want.clone());
+                            let mut bytewise = vec![0i32; max];
+                            let _ = decode_i32_bytewise_into(&page, &mut bytewise);
+                            proptest::prop_assert_eq!(out, bytewise);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// A malformed varint deep in a long page, at every offset within a
+    /// 64-byte block: every kernel reports what the byte loop reports, at
+    /// the same offset.
+    #[test]
+    fn malformed_varints_inside_blocks_are_reported_where_they_are() {
+        // 32-bit: a fifth byte above 0x0F, a sixth byte.
+        let bad32: [&[u8]; 2] = [&[0xFF, 0xFF, 0xFF, 0xFF, 0x10], &[0x80, 0x80, 0x80, 0x80, 0x80, 0x01]];
+        // 64-bit: a tenth byte above 1, an eleventh byte.
+        let bad64: [&[u8]; 2] = [
+            &[0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x02],
+            &[0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00],
+        ];
+        for lead in 0..70usize {
+            for (wide, bad) in bad32.iter().map(|b| (false, b)).chain(bad64.iter().map(|b| (true, b))) {
+                let mut body: Vec<u8> = (0..lead).map(|i| (i % 100) as u8).collect();
+                body.extend_from_slice(bad);
+                body.extend((0..100).map(|i| (i % 100) as u8 + 1));
+                let count = lead + 101;
+                let mut page = Vec::new();
+                leb(body.len() as u64, &mut page);
+                leb(count as u64, &mut page);
+                let at = page.len() + lead;
+                page.extend(&body);
+                let want = Err(DecodeError::BadVarint { offset: at });
+                if wide {
+                    for f in i64s() {
+                        assert_eq!(f(&page, &mut vec![0; count]), want, "64-bit {bad:02x?} after {lead}");
+                    }
+                } else {
+                    for f in i32s() {
+                        assert_eq!(f(&page, &mut vec![0; count]), want, "32-bit {bad:02x?} after {lead}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// A group's last varint that runs on past the group's end (into the
+    /// bytes of the next) is truncated, wherever the group ends in a block.
+    #[test]
+    fn a_varint_past_its_groups_end_is_truncated() {
+        for count in 1..120usize {
+            let mut body: Vec<u8> = (0..count - 1).map(|i| (i % 100) as u8).collect();
+            body.push(0x81);
+            let mut page = Vec::new();
+            leb(body.len() as u64, &mut page);
+            leb(count as u64, &mut page);
+            let at = page.len() + count - 1;
+            page.extend(&body);
+            // The next group: its length byte ends the varint above.
+            page.extend(group(&(0..100).collect::<Vec<u64>>()));
+            let want = Err(DecodeError::Truncated {
+                field: Field::ZigzagValue,
+                offset: at,
+                bit: 0,
+            });
+            for f in i64s() {
+                assert_eq!(f(&page, &mut vec![0; count + 100]), want, "count {count}");
+            }
+        }
+    }
+
+    /// The BMI2 kernel is offered exactly where the CPU has BMI2.
+    #[test]
+    fn bmi2_blocks_is_offered_where_the_cpu_has_bmi2() {
+        #[cfg(target_arch = "x86_64")]
+        let has = std::is_x86_feature_detected!("bmi2");
+        #[cfg(not(target_arch = "x86_64"))]
+        let has = false;
+        for (name, available) in [
+            (IMPLEMENTATIONS_I32[0].name, IMPLEMENTATIONS_I32[0].is_available()),
+            (IMPLEMENTATIONS_I64[0].name, IMPLEMENTATIONS_I64[0].is_available()),
+        ] {
+            assert_eq!(name, "zigzag/bmi2-blocks");
+            assert_eq!(available, has);
         }
     }
 }
