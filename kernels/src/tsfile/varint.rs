@@ -42,11 +42,6 @@ fn run<const W: u32, const L: usize, T: IntLane>(
     end: usize,
     out: &mut [T],
 ) -> (usize, usize) {
-    // A 32-bit value takes at most five bytes, and its fifth byte at most
-    // four bits; eight bytes hold a 64-bit value below 2^56.
-    if (W == 32 && L > 5) || L == 0 || L > 8 {
-        return (0, pos);
-    }
     let span = (STEP - 1) * L + 8;
     // Continuation bits: set in the first L-1 bytes, clear in byte L-1;
     // a 32-bit fifth byte's bits 4-6 clear too.
@@ -83,15 +78,17 @@ pub(crate) fn zigzag_run<const W: u32, T: IntLane>(
     end: usize,
     out: &mut [T],
 ) -> (usize, usize) {
-    match len {
-        1 => run::<W, 1, T>(data, pos, end, out),
-        2 => run::<W, 2, T>(data, pos, end, out),
-        3 => run::<W, 3, T>(data, pos, end, out),
-        4 => run::<W, 4, T>(data, pos, end, out),
-        5 => run::<W, 5, T>(data, pos, end, out),
-        6 => run::<W, 6, T>(data, pos, end, out),
-        7 => run::<W, 7, T>(data, pos, end, out),
-        8 => run::<W, 8, T>(data, pos, end, out),
+    // A 32-bit value takes at most five bytes (its fifth byte at most four
+    // bits: `run` checks them); eight bytes hold a 64-bit value below 2^56.
+    match (len, W) {
+        (1, _) => run::<W, 1, T>(data, pos, end, out),
+        (2, _) => run::<W, 2, T>(data, pos, end, out),
+        (3, _) => run::<W, 3, T>(data, pos, end, out),
+        (4, _) => run::<W, 4, T>(data, pos, end, out),
+        (5, _) => run::<W, 5, T>(data, pos, end, out),
+        (6, 64) => run::<W, 6, T>(data, pos, end, out),
+        (7, 64) => run::<W, 7, T>(data, pos, end, out),
+        (8, 64) => run::<W, 8, T>(data, pos, end, out),
         _ => (0, pos),
     }
 }

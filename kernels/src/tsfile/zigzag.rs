@@ -527,13 +527,19 @@ mod tests {
     /// bytes of the next) is truncated, wherever the group ends in a block.
     #[test]
     fn a_varint_past_its_groups_end_is_truncated() {
-        for count in 1..120usize {
-            let mut body: Vec<u8> = (0..count - 1).map(|i| (i % 100) as u8).collect();
+        for (count, width) in (1..120usize).flat_map(|c| [(c, 1), (c, 2)]) {
+            let mut body: Vec<u8> = Vec::new();
+            for i in 0..count - 1 {
+                if width == 2 {
+                    body.push(0x81 + (i % 100) as u8);
+                }
+                body.push((i % 100) as u8);
+            }
             body.push(0x81);
             let mut page = Vec::new();
             leb(body.len() as u64, &mut page);
             leb(count as u64, &mut page);
-            let at = page.len() + count - 1;
+            let at = page.len() + body.len() - 1;
             page.extend(&body);
             // The next group: its length byte ends the varint above.
             page.extend(group(&(0..100).collect::<Vec<u64>>()));
@@ -543,7 +549,11 @@ mod tests {
                 bit: 0,
             });
             for f in i64s() {
-                assert_eq!(f(&page, &mut vec![0; count + 100]), want, "count {count}");
+                assert_eq!(
+                    f(&page, &mut vec![0; count + 100]),
+                    want,
+                    "count {count} of {width} bytes"
+                );
             }
         }
     }

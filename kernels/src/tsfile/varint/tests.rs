@@ -128,8 +128,26 @@ fn bounds_stop_the_run() {
     // 64 bytes: the last step's last read starts at byte 59 and needs 67.
     assert_eq!(zigzag_run::<64, i64>(1, &data, 0, 64, &mut [0; 64]), (56, 56));
     assert_eq!(zigzag_run::<64, i64>(1, &data, 3, 64, &mut [0; 64]), (52, 55));
-    for len in [0usize, 6, 9, 10] {
-        assert_eq!(zigzag_run::<32, i32>(len, &data, 0, 64, &mut [0; 64]), (0, 0), "L{len}");
+    // 63 bytes: the last step starts at byte 52.
+    assert_eq!(zigzag_run::<64, i64>(1, &data[..63], 0, 63, &mut [0; 64]), (56, 56));
+    // Well-formed varints of 6 to 8 bytes: 64-bit values, never 32-bit ones.
+    for len in 6..=8usize {
+        let mut long = Vec::new();
+        for _ in 0..8 {
+            long.extend(std::iter::repeat_n(0x80u8, len - 1));
+            long.push(0x01);
+        }
+        let end = long.len();
+        long.extend([0u8; 8]);
+        assert_eq!(zigzag_run::<32, i32>(len, &long, 0, end, &mut [0; 8]), (0, 0), "L{len}");
+        assert_eq!(
+            zigzag_run::<64, i64>(len, &long, 0, end, &mut [0; 8]),
+            (8, end),
+            "L{len}"
+        );
     }
-    assert_eq!(zigzag_run::<64, i64>(9, &data, 0, 64, &mut [0; 64]), (0, 0));
+    for len in [0usize, 9, 10] {
+        assert_eq!(zigzag_run::<32, i32>(len, &data, 0, 64, &mut [0; 64]), (0, 0), "L{len}");
+        assert_eq!(zigzag_run::<64, i64>(len, &data, 0, 64, &mut [0; 64]), (0, 0), "L{len}");
+    }
 }
