@@ -32,11 +32,17 @@ pub(crate) enum Step {
     #[cfg(all(feature = "tsfile", target_arch = "x86_64"))]
     /// TS_2DIFF: deltas decoded by the AVX2 groups.
     Avx2Deltas,
+    #[cfg(feature = "tsfile")]
+    /// ZIGZAG: a value decoded by a kernel's own reader, not the byte loop.
+    ZigzagFastValue,
+    #[cfg(feature = "tsfile")]
+    /// ZIGZAG: a run of one length tried after a varint of the byte loop.
+    ZigzagRunTried,
 }
 
 /// How many kinds of [`Step`] there are (the counters' length).
 #[cfg(test)]
-const STEPS: usize = 9;
+const STEPS: usize = 11;
 
 /// Receives the steps a kernel takes.
 pub(crate) trait Probe {

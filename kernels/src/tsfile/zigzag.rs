@@ -21,6 +21,7 @@
 use super::varint::zigzag_blocks;
 use super::varint::{unzigzag, zigzag_run};
 use super::{uvarint32, DecodeError, Done, Field, IntLane};
+use crate::probe::{NoProbe, Probe, Step};
 
 /// One varint of a `W`-bit value starting at `at`, read a byte at a time,
 /// in the group `data[..end]`. Returns (pattern, bytes).
@@ -67,7 +68,7 @@ const BACKOFF: u32 = 16;
 /// Decode the groups of `page` into `out` (its length is the most values
 /// accepted).
 #[inline(always)]
-fn decode<const W: u32, const FAST: u8, T: IntLane>(page: &[u8], out: &mut [T]) -> Result<Done, DecodeError> {
+fn decode<const W: u32, const FAST: u8, T: IntLane, P: Probe>(page: &[u8], out: &mut [T]) -> Result<Done, DecodeError> {
     let max = out.len();
     let mut n = 0usize;
     let mut pos = 0usize;
@@ -111,6 +112,7 @@ fn decode<const W: u32, const FAST: u8, T: IntLane>(page: &[u8], out: &mut [T]) 
                     (0, pos)
                 }
                 RUNS => {
+                    P::count(Step::ZigzagRunTried, 1);
                     let (m, after) = zigzag_run::<W, T>(k, page, pos, end, &mut out[n..target]);
                     if m == 0 {
                         wait = BACKOFF;
@@ -121,6 +123,7 @@ fn decode<const W: u32, const FAST: u8, T: IntLane>(page: &[u8], out: &mut [T]) 
                 BLOCKS => zigzag_blocks::<W, T>(page, pos, end, &mut out[n..target]),
                 _ => (0, pos),
             };
+            P::count(Step::ZigzagFastValue, m);
             n += m;
             pos = after;
         }
@@ -141,28 +144,28 @@ fn decode<const W: u32, const FAST: u8, T: IntLane>(page: &[u8], out: &mut [T]) 
 
 /// INT32 values, runs of one length four at a time.
 pub fn decode_i32_runs_into(page: &[u8], out: &mut [i32]) -> Result<Done, DecodeError> {
-    decode::<32, RUNS, i32>(page, out)
+    decode::<32, RUNS, i32, NoProbe>(page, out)
 }
 
 /// INT64 values, runs of one length four at a time.
 pub fn decode_i64_runs_into(page: &[u8], out: &mut [i64]) -> Result<Done, DecodeError> {
-    decode::<64, RUNS, i64>(page, out)
+    decode::<64, RUNS, i64, NoProbe>(page, out)
 }
 
 /// INT32 values, a byte at a time.
 pub fn decode_i32_bytewise_into(page: &[u8], out: &mut [i32]) -> Result<Done, DecodeError> {
-    decode::<32, BYTEWISE, i32>(page, out)
+    decode::<32, BYTEWISE, i32, NoProbe>(page, out)
 }
 
 /// INT64 values, a byte at a time.
 pub fn decode_i64_bytewise_into(page: &[u8], out: &mut [i64]) -> Result<Done, DecodeError> {
-    decode::<64, BYTEWISE, i64>(page, out)
+    decode::<64, BYTEWISE, i64, NoProbe>(page, out)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "bmi2")]
-fn decode_blocks<const W: u32, T: IntLane>(page: &[u8], out: &mut [T]) -> Result<Done, DecodeError> {
-    decode::<W, BLOCKS, T>(page, out)
+fn decode_blocks<const W: u32, T: IntLane, P: Probe>(page: &[u8], out: &mut [T]) -> Result<Done, DecodeError> {
+    decode::<W, BLOCKS, T, P>(page, out)
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -176,7 +179,7 @@ fn bmi2() -> bool {
 pub fn decode_i32_bmi2_blocks_into(page: &[u8], out: &mut [i32]) -> Result<Done, DecodeError> {
     assert!(bmi2(), "zigzag/bmi2-blocks needs BMI2");
     // SAFETY: the CPU has BMI2, checked above.
-    unsafe { decode_blocks::<32, i32>(page, out) }
+    unsafe { decode_blocks::<32, i32, NoProbe>(page, out) }
 }
 
 /// INT64 values, 64 bytes at a time with BMI2's `pext`. Panics on a CPU
@@ -185,7 +188,7 @@ pub fn decode_i32_bmi2_blocks_into(page: &[u8], out: &mut [i32]) -> Result<Done,
 pub fn decode_i64_bmi2_blocks_into(page: &[u8], out: &mut [i64]) -> Result<Done, DecodeError> {
     assert!(bmi2(), "zigzag/bmi2-blocks needs BMI2");
     // SAFETY: the CPU has BMI2, checked above.
-    unsafe { decode_blocks::<64, i64>(page, out) }
+    unsafe { decode_blocks::<64, i64, NoProbe>(page, out) }
 }
 
 /// INT32 values with the best implementation this CPU runs.
@@ -226,6 +229,7 @@ pub static IMPLEMENTATIONS_I64: &[crate::Implementation<DecodeI64>] = &[
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tsfile::varint::STEP;
 
     /// A group whose bytes hold more varints than its count: the group's
     /// length check refuses the rest.
@@ -556,6 +560,84 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// How many values of `page` a kernel's own reader decoded (not the
+    /// byte loop), and how many runs `zigzag/runs` tried.
+    fn fast_values(page: &[u8], n: usize, blocks: bool) -> (usize, usize) {
+        use crate::probe::Counting;
+        let mut out = vec![0i64; n];
+        Counting::reset();
+        let done = if blocks {
+            #[cfg(target_arch = "x86_64")]
+            {
+                assert!(bmi2());
+                // SAFETY: the CPU has BMI2, checked above.
+                unsafe { decode_blocks::<64, i64, Counting>(page, &mut out) }
+            }
+            #[cfg(not(target_arch = "x86_64"))]
+            unreachable!("blocks only on x86-64")
+        } else {
+            decode::<64, RUNS, i64, Counting>(page, &mut out)
+        };
+        assert_eq!(done.map(|d| d.values), Ok(n));
+        (
+            Counting::steps(Step::ZigzagFastValue),
+            Counting::steps(Step::ZigzagRunTried),
+        )
+    }
+
+    /// The kernels' readers take a page's varints, all but the first and
+    /// those too near the end: of one length for runs, of any length for
+    /// blocks.
+    #[test]
+    fn the_readers_take_what_they_can() {
+        let n = 400;
+        let one_length: Vec<u64> = (0..n as u64).map(|i| (1 << 14) + i).collect();
+        let page = group(&one_length);
+        let (fast, _) = fast_values(&page, n, false);
+        // The first value from the byte loop, the last steps' remainder too.
+        assert!(fast >= n - 1 - 2 * STEP, "runs took {fast} of {n}");
+        #[cfg(target_arch = "x86_64")]
+        if bmi2() {
+            let mixed: Vec<u64> = (0..n as u64)
+                .map(|i| of_bits(i.wrapping_mul(0x9E37_79B9_7F4A_7C15), (i % 64) as u32))
+                .collect();
+            let page = group(&mixed);
+            let tail: usize = {
+                // Varints starting in the last 80 bytes go to the byte loop.
+                let mut bytes = 0;
+                mixed
+                    .iter()
+                    .rev()
+                    .take_while(|&&u| {
+                        let mut len = Vec::new();
+                        leb(u, &mut len);
+                        bytes += len.len();
+                        bytes <= 80
+                    })
+                    .count()
+            };
+            let (fast, _) = fast_values(&page, n, true);
+            assert!(
+                fast + 1 + tail >= n,
+                "blocks took {fast} of {n} ({tail} in the last 80 bytes)"
+            );
+        }
+    }
+
+    /// After a run that fails at once, `zigzag/runs` takes `BACKOFF`
+    /// varints a byte at a time before it tries again.
+    #[test]
+    fn a_failed_run_waits_before_the_next() {
+        let n = 340;
+        // Lengths 1, 2, 1, 2, ...: every run fails at its first step.
+        let alternating: Vec<u64> = (0..n as u64).map(|i| if i % 2 == 0 { 5 } else { 300 }).collect();
+        let (fast, tried) = fast_values(&group(&alternating), n, false);
+        assert_eq!(fast, 0);
+        // A try after the first varint, then one every BACKOFF + 1 varints.
+        let expected = (0..n).step_by(BACKOFF as usize + 1).count();
+        assert_eq!(tried, expected);
     }
 
     /// The BMI2 kernel is offered exactly where the CPU has BMI2.
