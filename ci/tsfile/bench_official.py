@@ -4,7 +4,7 @@ official reader (PyPI `tsfile`, the C++ library through Python) and by
 crossdec's scanners through `crossdec tsfile --filter`.
 
     bench_official.py --crossdec target/release/crossdec [--out DIR]
-                      [--rows 200000] [--columns 8] [--rounds 9]
+                      [--rows 200000] [--columns 8] [--rounds 9] [--table PAGE]
 
 For each page size (512 and 8,192 points) it writes one table-model file:
 one device, `--columns` INT64 columns TS_2DIFF, UNCOMPRESSED, `--rows` rows
@@ -23,12 +23,17 @@ the two readers:
   kernel variant (each scan reads the device's chunks from the file again).
 
 Prints a table of medians over the rounds, with values/s (retained rows x
-columns / time), and writes it to DIR/bench-official.json.
+columns / time), and writes it to DIR/bench-official.json; with --table
+PAGE, also into PAGE between `<!-- official-aligned:begin -->` and
+`<!-- official-aligned:end -->`.
 """
 
 import argparse
+import datetime
+import importlib.metadata
 import json
 import os
+import platform
 import random
 import re
 import statistics
@@ -39,6 +44,7 @@ import time
 import tsfile as t
 
 DT = t.TSDataType
+BEGIN, END = "<!-- official-aligned:begin -->", "<!-- official-aligned:end -->"
 
 
 def write(path, rows, columns, page_points):
@@ -122,6 +128,39 @@ def crossdec_scan(binary, path, lo, hi, repeat):
     return timings, rows
 
 
+def cpu_name():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def table(results, command, rows, columns):
+    """The markdown table of `results`: one line per page size."""
+    lines = [
+        f"Measured {datetime.date.today().isoformat()} on {platform.machine()} ({cpu_name()}, "
+        f"{os.cpu_count()} logical cores), `tsfile` {importlib.metadata.version('tsfile')}, {rows:,} rows x "
+        f"{columns} INT64 TS_2DIFF columns, UNCOMPRESSED, the middle half, medians of the rounds: `{command}`",
+        "",
+        "| pages | official, per scan | official, whole process | crossdec reference | crossdec kernel "
+        "| crossdec kernel, baseline | kernel / official (per scan) |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for pages in sorted({r["page_points"] for r in results}, reverse=True):
+        by = {r["reader"]: r for r in results if r["page_points"] == pages}
+        official, kernel = by["official, per scan"], by["crossdec aligned/planned, per scan"]
+        cell = lambda r: f"{r['median_ms']:.2f} ms ({r['values_per_s'] / 1e6:,.0f} M values/s)"
+        lines.append(f"| {pages:,} | {cell(official)} | {by['official, whole process']['median_ms']:.0f} ms "
+                     f"| {by['crossdec reference, per scan']['median_ms']:.2f} ms | {cell(kernel)} "
+                     f"| {by['crossdec aligned/baseline, per scan']['median_ms']:.2f} ms "
+                     f"| **{official['median_ms'] / kernel['median_ms']:.1f}x** |")
+    return "\n".join(lines)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--crossdec", required=True, help="the crossdec binary (a release build)")
@@ -129,6 +168,7 @@ def main():
     ap.add_argument("--rows", type=int, default=200_000)
     ap.add_argument("--columns", type=int, default=8)
     ap.add_argument("--rounds", type=int, default=9)
+    ap.add_argument("--table", help="a markdown page to write the table into, between its markers")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     lo, hi = args.rows // 4, 3 * args.rows // 4 - 1
@@ -162,6 +202,15 @@ def main():
         print(f"{r['page_points']:>6}  {r['reader']:<34} {r['median_ms']:>8.2f} ms {r['values_per_s'] / 1e6:>8.1f} M")
     with open(os.path.join(args.out, "bench-official.json"), "w") as f:
         json.dump({"rows": args.rows, "columns": args.columns, "window": [lo, hi], "results": results}, f, indent=1)
+    if args.table:
+        command = f"ci/tsfile/bench_official.py --crossdec {args.crossdec}" + \
+            (f" --rounds {args.rounds}" if args.rounds != 9 else "") + \
+            (f" --rows {args.rows}" if args.rows != 200_000 else "") + \
+            (f" --columns {args.columns}" if args.columns != 8 else "")
+        text = open(args.table).read()
+        a, b = text.index(BEGIN) + len(BEGIN), text.index(END)
+        with open(args.table, "w") as f:
+            f.write(text[:a] + "\n" + table(results, command, args.rows, args.columns) + "\n" + text[b:])
 
 
 if __name__ == "__main__":
