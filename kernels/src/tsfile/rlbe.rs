@@ -136,10 +136,20 @@ fn run_too_long(mut digits: u64, left: u64, at: usize) -> DecodeError {
     }
 }
 
-/// Adds a stored word to the previous value (bit patterns in the low `W`
-/// bits of a u64).
+/// Adds a stored word to the previous value. The running value lives in
+/// `Acc`, the type its additions are made in (a float stays in a float
+/// register from one value to the next: moving it to an integer register
+/// and back would put both moves on the chain of additions).
 trait Adder {
-    fn add(prev: u64, word: u64) -> u64;
+    /// Whether a sum rounds (float differences): only then is a run of
+    /// zero words worth finding.
+    const ROUNDS: bool;
+    type Acc: Copy;
+    /// The value whose bits are the low `W` bits of `bits`.
+    fn load(bits: u64) -> Self::Acc;
+    fn add(acc: Self::Acc, word: u64) -> Self::Acc;
+    /// The value's bits, in the low `W` bits.
+    fn bits(acc: Self::Acc) -> u64;
 }
 
 struct Int32;
@@ -148,15 +158,35 @@ struct F32Diffs;
 struct F64Diffs;
 
 impl Adder for Int32 {
+    const ROUNDS: bool = false;
+    type Acc = u32;
     #[inline(always)]
-    fn add(prev: u64, word: u64) -> u64 {
-        u64::from((prev as u32).wrapping_add(word as u32))
+    fn load(bits: u64) -> u32 {
+        bits as u32
+    }
+    #[inline(always)]
+    fn add(acc: u32, word: u64) -> u32 {
+        acc.wrapping_add(word as u32)
+    }
+    #[inline(always)]
+    fn bits(acc: u32) -> u64 {
+        u64::from(acc)
     }
 }
 impl Adder for Int64 {
+    const ROUNDS: bool = false;
+    type Acc = u64;
     #[inline(always)]
-    fn add(prev: u64, word: u64) -> u64 {
-        prev.wrapping_add(word)
+    fn load(bits: u64) -> u64 {
+        bits
+    }
+    #[inline(always)]
+    fn add(acc: u64, word: u64) -> u64 {
+        acc.wrapping_add(word)
+    }
+    #[inline(always)]
+    fn bits(acc: u64) -> u64 {
+        acc
     }
 }
 // The float sums' NaN payloads. IEEE 754 leaves open which NaN operand a
@@ -166,25 +196,45 @@ impl Adder for Int64 {
 // it: a NaN difference wins, then a NaN previous value, each quieted; a NaN
 // made from two non-NaNs is the canonical (positive, quiet) NaN.
 impl Adder for F32Diffs {
+    const ROUNDS: bool = true;
+    type Acc = f32;
     #[inline(always)]
-    fn add(prev: u64, word: u64) -> u64 {
-        let sum = f32::from_bits(prev as u32) + f32::from_bits(word as u32);
+    fn load(bits: u64) -> f32 {
+        f32::from_bits(bits as u32)
+    }
+    #[inline(always)]
+    fn add(acc: f32, word: u64) -> f32 {
+        let sum = acc + f32::from_bits(word as u32);
         if sum.is_nan() {
-            nan32(prev as u32, word as u32)
+            f32::from_bits(nan32(acc.to_bits(), word as u32) as u32)
         } else {
-            u64::from(sum.to_bits())
+            sum
         }
+    }
+    #[inline(always)]
+    fn bits(acc: f32) -> u64 {
+        u64::from(acc.to_bits())
     }
 }
 impl Adder for F64Diffs {
+    const ROUNDS: bool = true;
+    type Acc = f64;
     #[inline(always)]
-    fn add(prev: u64, word: u64) -> u64 {
-        let sum = f64::from_bits(prev) + f64::from_bits(word);
+    fn load(bits: u64) -> f64 {
+        f64::from_bits(bits)
+    }
+    #[inline(always)]
+    fn add(acc: f64, word: u64) -> f64 {
+        let sum = acc + f64::from_bits(word);
         if sum.is_nan() {
-            nan64(prev, word)
+            f64::from_bits(nan64(acc.to_bits(), word))
         } else {
-            sum.to_bits()
+            sum
         }
+    }
+    #[inline(always)]
+    fn bits(acc: f64) -> u64 {
+        acc.to_bits()
     }
 }
 
@@ -284,24 +334,49 @@ fn read<const W: u32>(page: &[u8], pos: usize, len: u32) -> u64 {
     }
 }
 
+/// Whether the `bits` bits from bit `pos` (inside the page) are all zero.
+#[inline]
+fn zero_bits(page: &[u8], mut pos: usize, mut bits: usize) -> bool {
+    while bits > 0 {
+        let take = bits.min(56);
+        if peek64(page, pos) >> (64 - take) != 0 {
+            return false;
+        }
+        pos += take;
+        bits -= take;
+    }
+    true
+}
+
 /// Unpack `out.len()` words of `len` bits (1..=W) from bit `pos` (all inside the
 /// page), each ORed with `top`, summed onto `prev`; returns the last value.
+/// A float run whose words are all zero (repeated values) is one addition:
+/// `x + 0` is `x` again for every `x` it can give (not -0, which it turns to
+/// +0, and a NaN it has quieted). An empty run may take that addition too:
+/// it comes only after a block's first value, which is -0 or negative only
+/// as a full-width word, and a NaN's quieting changes no later sum.
 #[inline(always)]
 fn unpack<const W: u32, A: Adder, T: Lane>(
     page: &[u8],
     mut pos: usize,
     len: u32,
     top: u64,
-    mut prev: u64,
+    prev: u64,
     out: &mut [T],
 ) -> u64 {
+    let mut acc = A::load(prev);
+    if A::ROUNDS && top == 0 && zero_bits(page, pos, out.len() * len as usize) {
+        acc = A::add(acc, 0);
+        out.fill(T::from_bits(A::bits(acc)));
+        return A::bits(acc);
+    }
     for slot in out {
         let word = read::<W>(page, pos, len) | top;
-        prev = A::add(prev, word);
-        *slot = T::from_bits(prev);
+        acc = A::add(acc, word);
+        *slot = T::from_bits(A::bits(acc));
         pos += len as usize;
     }
-    prev
+    A::bits(acc)
 }
 
 /// The run length of a Fibonacci code at bit `at`, bit by bit as the
@@ -741,6 +816,78 @@ mod tests {
         let mut out = [0f64; 4];
         decode_f64_into(&page, Flavour::JavaFloatDiffs, &mut out).unwrap();
         assert_eq!(out, [3.0, 3.5, 3.25, 3.25 + 1e300]);
+    }
+
+    /// Runs of zero differences (one addition for the run) after every kind
+    /// of value, of every length, and full-width words whose written bits
+    /// are zero (-0.0 once their top bit is set): the sums a word at a time
+    /// give, bit for bit.
+    #[test]
+    fn runs_of_zero_differences_sum_as_one_at_a_time() {
+        let firsts32: [u32; 7] = [0x8000_0000, 0, 0x7fc0_0001, 0x7f80_0003, 0x3f80_0000, 1, 0xff80_0000];
+        for &first in &firsts32 {
+            for run in [1usize, 2, 55, 56, 57, 130] {
+                for lead in [None, Some(0x8000_0000u32), Some(0x4000_0000)] {
+                    let mut words = vec![u64::from(first)];
+                    words.extend(lead.map(u64::from));
+                    words.extend(std::iter::repeat_n(0u64, run));
+                    words.push(u64::from(1.5f32.to_bits()));
+                    let want = {
+                        let mut acc = f32::from_bits(first);
+                        let mut want = vec![first];
+                        for &w in &words[1..] {
+                            acc = F32Diffs::add(acc, w);
+                            want.push(acc.to_bits());
+                        }
+                        want
+                    };
+                    for set in [false, true] {
+                        let page = encode_words(&words, 32, BLOCK, set);
+                        let mut out = vec![0u32; words.len()];
+                        decode32_into(&page, Sum::FloatDiffs, &mut out).unwrap();
+                        assert_eq!(out, want, "{first:#x}, {lead:?}, {run} zeros, set {set}");
+                    }
+                }
+            }
+        }
+        // A run of full-width words whose written bits are all zero: each
+        // is -0.0, and -0.0 + -0.0 stays -0.0 where +0 would make +0.0.
+        let mut b = Bits::default();
+        b.put(4, 32)
+            .put(32, 6)
+            .fib(1)
+            .put(0x8000_0000, 32)
+            .put(32, 6)
+            .fib(3)
+            .put(0, 96)
+            .pad();
+        let mut out = [0u32; 4];
+        decode32_into(&b.bytes, Sum::FloatDiffs, &mut out).unwrap();
+        assert_eq!(out, [0x8000_0000; 4]);
+        // A block's first value alone in its segment is no run: -0.0 stays
+        // -0.0 for the next segment's -0.0 to keep.
+        let mut b = Bits::default();
+        b.put(2, 32)
+            .put(32, 6)
+            .fib(1)
+            .put(0x8000_0000, 32)
+            .put(32, 6)
+            .fib(1)
+            .put(0x8000_0000, 32)
+            .pad();
+        let mut out = [0u32; 2];
+        decode32_into(&b.bytes, Sum::FloatDiffs, &mut out).unwrap();
+        assert_eq!(out, [0x8000_0000; 2]);
+        // And 64-bit: a NaN with a payload stays that NaN, quieted.
+        let snan = 0x7ff0_0000_0000_0003u64;
+        let words = [snan, 0, 0, 0, 0];
+        let page = encode_words(&words, 64, BLOCK, false);
+        let mut out = [0u64; 5];
+        decode64_into(&page, Sum::FloatDiffs, &mut out).unwrap();
+        assert_eq!(
+            out,
+            [snan, snan | 1 << 51, snan | 1 << 51, snan | 1 << 51, snan | 1 << 51]
+        );
     }
 
     /// A NaN sum's payload: a NaN difference's, else a NaN previous
