@@ -162,6 +162,8 @@ impl Encoding {
             ],
             Encoding::Zigzag => &[
                 "kernels/src/tsfile/zigzag.rs",
+                "kernels/src/tsfile/varint.rs",
+                "kernels/src/tsfile/varint/",
                 "reference/src/tsfile/zigzag.rs",
                 "kernels/src/tsfile/mod.rs",
                 "reference/src/tsfile/mod.rs",
