@@ -173,6 +173,31 @@ fn bmi2() -> bool {
     std::is_x86_feature_detected!("bmi2")
 }
 
+/// Whether this CPU runs `pext` in microcode (tens of cycles where Intel
+/// and later AMD take three): AMD and Hygon before Zen 3. The default entry
+/// points take `zigzag/runs` there; the registry still offers
+/// `zigzag/bmi2-blocks`, which is right there too, only slower.
+fn pext_is_slow() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let vendor = core::arch::x86_64::__cpuid(0);
+        let name = [vendor.ebx, vendor.edx, vendor.ecx].map(u32::to_le_bytes).concat();
+        microcoded_pext(&name, core::arch::x86_64::__cpuid(1).eax)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
+
+/// [`pext_is_slow`] for a CPUID vendor string and leaf-1 EAX: the family
+/// is the base family, plus the extended family when the base is 0xF;
+/// Zen 3 is family 0x19.
+#[cfg(target_arch = "x86_64")]
+fn microcoded_pext(vendor: &[u8], eax: u32) -> bool {
+    let base = (eax >> 8) & 0xF;
+    let family = if base == 0xF { base + ((eax >> 20) & 0xFF) } else { base };
+    matches!(vendor, b"AuthenticAMD" | b"HygonGenuine") && family < 0x19
+}
+
 /// INT32 values, 64 bytes at a time with BMI2's `pext`. Panics on a CPU
 /// without BMI2 (the registry offers it only where the CPU has it).
 #[cfg(target_arch = "x86_64")]
@@ -193,14 +218,26 @@ pub fn decode_i64_bmi2_blocks_into(page: &[u8], out: &mut [i64]) -> Result<Done,
 
 /// INT32 values with the best implementation this CPU runs.
 pub fn decode_i32_into(page: &[u8], out: &mut [i32]) -> Result<Done, DecodeError> {
-    static BEST: crate::Best<DecodeI32> = crate::Best::new(IMPLEMENTATIONS_I32);
-    BEST.get()(page, out)
+    static CHOSEN: std::sync::OnceLock<DecodeI32> = std::sync::OnceLock::new();
+    CHOSEN.get_or_init(|| {
+        if pext_is_slow() {
+            decode_i32_runs_into
+        } else {
+            crate::best(IMPLEMENTATIONS_I32)
+        }
+    })(page, out)
 }
 
 /// INT64 values with the best implementation this CPU runs.
 pub fn decode_i64_into(page: &[u8], out: &mut [i64]) -> Result<Done, DecodeError> {
-    static BEST: crate::Best<DecodeI64> = crate::Best::new(IMPLEMENTATIONS_I64);
-    BEST.get()(page, out)
+    static CHOSEN: std::sync::OnceLock<DecodeI64> = std::sync::OnceLock::new();
+    CHOSEN.get_or_init(|| {
+        if pext_is_slow() {
+            decode_i64_runs_into
+        } else {
+            crate::best(IMPLEMENTATIONS_I64)
+        }
+    })(page, out)
 }
 
 pub type DecodeI32 = fn(&[u8], &mut [i32]) -> Result<Done, DecodeError>;
@@ -638,6 +675,29 @@ mod tests {
         // A try after the first varint, then one every BACKOFF + 1 varints.
         let expected = (0..n).step_by(BACKOFF as usize + 1).count();
         assert_eq!(tried, expected);
+    }
+
+    /// `pext` is microcoded on AMD and Hygon before Zen 3 only.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn pext_is_slow_on_amd_before_zen3() {
+        let cases: [(&[u8], u32, bool); 7] = [
+            (b"AuthenticAMD", 0x0080_0F82, true),  // Zen+ (0x17)
+            (b"AuthenticAMD", 0x0083_0F10, true),  // Zen 2 (0x17)
+            (b"AuthenticAMD", 0x0070_0F10, true),  // Jaguar (0x16)
+            (b"HygonGenuine", 0x0090_0F02, true),  // Dhyana (0x18)
+            (b"AuthenticAMD", 0x00A2_0F10, false), // Zen 3 (0x19)
+            (b"AuthenticAMD", 0x00B4_0F00, false), // Zen 5 (0x1A)
+            (b"GenuineIntel", 0x0005_0654, false),
+        ];
+        for (vendor, eax, slow) in cases {
+            assert_eq!(
+                microcoded_pext(vendor, eax),
+                slow,
+                "{} {eax:#x}",
+                String::from_utf8_lossy(vendor)
+            );
+        }
     }
 
     /// The BMI2 kernel is offered exactly where the CPU has BMI2.
