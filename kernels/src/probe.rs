@@ -38,11 +38,14 @@ pub(crate) enum Step {
     #[cfg(feature = "tsfile")]
     /// ZIGZAG: a run of one length tried after a varint of the byte loop.
     ZigzagRunTried,
+    #[cfg(feature = "tsfile")]
+    /// RLBE: a value of a float run of zero differences, filled.
+    RlbeZeroRun,
 }
 
 /// How many kinds of [`Step`] there are (the counters' length).
 #[cfg(test)]
-const STEPS: usize = 11;
+const STEPS: usize = 12;
 
 /// Receives the steps a kernel takes.
 pub(crate) trait Probe {

@@ -25,6 +25,7 @@
 //! code, the run and the values); no `unsafe`.
 
 use super::{DecodeError, Done, Field, Lane};
+use crate::probe::{NoProbe, Probe, Step};
 
 /// Values per block at most (the writers' block size).
 pub const BLOCK: usize = 10_000;
@@ -356,7 +357,7 @@ fn zero_bits(page: &[u8], mut pos: usize, mut bits: usize) -> bool {
 /// it comes only after a block's first value, which is -0 or negative only
 /// as a full-width word, and a NaN's quieting changes no later sum.
 #[inline(always)]
-fn unpack<const W: u32, A: Adder, T: Lane>(
+fn unpack<const W: u32, A: Adder, T: Lane, P: Probe>(
     page: &[u8],
     mut pos: usize,
     len: u32,
@@ -366,6 +367,7 @@ fn unpack<const W: u32, A: Adder, T: Lane>(
 ) -> u64 {
     let mut acc = A::load(prev);
     if A::ROUNDS && top == 0 && zero_bits(page, pos, out.len() * len as usize) {
+        P::count(Step::RlbeZeroRun, out.len());
         acc = A::add(acc, 0);
         out.fill(T::from_bits(A::bits(acc)));
         return A::bits(acc);
@@ -433,7 +435,7 @@ fn run_slow(page: &[u8], total: usize, at: usize, left: u64) -> Result<(u64, usi
 /// terminator; `BadCount{RlbeRun}` at the code's byte as soon as the sum so
 /// far passes the values left in the block), the values
 /// (`Truncated{RlbeValue}` at the first value that does not fit).
-fn decode<const W: u32, A: Adder, T: Lane>(page: &[u8], out: &mut [T]) -> Result<Done, DecodeError> {
+fn decode<const W: u32, A: Adder, T: Lane, P: Probe>(page: &[u8], out: &mut [T]) -> Result<Done, DecodeError> {
     let code_bits: u32 = if W == 32 { 6 } else { 7 };
     let top = 1u64 << (W - 1);
     let total = page.len().saturating_mul(8);
@@ -516,7 +518,7 @@ fn decode<const W: u32, A: Adder, T: Lane>(page: &[u8], out: &mut [T]) -> Result
             } else {
                 (seg, pos)
             };
-            prev = unpack::<W, A, T>(page, first, len, or, prev, seg);
+            prev = unpack::<W, A, T, P>(page, first, len, or, prev, seg);
             pos += need;
             filled += run;
         }
@@ -532,35 +534,35 @@ fn decode<const W: u32, A: Adder, T: Lane>(page: &[u8], out: &mut [T]) -> Result
 
 /// Decode an INT32 page into `out` (its length: the most values accepted).
 pub fn decode_i32_into(page: &[u8], out: &mut [i32]) -> Result<Done, DecodeError> {
-    decode::<32, Int32, i32>(page, out)
+    decode::<32, Int32, i32, NoProbe>(page, out)
 }
 
 /// Decode an INT64 (or TIMESTAMP) page.
 pub fn decode_i64_into(page: &[u8], out: &mut [i64]) -> Result<Done, DecodeError> {
-    decode::<64, Int64, i64>(page, out)
+    decode::<64, Int64, i64, NoProbe>(page, out)
 }
 
 /// Decode a FLOAT page written by the given flavour's writer.
 pub fn decode_f32_into(page: &[u8], flavour: Flavour, out: &mut [f32]) -> Result<Done, DecodeError> {
     match flavour {
-        Flavour::JavaFloatDiffs => decode::<32, F32Diffs, f32>(page, out),
-        Flavour::CppBits => decode::<32, Int32, f32>(page, out),
+        Flavour::JavaFloatDiffs => decode::<32, F32Diffs, f32, NoProbe>(page, out),
+        Flavour::CppBits => decode::<32, Int32, f32, NoProbe>(page, out),
     }
 }
 
 /// Decode a DOUBLE page written by the given flavour's writer.
 pub fn decode_f64_into(page: &[u8], flavour: Flavour, out: &mut [f64]) -> Result<Done, DecodeError> {
     match flavour {
-        Flavour::JavaFloatDiffs => decode::<64, F64Diffs, f64>(page, out),
-        Flavour::CppBits => decode::<64, Int64, f64>(page, out),
+        Flavour::JavaFloatDiffs => decode::<64, F64Diffs, f64, NoProbe>(page, out),
+        Flavour::CppBits => decode::<64, Int64, f64, NoProbe>(page, out),
     }
 }
 
 /// 32-bit patterns (INT32, or FLOAT bits with `Sum::from(flavour)`).
 pub fn decode32_into(page: &[u8], sum: Sum, out: &mut [u32]) -> Result<Done, DecodeError> {
     match sum {
-        Sum::Int => decode::<32, Int32, u32>(page, out),
-        Sum::FloatDiffs => decode::<32, F32Diffs, u32>(page, out),
+        Sum::Int => decode::<32, Int32, u32, NoProbe>(page, out),
+        Sum::FloatDiffs => decode::<32, F32Diffs, u32, NoProbe>(page, out),
     }
 }
 
@@ -568,8 +570,8 @@ pub fn decode32_into(page: &[u8], sum: Sum, out: &mut [u32]) -> Result<Done, Dec
 /// `Sum::from(flavour)`).
 pub fn decode64_into(page: &[u8], sum: Sum, out: &mut [u64]) -> Result<Done, DecodeError> {
     match sum {
-        Sum::Int => decode::<64, Int64, u64>(page, out),
-        Sum::FloatDiffs => decode::<64, F64Diffs, u64>(page, out),
+        Sum::Int => decode::<64, Int64, u64, NoProbe>(page, out),
+        Sum::FloatDiffs => decode::<64, F64Diffs, u64, NoProbe>(page, out),
     }
 }
 
@@ -850,6 +852,18 @@ mod tests {
                 }
             }
         }
+        // One-bit words that are all zero but the last (the smallest
+        // subnormal, added to +0.0), so the run is no zero run, wherever the
+        // 1 falls against the 56-bit windows.
+        for zeros in [55usize, 56, 57, 100, 111, 112, 113] {
+            let mut words = vec![0u64; zeros + 1];
+            words.push(1);
+            let page = encode_words(&words, 32, BLOCK, false);
+            let mut out = vec![7u32; words.len()];
+            decode32_into(&page, Sum::FloatDiffs, &mut out).unwrap();
+            assert_eq!(out[zeros + 1], 1, "{zeros} zeros then 1");
+            assert!(out[..=zeros].iter().all(|&v| v == 0));
+        }
         // A run of full-width words whose written bits are all zero: each
         // is -0.0, and -0.0 + -0.0 stays -0.0 where +0 would make +0.0.
         let mut b = Bits::default();
@@ -888,6 +902,24 @@ mod tests {
             out,
             [snan, snan | 1 << 51, snan | 1 << 51, snan | 1 << 51, snan | 1 << 51]
         );
+    }
+
+    /// A long run of repeated float values is one addition and a fill;
+    /// integer runs and runs with a non-zero word are summed word by word.
+    #[test]
+    fn zero_runs_of_float_sums_take_the_fill() {
+        use crate::probe::Counting;
+        let mut words = vec![u64::from(3.0f32.to_bits())];
+        words.extend(std::iter::repeat_n(0u64, 200));
+        words.push(u64::from(1.0f32.to_bits()));
+        let page = encode_words(&words, 32, BLOCK, false);
+        let mut out = vec![0u32; words.len()];
+        Counting::reset();
+        decode::<32, F32Diffs, u32, Counting>(&page, &mut out).unwrap();
+        assert_eq!(Counting::steps(Step::RlbeZeroRun), 200);
+        Counting::reset();
+        decode::<32, Int32, u32, Counting>(&page, &mut out).unwrap();
+        assert_eq!(Counting::steps(Step::RlbeZeroRun), 0);
     }
 
     /// A NaN sum's payload: a NaN difference's, else a NaN previous
