@@ -864,6 +864,19 @@ mod tests {
             assert_eq!(out[zeros + 1], 1, "{zeros} zeros then 1");
             assert!(out[..=zeros].iter().all(|&v| v == 0));
         }
+        // A run of 8-bit words whose first three are zero (no writer's
+        // layout, a reader's input): every word is read, not only the
+        // first run-plus-length bits.
+        let mut b = Bits::default();
+        b.put(21, 32).put(1, 6).fib(1).put(0, 1).put(8, 6).fib(20);
+        for k in 0..20u64 {
+            b.put(if k < 3 { 0 } else { 5 }, 8);
+        }
+        b.pad();
+        let mut out = [9u32; 21];
+        decode32_into(&b.bytes, Sum::FloatDiffs, &mut out).unwrap();
+        let want: Vec<u32> = (0..21u32).map(|i| 5 * i.saturating_sub(3)).collect();
+        assert_eq!(out.to_vec(), want);
         // A run of full-width words whose written bits are all zero: each
         // is -0.0, and -0.0 + -0.0 stays -0.0 where +0 would make +0.0.
         let mut b = Bits::default();
