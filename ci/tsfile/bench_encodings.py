@@ -50,7 +50,7 @@ import sys
 
 import tsfile as t
 
-from bench_official import crossdec_scan, official_per_scan
+from bench_official import cpu_name, crossdec_scan, official_per_scan, write_between
 
 DT = t.TSDataType
 ENC = t.TSEncoding
@@ -150,17 +150,6 @@ def same_rows(binary, path, dtype, official):
                      f"the official reader returned ({t_official}, {v_official!r})")
 
 
-def cpu_name():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
 def table(results, command, rows, page_points):
     lines = [
         f"Measured {datetime.date.today().isoformat()} on {platform.machine()} ({cpu_name()}, "
@@ -225,10 +214,7 @@ def main():
         command = f"ci/tsfile/bench_encodings.py --crossdec {args.crossdec}" + \
             (f" --rounds {args.rounds}" if args.rounds != 5 else "") + \
             (f" --rows {args.rows}" if args.rows != 200_000 else "")
-        text = open(args.table).read()
-        a, b = text.index(BEGIN) + len(BEGIN), text.index(END)
-        with open(args.table, "w") as f:
-            f.write(text[:a] + "\n" + table(results, command, args.rows, args.page_points) + "\n" + text[b:])
+        write_between(args.table, BEGIN, END, table(results, command, args.rows, args.page_points))
     if any(r["ratio"] <= 1.0 for r in results):
         sys.exit("crossdec is not ahead of the official reader on every encoding")
 

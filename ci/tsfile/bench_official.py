@@ -139,6 +139,15 @@ def cpu_name():
     return platform.processor() or platform.machine()
 
 
+def write_between(page, begin, end, text):
+    """Replace what `page` holds between its `begin` and `end` markers."""
+    with open(page) as f:
+        old = f.read()
+    a, b = old.index(begin) + len(begin), old.index(end)
+    with open(page, "w") as f:
+        f.write(old[:a] + "\n" + text + "\n" + old[b:])
+
+
 def table(results, command, rows, columns):
     """The markdown table of `results`: one line per page size."""
     lines = [
@@ -207,10 +216,7 @@ def main():
             (f" --rounds {args.rounds}" if args.rounds != 9 else "") + \
             (f" --rows {args.rows}" if args.rows != 200_000 else "") + \
             (f" --columns {args.columns}" if args.columns != 8 else "")
-        text = open(args.table).read()
-        a, b = text.index(BEGIN) + len(BEGIN), text.index(END)
-        with open(args.table, "w") as f:
-            f.write(text[:a] + "\n" + table(results, command, args.rows, args.columns) + "\n" + text[b:])
+        write_between(args.table, BEGIN, END, table(results, command, args.rows, args.columns))
 
 
 if __name__ == "__main__":

@@ -305,6 +305,20 @@ pub(crate) fn be_u64(data: &[u8], at: usize) -> Option<u64> {
     Some(u64::from_be_bytes(data.get(at..at.checked_add(8)?)?.try_into().ok()?))
 }
 
+/// `u` as an unsigned LEB128 varint, appended to `out`, for tests that
+/// build pages.
+#[cfg(test)]
+pub(crate) fn test_leb128(mut u: u64, out: &mut Vec<u8>) {
+    loop {
+        let b = (u & 0x7F) as u8;
+        u >>= 7;
+        out.push(if u == 0 { b } else { b | 0x80 });
+        if u == 0 {
+            return;
+        }
+    }
+}
+
 /// Spaced hex to bytes, for the encodings' known-answer tests.
 #[cfg(test)]
 pub(crate) fn test_unhex(s: &str) -> Vec<u8> {

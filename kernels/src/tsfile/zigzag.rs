@@ -266,6 +266,7 @@ pub static IMPLEMENTATIONS_I64: &[crate::Implementation<DecodeI64>] = &[
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tsfile::test_leb128 as leb;
     use crate::tsfile::varint::STEP;
 
     /// A group whose bytes hold more varints than its count: the group's
@@ -466,17 +467,6 @@ mod tests {
         leb(values.len() as u64, &mut page);
         page.extend(body);
         page
-    }
-
-    fn leb(mut u: u64, out: &mut Vec<u8>) {
-        loop {
-            let b = (u & 0x7F) as u8;
-            u >>= 7;
-            out.push(if u == 0 { b } else { b | 0x80 });
-            if u == 0 {
-                return;
-            }
-        }
     }
 
     /// A pattern of `bits` significant bits, from `x`.

@@ -1,17 +1,5 @@
 use super::*;
-
-/// LEB128 of `u`.
-fn leb(u: u64, out: &mut Vec<u8>) {
-    let mut u = u;
-    loop {
-        let b = (u & 0x7F) as u8;
-        u >>= 7;
-        out.push(if u == 0 { b } else { b | 0x80 });
-        if u == 0 {
-            return;
-        }
-    }
-}
+use crate::tsfile::test_leb128 as leb;
 
 /// A zigzag pattern of at most 32 bits whose varint takes exactly `len`
 /// bytes, from `seed`.
