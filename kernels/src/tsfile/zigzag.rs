@@ -652,6 +652,17 @@ mod tests {
                 fast + 1 + tail >= n,
                 "blocks took {fast} of {n} ({tail} in the last 80 bytes)"
             );
+            // Two groups: the first group's last block, which ends at the
+            // group's end with as many varints as the count has left, is
+            // taken too.
+            let mut two = group(&mixed);
+            two.extend(group(&mixed));
+            let (fast, _) = fast_values(&two, 2 * n, true);
+            assert!(
+                fast + 2 + tail >= 2 * n,
+                "blocks took {fast} of {} in two groups",
+                2 * n
+            );
         }
     }
 

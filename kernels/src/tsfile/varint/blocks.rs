@@ -31,12 +31,11 @@ const HIGH_GROUPS: [u64; LONGEST + 2] = {
 };
 
 /// By length: the bits of the two bytes after the first eight that make a
-/// varint of that length malformed (a tenth byte above 1); all of them for
-/// lengths past ten.
+/// varint of that length malformed (a tenth byte above 1; a longer varint
+/// is refused by its length).
 const BAD_HIGH: [u64; LONGEST + 2] = {
     let mut t = [0u64; LONGEST + 2];
     t[10] = 0x7E00;
-    t[LONGEST + 1] = u64::MAX;
     t
 };
 
@@ -51,15 +50,6 @@ fn ends_of(block: &[u8]) -> u64 {
         // the top byte by one multiplication (no two products share a bit).
         let ends = (!word & 0x8080_8080_8080_8080) >> 7;
         mask |= (ends.wrapping_mul(0x0102_0408_1020_4080) >> 56) << (8 * i);
-    }
-    mask
-}
-
-/// The lowest `k` set bits of `mask`.
-#[inline]
-fn lowest_bits(mut mask: u64, k: usize) -> u64 {
-    while mask.count_ones() as usize > k {
-        mask &= !(1 << (63 - mask.leading_zeros()));
     }
     mask
 }
@@ -98,8 +88,9 @@ pub(crate) fn zigzag_blocks<const W: u32, T: IntLane>(
         if end - pos < 64 {
             ends &= (1u64 << (end - pos)) - 1;
         }
-        let ends = lowest_bits(ends, out.len() - n);
-        if ends == 0 {
+        // More varints than the output takes: a group whose bytes hold more
+        // than its count, for the byte loop to refuse.
+        if ends == 0 || ends.count_ones() as usize > out.len() - n {
             break;
         }
         let first = n;
