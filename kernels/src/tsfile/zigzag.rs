@@ -525,7 +525,11 @@ mod tests {
     #[test]
     fn malformed_varints_inside_blocks_are_reported_where_they_are() {
         // 32-bit: a fifth byte above 0x0F, a sixth byte.
-        let bad32: [&[u8]; 2] = [&[0xFF, 0xFF, 0xFF, 0xFF, 0x10], &[0x80, 0x80, 0x80, 0x80, 0x80, 0x01]];
+        let bad32: [&[u8]; 3] = [
+            &[0xFF, 0xFF, 0xFF, 0xFF, 0x10],
+            &[0x80, 0x80, 0x80, 0x80, 0x80, 0x01],
+            &[0x80, 0x80, 0x80, 0x80, 0x80, 0x00],
+        ];
         // 64-bit: a tenth byte above 1, an eleventh byte.
         let bad64: [&[u8]; 2] = [
             &[0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x02],
@@ -616,6 +620,36 @@ mod tests {
         )
     }
 
+    /// How many of `patterns`' varints start in their last 80 bytes (what
+    /// the block reader leaves to the byte loop).
+    #[cfg(target_arch = "x86_64")]
+    fn in_the_last_80_bytes(patterns: &[u64]) -> usize {
+        let mut bytes = 0;
+        patterns
+            .iter()
+            .rev()
+            .take_while(|&&u| {
+                let mut varint = Vec::new();
+                leb(u, &mut varint);
+                bytes += varint.len();
+                bytes <= 80
+            })
+            .count()
+    }
+
+    /// [`fast_values`] for an INT32 page and `zigzag/bmi2-blocks`.
+    #[cfg(target_arch = "x86_64")]
+    fn fast_values_32(page: &[u8], n: usize) -> usize {
+        use crate::probe::Counting;
+        let mut out = vec![0i32; n];
+        Counting::reset();
+        assert!(bmi2());
+        // SAFETY: the CPU has BMI2, checked above.
+        let done = unsafe { decode_blocks::<32, i32, Counting>(page, &mut out) };
+        assert_eq!(done.map(|d| d.values), Ok(n));
+        Counting::steps(Step::ZigzagFastValue)
+    }
+
     /// The kernels' readers take a page's varints, all but the first and
     /// those too near the end: of one length for runs, of any length for
     /// blocks.
@@ -633,20 +667,7 @@ mod tests {
                 .map(|i| of_bits(i.wrapping_mul(0x9E37_79B9_7F4A_7C15), (i % 64) as u32))
                 .collect();
             let page = group(&mixed);
-            let tail: usize = {
-                // Varints starting in the last 80 bytes go to the byte loop.
-                let mut bytes = 0;
-                mixed
-                    .iter()
-                    .rev()
-                    .take_while(|&&u| {
-                        let mut len = Vec::new();
-                        leb(u, &mut len);
-                        bytes += len.len();
-                        bytes <= 80
-                    })
-                    .count()
-            };
+            let tail = in_the_last_80_bytes(&mixed);
             let (fast, _) = fast_values(&page, n, true);
             assert!(
                 fast + 1 + tail >= n,
@@ -663,6 +684,13 @@ mod tests {
                 "blocks took {fast} of {} in two groups",
                 2 * n
             );
+            // INT32 values of every length, the largest among them.
+            let ints: Vec<u64> = (0..n as u64)
+                .map(|i| of_bits(i.wrapping_mul(0x9E37_79B9_7F4A_7C15), (i % 33) as u32))
+                .collect();
+            let fast = fast_values_32(&group(&ints), n);
+            let tail = in_the_last_80_bytes(&ints);
+            assert!(fast + 1 + tail >= n, "blocks took {fast} of {n} INT32 values");
         }
     }
 

@@ -3,14 +3,14 @@
 use super::unzigzag;
 use crate::tsfile::IntLane;
 
-/// The longest varint a length index stands for: lengths past it share
-/// the last index, which [`BAD_HIGH`] flags.
+/// The longest varint a length index stands for: longer ones share its
+/// index, and their length makes the block bad.
 const LONGEST: usize = 10;
 
-/// By length (1 to 10, 11 for longer): the 7-bit groups in a varint's first
-/// eight bytes, and in the next two.
-const LOW_GROUPS: [u64; LONGEST + 2] = {
-    let mut t = [0u64; LONGEST + 2];
+/// By length (1 to 10): the 7-bit groups in a varint's first eight bytes,
+/// and in the next two.
+const LOW_GROUPS: [u64; LONGEST + 1] = {
+    let mut t = [0u64; LONGEST + 1];
     let mut len = 1;
     while len <= LONGEST {
         t[len] = if len >= 8 {
@@ -22,8 +22,8 @@ const LOW_GROUPS: [u64; LONGEST + 2] = {
     }
     t
 };
-const HIGH_GROUPS: [u64; LONGEST + 2] = {
-    let mut t = [0u64; LONGEST + 2];
+const HIGH_GROUPS: [u64; LONGEST + 1] = {
+    let mut t = [0u64; LONGEST + 1];
     t[9] = 0x7F;
     // A tenth byte holds bit 63 alone.
     t[10] = 0x017F;
@@ -33,8 +33,8 @@ const HIGH_GROUPS: [u64; LONGEST + 2] = {
 /// By length: the bits of the two bytes after the first eight that make a
 /// varint of that length malformed (a tenth byte above 1; a longer varint
 /// is refused by its length).
-const BAD_HIGH: [u64; LONGEST + 2] = {
-    let mut t = [0u64; LONGEST + 2];
+const BAD_HIGH: [u64; LONGEST + 1] = {
+    let mut t = [0u64; LONGEST + 1];
     t[10] = 0x7E00;
     t
 };
@@ -82,11 +82,11 @@ pub(crate) fn zigzag_blocks<const W: u32, T: IntLane>(
 ) -> (usize, usize) {
     let longest = if W == 32 { 5 } else { LONGEST };
     let mut n = 0;
-    while n < out.len() && pos < end {
-        let Some(block) = data.get(pos..pos + 80) else { break };
+    while let Some(block) = data.get(pos..pos + 80) {
         let mut ends = ends_of(block);
-        if end - pos < 64 {
-            ends &= (1u64 << (end - pos)) - 1;
+        let room = end.saturating_sub(pos);
+        if room < 64 {
+            ends &= (1u64 << room) - 1;
         }
         // More varints than the output takes: a group whose bytes hold more
         // than its count, for the byte loop to refuse.
@@ -100,7 +100,7 @@ pub(crate) fn zigzag_blocks<const W: u32, T: IntLane>(
         while left != 0 {
             let last = left.trailing_zeros() as usize;
             let len = last + 1 - start;
-            let at = len.min(LONGEST + 1);
+            let at = len.min(LONGEST);
             bad |= u64::from(len > longest);
             let low = u64::from_le_bytes(block[start..start + 8].try_into().expect("8 bytes"));
             let mut value = pext(low, LOW_GROUPS[at]);
