@@ -485,6 +485,9 @@ mod tests {
     }
 
     proptest::proptest! {
+        // Under Miri a case takes seconds.
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(if cfg!(miri) { 4 } else { 256 }))]
+
         /// Pages of varints of mixed lengths (every length a width takes,
         /// long enough for the 64-byte blocks) decode the same with every
         /// kernel as with the byte loop, whole and with an output too short.
