@@ -287,8 +287,6 @@ pub struct Kernels {
     /// Which writer's layout to assume where the writers differ (SPRINTZ
     /// INT64 / DOUBLE, RLBE FLOAT / DOUBLE), as [`Reference::writer`].
     pub writer: Writer,
-    /// The RLE BOOLEAN kernel's scratch, kept across pages.
-    scratch: Vec<u32>,
 }
 
 /// Run a kernel into a buffer of `n` values and keep what it wrote.
@@ -378,10 +376,7 @@ impl Kernels {
             (E::Ts2Diff, P::Int64) => into(n, |o| ts2diff::decode_i64_into(p, o)).map(|(v, c)| (Values::Int64(v), c)),
             (E::Rle, P::Int32) => into(n, |o| rle::decode_i32_into(p, o)).map(|(v, c)| (Values::Int32(v), c)),
             (E::Rle, P::Int64) => into(n, |o| rle::decode_i64_into(p, o)).map(|(v, c)| (Values::Int64(v), c)),
-            (E::Rle, P::Boolean) => {
-                let scratch = &mut self.scratch;
-                into(n, |o| rle::decode_bool_into(p, scratch, o)).map(|(v, c)| (Values::Boolean(v), c))
-            }
+            (E::Rle, P::Boolean) => into(n, |o| rle::decode_bool_into(p, o)).map(|(v, c)| (Values::Boolean(v), c)),
             (E::Gorilla, P::Int32) => {
                 into(n, |o| gorilla::decode_i32_into(p, stop, o)).map(|(v, c)| (Values::Int32(v), c))
             }
@@ -471,10 +466,7 @@ impl Fastest {
     /// Kernels and reference both reading `writer`'s layouts.
     pub fn for_writer(writer: Writer) -> Self {
         Fastest {
-            kernels: Kernels {
-                writer,
-                ..Kernels::default()
-            },
+            kernels: Kernels { writer },
             reference: Reference { writer },
         }
     }
@@ -526,10 +518,7 @@ mod tests {
         ] {
             let body = time_body(&times, r, W::Java);
             let page = time_page(e, &body, 1 << 20);
-            let mut kernels = Kernels {
-                writer: Writer::Java,
-                ..Kernels::default()
-            };
+            let mut kernels = Kernels { writer: Writer::Java };
             let got = kernels.decode(&page).and_then(|d| check(&page, d));
             assert_eq!(got, Ok(Values::Int64(times.clone())), "{e}");
             let reference = Reference { writer: Writer::Java }

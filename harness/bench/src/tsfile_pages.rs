@@ -81,7 +81,6 @@ struct Out {
     u64s: Vec<u64>,
     f32s: Vec<f32>,
     f64s: Vec<f64>,
-    scratch: Vec<u32>,
 }
 
 fn sized<T: Default + Clone>(v: &mut Vec<T>, n: usize) -> &mut [T] {
@@ -131,9 +130,7 @@ pub fn kernel<'a>(input: &'a TsInput, name: &'static str) -> Box<dyn FnMut() -> 
             let f = by_name(ts2diff::IMPLEMENTATIONS_I64, name).expect("available");
             Box::new(move || done(float_scaled::decode_f64_into(page, f, sized(&mut o.f64s, n))))
         }
-        (E::Rle, T::Boolean) => {
-            Box::new(move || done(rle::decode_bool_into(page, &mut o.scratch, sized(&mut o.bools, n))))
-        }
+        (E::Rle, T::Boolean) => Box::new(move || done(rle::decode_bool_into(page, sized(&mut o.bools, n)))),
         (E::Rle, T::Int32) => {
             let f = by_name(rle::IMPLEMENTATIONS_I32, name).expect("available");
             Box::new(move || done(f(page, sized(&mut o.i32s, n))))

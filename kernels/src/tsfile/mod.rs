@@ -250,6 +250,17 @@ impl Lane for f64 {
     }
 }
 
+/// A BOOLEAN lane: TsFile writes booleans as an INT32 stream and reads any
+/// non-zero value as true, so a boolean takes the widths of an INT32 and
+/// decoders write it straight from the stream, without an INT32 copy.
+impl Lane for bool {
+    const BITS: u32 = 32;
+    #[inline(always)]
+    fn from_bits(v: u64) -> Self {
+        v != 0
+    }
+}
+
 /// Unsigned LEB128 of at most 5 bytes holding a u32, read from `data[at..]`.
 /// Returns (value, bytes).
 #[inline]

@@ -4,22 +4,51 @@
 
 use super::{bitpack, uvarint32, DecodeError, Done, Field, Lane};
 
-/// A run value of `bytes.len()` (at most 8) bytes, zero-extended.
+/// A run value of `bytes.len()` (at most 8) bytes, zero-extended. Built a
+/// byte at a time: runs are short and many, and a copy into a word of
+/// variable length is a call to `memcpy`.
 #[inline(always)]
 fn run_value(bytes: &[u8], big_endian: bool) -> u64 {
-    let mut word = [0u8; 8];
-    if big_endian {
-        word[8 - bytes.len()..].copy_from_slice(bytes);
-        u64::from_be_bytes(word)
+    if let [byte] = bytes {
+        u64::from(*byte)
+    } else if big_endian {
+        bytes.iter().fold(0, |v, &b| v << 8 | u64::from(b))
     } else {
-        word[..bytes.len()].copy_from_slice(bytes);
-        u64::from_le_bytes(word)
+        bytes.iter().rev().fold(0, |v, &b| v << 8 | u64::from(b))
     }
 }
 
-/// Decode into `out`; `T::BITS` picks INT32 (little-endian run values) or
-/// INT64 (big-endian run values).
+/// `slice.fill(v)`, with the short runs most pages are made of written by
+/// two overlapping stores of a fixed size instead of a call to `memset`.
+#[inline(always)]
+fn fill<T: Copy>(slice: &mut [T], v: T) {
+    let len = slice.len();
+    if (8..=16).contains(&len) {
+        slice[..8].copy_from_slice(&[v; 8]);
+        slice[len - 8..].copy_from_slice(&[v; 8]);
+    } else if (16..=32).contains(&len) {
+        slice[..16].copy_from_slice(&[v; 16]);
+        slice[len - 16..].copy_from_slice(&[v; 16]);
+    } else {
+        slice.fill(v);
+    }
+}
+
+/// Decode into `out`; `T::BITS` picks INT32 and BOOLEAN (little-endian run
+/// values) or INT64 (big-endian run values).
 pub fn decode_into<T: Lane>(page: &[u8], out: &mut [T]) -> Result<Done, DecodeError> {
+    decode_runs(page, out, bitpack::unpack)
+}
+
+/// The package and run walk, with each bit-packed run's `count` values of
+/// `width` bits unpacked by `unpack` from the page bytes where its groups
+/// start (the rest of the page follows them).
+#[inline(always)]
+fn decode_runs<T: Lane>(
+    page: &[u8],
+    out: &mut [T],
+    unpack: impl Fn(&[u8], u32, usize, &mut [T]),
+) -> Result<Done, DecodeError> {
     let max = out.len();
     let big_endian = T::BITS == 64;
     let mut pos = 0;
@@ -73,7 +102,7 @@ pub fn decode_into<T: Lane>(page: &[u8], out: &mut [T]) -> Result<Done, DecodeEr
                     offset: pos,
                     bit: 0,
                 })?;
-                out[n..n + count].fill(T::from_bits(run_value(bytes, big_endian)));
+                fill(&mut out[n..n + count], T::from_bits(run_value(bytes, big_endian)));
                 n += count;
                 pos += size;
             } else {
@@ -113,8 +142,11 @@ pub fn decode_into<T: Lane>(page: &[u8], out: &mut [T]) -> Result<Done, DecodeEr
                     });
                 }
                 let packed_len = packed_len as usize;
-                let used = (count as u64 * u64::from(width)).div_ceil(8) as usize;
-                bitpack::unpack(&body[pos..pos + used], width, count, &mut out[n..n + count]);
+                // The rest of the page, not only this run's bytes: the
+                // unpacker decodes `count` values either way, and loads that
+                // may run on into the next run keep a short run's groups off
+                // its zero-padded copy.
+                unpack(&page[pos..], width, count, &mut out[n..n + count]);
                 n += count;
                 pos += packed_len;
             }
@@ -135,16 +167,49 @@ pub fn decode_i64_into(page: &[u8], out: &mut [i64]) -> Result<Done, DecodeError
     decode_into(page, out)
 }
 
-/// BOOLEAN: an INT32 stream, any non-zero value true. Uses `scratch` (grown
-/// as needed, kept by the caller across pages) for the INT32 lanes.
-pub fn decode_bool_into(page: &[u8], scratch: &mut Vec<u32>, out: &mut [bool]) -> Result<Done, DecodeError> {
-    // Grow only (a no-op when the scratch is already long enough).
-    scratch.resize(scratch.len().max(out.len()), 0);
-    let done = decode_into::<u32>(page, &mut scratch[..out.len()])?;
-    for (o, &v) in out.iter_mut().zip(&scratch[..done.values]) {
-        *o = v != 0;
+/// BOOLEAN: an INT32 stream, any non-zero value true, decoded straight
+/// into booleans (an RLE run is one fill). Writers pack booleans one bit
+/// wide, and those runs are spread a byte (eight values) at a time.
+pub fn decode_bool_into(page: &[u8], out: &mut [bool]) -> Result<Done, DecodeError> {
+    decode_runs(page, out, |packed, width, count, out| {
+        if width == 1 {
+            unpack_flags(packed, count, out);
+        } else {
+            bitpack::unpack(packed, width, count, out);
+        }
+    })
+}
+
+/// `SPREAD[b]` holds byte `b`'s bits as eight booleans, its most
+/// significant bit (the first value, MSB-first) first.
+const SPREAD: [[bool; 8]; 256] = {
+    let mut table = [[false; 8]; 256];
+    let mut b = 0;
+    while b < 256 {
+        let mut j = 0;
+        while j < 8 {
+            table[b][j] = (b >> (7 - j)) & 1 == 1;
+            j += 1;
+        }
+        b += 1;
     }
-    Ok(done)
+    table
+};
+
+/// `n` one-bit values, MSB-first, from `packed` (at least `ceil(n / 8)`
+/// bytes) as booleans.
+fn unpack_flags(packed: &[u8], n: usize, out: &mut [bool]) {
+    let (whole, rest) = out[..n].split_at_mut(n / 8 * 8);
+    for (chunk, &byte) in whole.chunks_exact_mut(8).zip(packed) {
+        chunk.copy_from_slice(&SPREAD[byte as usize]);
+    }
+    if !rest.is_empty() {
+        // Fewer than eight: a loop, where a copy of variable length would
+        // be a call.
+        for (slot, &bit) in rest.iter_mut().zip(&SPREAD[packed[n / 8] as usize]) {
+            *slot = bit;
+        }
+    }
 }
 
 pub type DecodeI32 = fn(&[u8], &mut [i32]) -> Result<Done, DecodeError>;
@@ -194,6 +259,106 @@ mod tests {
         assert_eq!(decode_i32_into(&wraps_to_no_bytes, &mut out), too_many(4));
     }
 
+    /// A page of one package of random runs of `width`-bit values: RLE runs
+    /// of 1 to 40 values (the lengths the short fills take), and bit-packed
+    /// runs of 1 to 5 groups whose last group holds 1 to 8 values.
+    fn random_page(next: &mut impl FnMut() -> u64, width: u32, runs: usize) -> (Vec<u8>, Vec<u32>) {
+        let mask = if width == 32 { u32::MAX } else { (1u32 << width) - 1 };
+        let value = |next: &mut dyn FnMut() -> u64| match next() % 3 {
+            0 => 0,
+            1 => 1 & mask,
+            _ => next() as u32 & mask,
+        };
+        let (mut body, mut values) = (vec![width as u8], Vec::new());
+        for _ in 0..runs {
+            if next().is_multiple_of(2) {
+                let count = 1 + next() % 40;
+                let v = value(next);
+                crate::tsfile::test_leb128(count << 1, &mut body);
+                body.extend_from_slice(&v.to_le_bytes()[..width.div_ceil(8) as usize]);
+                values.extend(std::iter::repeat_n(v, count as usize));
+            } else {
+                let groups = 1 + next() % 5;
+                let last = 1 + next() % 8;
+                crate::tsfile::test_leb128(groups << 1 | 1, &mut body);
+                body.push(last as u8);
+                let run: Vec<u32> = (0..groups * 8).map(|_| value(next)).collect();
+                let (mut acc, mut bits) = (0u128, 0u32);
+                for &v in &run {
+                    acc = acc << width | u128::from(v);
+                    bits += width;
+                    while bits >= 8 {
+                        bits -= 8;
+                        body.push((acc >> bits) as u8);
+                    }
+                }
+                values.extend_from_slice(&run[..((groups - 1) * 8 + last) as usize]);
+            }
+        }
+        let mut page = Vec::new();
+        crate::tsfile::test_leb128(body.len() as u64, &mut page);
+        page.extend(body);
+        (page, values)
+    }
+
+    /// BOOLEAN pages read as the INT32 stream they are, any non-zero value
+    /// true: one-bit runs through the byte spreader, wider ones through the
+    /// unpacker, fills of every short length. Nothing past the values is
+    /// written, whichever boolean the buffer held.
+    #[test]
+    fn booleans_are_the_int32_stream_non_zero() {
+        let mut next = crate::xorshift(0x5EED_B001);
+        for width in [1, 2, 7, 32] {
+            for runs in [1, 2, 5, 40] {
+                let (page, values) = random_page(&mut next, width, runs);
+                let want: Vec<bool> = values.iter().map(|&v| v != 0).collect();
+                let mut ints = vec![0u32; values.len()];
+                assert_eq!(decode_into(&page, &mut ints).unwrap().values, values.len());
+                assert_eq!(ints, values, "width {width}: the INT32 reading of the test page");
+                for canary in [false, true] {
+                    let mut out = vec![canary; want.len() + 20];
+                    let done = decode_bool_into(&page, &mut out).unwrap();
+                    assert_eq!(
+                        done,
+                        Done {
+                            values: want.len(),
+                            consumed: page.len()
+                        }
+                    );
+                    assert_eq!(out[..want.len()], want[..], "width {width} runs {runs}");
+                    assert!(out[want.len()..].iter().all(|&b| b == canary), "wrote past the values");
+                }
+            }
+        }
+    }
+
+    /// Fills of every length, each inside its own run: the two overlapping
+    /// stores of a short fill stay inside it.
+    #[test]
+    fn fills_of_every_length_stay_in_their_run() {
+        for len in 0..70 {
+            let mut buf = vec![0u8; len + 40];
+            fill(&mut buf[20..20 + len], 7);
+            assert!(buf[..20].iter().all(|&b| b == 0), "len {len}");
+            assert!(buf[20..20 + len].iter().all(|&b| b == 7), "len {len}");
+            assert!(buf[20 + len..].iter().all(|&b| b == 0), "len {len}");
+        }
+    }
+
+    /// Every byte spreads to its eight values first bit first, for whole
+    /// bytes and the partial byte of a run's last group.
+    #[test]
+    fn flags_spread_most_significant_bit_first() {
+        let packed: Vec<u8> = (0..=255).collect();
+        for n in [0, 1, 7, 8, 9, 2047, 2048] {
+            let mut out = vec![false; n];
+            unpack_flags(&packed, n, &mut out);
+            for (i, &b) in out.iter().enumerate() {
+                assert_eq!(b, packed[i / 8] >> (7 - i % 8) & 1 == 1, "n {n} value {i}");
+            }
+        }
+    }
+
     #[test]
     fn run_value_byte_order() {
         let mut out32 = [0i32; 3];
@@ -202,9 +367,8 @@ mod tests {
         let mut out64 = [0i64; 3];
         assert_eq!(decode_i64_into(&[4, 16, 6, 0x12, 0x34], &mut out64).unwrap().values, 3);
         assert_eq!(out64, [0x1234; 3]);
-        let mut scratch = Vec::new();
         let mut b = [false; 4];
-        assert_eq!(decode_bool_into(&[3, 1, 4, 1], &mut scratch, &mut b).unwrap().values, 2);
+        assert_eq!(decode_bool_into(&[3, 1, 4, 1], &mut b).unwrap().values, 2);
         assert_eq!(b, [true, true, false, false]);
     }
 }

@@ -62,8 +62,6 @@ fn stop_of(input: &TsInput) -> gorilla::Stop {
 struct Adapter {
     encoding: Encoding,
     name: &'static str,
-    /// The RLE boolean kernel's scratch, kept across steps.
-    scratch: Vec<u32>,
     report: Report,
     /// Calls so far: a decoder is one adapter, kept across a case's steps.
     calls: u64,
@@ -181,11 +179,7 @@ impl Adapter {
                 })
                 .map_err(TsFault::from),
             (Encoding::Rle, DataType::Boolean) => {
-                let scratch = &mut self.scratch;
-                out!(
-                    reported(b, max, tell, |o| rle::decode_bool_into(page, scratch, o)),
-                    Boolean
-                )
+                out!(reported(b, max, tell, |o| rle::decode_bool_into(page, o)), Boolean)
             }
             (Encoding::Rle, DataType::Int32) => {
                 let imp = crossdec_kernels::by_name(rle::IMPLEMENTATIONS_I32, name).expect("registered");
@@ -346,7 +340,6 @@ pub fn decode_with(encoding: Encoding, name: &'static str, input: &TsInput) -> R
     let outcome = Adapter {
         encoding,
         name,
-        scratch: Vec::new(),
         report: unchanged,
         calls: 0,
     }
@@ -366,7 +359,7 @@ pub fn implementations(encoding: Encoding) -> Vec<Implementation<TsFamily>> {
 
 /// The registry kernel `name` of `encoding` through the family's adapter,
 /// each call's [`Done`] passed through `report` before the adapter reads it.
-/// One decoder (one adapter, its scratch and call count) serves every step
+/// One decoder (one adapter and its call count) serves every step
 /// of a case, as one reader decodes page after page.
 pub fn implementation_reporting(
     encoding: Encoding,
@@ -378,7 +371,6 @@ pub fn implementation_reporting(
         let mut adapter = Adapter {
             encoding,
             name,
-            scratch: Vec::new(),
             report,
             calls: 0,
         };

@@ -254,7 +254,7 @@ pub(crate) fn decode_into(
     let (sprintz_writer, rlbe_flavour) = layouts(writer);
     let done: Done = match (t, e, out) {
         (Boolean, Encoding::Plain, Data::Bool(v)) => plain::decode_bool_into(body, &mut v[r])?,
-        (Boolean, Encoding::Rle, Data::Bool(v)) => rle::decode_bool_into(body, scratch, &mut v[r])?,
+        (Boolean, Encoding::Rle, Data::Bool(v)) => rle::decode_bool_into(body, &mut v[r])?,
         (Int32 | Date, Encoding::Plain, Data::I32(v)) => plain::decode_i32_into(body, &mut v[r])?,
         (Int32 | Date, Encoding::Rle, Data::I32(v)) => rle::decode_i32_into(body, &mut v[r])?,
         (Int32 | Date, Encoding::Ts2Diff, Data::I32(v)) => ts2diff::decode_i32_into(body, &mut v[r])?,
