@@ -166,6 +166,12 @@ fn scale_f64(values: &mut [f64], scale: f64) {
             return unsafe { scale_f64_avx2(values, scale) };
         }
     }
+    scale_f64_portable(values, scale);
+}
+
+/// The DOUBLE scaling by division, for every CPU.
+#[inline(always)]
+fn scale_f64_portable(values: &mut [f64], scale: f64) {
     scale_all(values, stored_f64, |v| v as f64 / scale);
 }
 
@@ -411,6 +417,7 @@ mod tests {
                 values.iter().map(|x| x.to_bits()).collect()
             };
             assert_eq!(run(&|v| scale_f64(v, scale)), want, "dispatched, scale {scale}");
+            assert_eq!(run(&|v| scale_f64_portable(v, scale)), want, "portable, scale {scale}");
             #[cfg(target_arch = "x86_64")]
             {
                 use std::arch::is_x86_feature_detected as has;
