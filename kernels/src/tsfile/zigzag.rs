@@ -361,29 +361,13 @@ mod tests {
         let mut want = Vec::new();
         for _ in 0..3 {
             for &v in &values {
-                let mut z = ((v << 1) ^ (v >> 63)) as u64;
-                loop {
-                    let b = (z & 0x7F) as u8;
-                    z >>= 7;
-                    body.push(if z == 0 { b } else { b | 0x80 });
-                    if z == 0 {
-                        break;
-                    }
-                }
+                crate::tsfile::test_leb128(((v << 1) ^ (v >> 63)) as u64, &mut body);
                 want.push(v);
             }
         }
         let mut page = Vec::new();
-        for v in [body.len() as u32, want.len() as u32] {
-            let mut v = v;
-            loop {
-                let b = (v & 0x7F) as u8;
-                v >>= 7;
-                page.push(if v == 0 { b } else { b | 0x80 });
-                if v == 0 {
-                    break;
-                }
-            }
+        for v in [body.len(), want.len()] {
+            crate::tsfile::test_leb128(v as u64, &mut page);
         }
         page.extend(&body);
         for f in i64s() {
