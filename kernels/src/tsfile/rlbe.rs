@@ -15,7 +15,8 @@
 //! is the first set bit of `w & (w << 1)` (its leading zeros), and the run
 //! is the sum of the Fibonacci numbers of the digits before it, looked up
 //! in a 4096-entry table when the code ends in its first 12 bits (runs up
-//! to 608), else summed digit by digit. A run's values are unpacked in a
+//! to 608), else summed digit by digit. Runs of one and two skip the
+//! table and the loop (see `decode`). A longer run's values are unpacked in a
 //! tight loop of one load, two shifts and an add each (64-bit values: a
 //! 9-byte window, with no branch on the alignment). Only a Fibonacci code
 //! with no `11` in its first 50 bits (never in a valid page: a run of
@@ -478,6 +479,31 @@ fn decode<const W: u32, A: Adder, T: Lane, P: Probe>(page: &[u8], out: &mut [T])
             let left = (count - filled) as u64;
             let window = head << code_bits;
             let pairs = window & (window << 1);
+            let or = if len == W { top } else { 0 };
+            if pairs.leading_zeros() < 2 && filled != 0 && left >= 2 {
+                // Runs of one (code `11`) and two (`011`): most segments of
+                // a varying series, in no predictable order. The run is the
+                // code's end plus one, so the next segment's position needs
+                // no table. Both values are decoded and stored, and the run
+                // picks which sum goes on; a second value that is not the
+                // segment's is read from the page's next bits and stored in
+                // a slot of this block that a later segment overwrites.
+                let k = pairs.leading_zeros();
+                pos += k as usize + 2;
+                let need = (len as usize) << k;
+                if pos + need > total {
+                    let fit = (total - pos.min(total)) / len as usize;
+                    return Err(truncated(Field::RlbeValue, pos + fit * len as usize));
+                }
+                let first = A::add(A::load(prev), read::<W>(page, pos, len) | or);
+                let second = A::add(first, read::<W>(page, pos + len as usize, len) | or);
+                block_out[filled] = T::from_bits(A::bits(first));
+                block_out[filled + 1] = T::from_bits(A::bits(second));
+                prev = if k == 1 { A::bits(second) } else { A::bits(first) };
+                pos += need;
+                filled += k as usize + 1;
+                continue;
+            }
             let run = if pairs != 0 {
                 // Bits 0..=k are the code's digits, bit k + 1 its end: the
                 // first `11`. Both bits of a pair are the page's (bits past
@@ -507,7 +533,6 @@ fn decode<const W: u32, A: Adder, T: Lane, P: Probe>(page: &[u8], out: &mut [T])
                 let fit = (total - pos.min(total)) / len as usize;
                 return Err(truncated(Field::RlbeValue, pos + fit * len as usize));
             }
-            let or = if len == W { top } else { 0 };
             let seg = &mut block_out[filled..filled + run];
             let (seg, first) = if filled == 0 {
                 // The block's first value is stored as is.
