@@ -10,8 +10,10 @@
 //! `chimp/window128` reads each value from one unaligned big-endian 16-byte
 //! load (at least 121 valid bits: the longest value, a `01` with 64
 //! significant bits, takes 82), so a value costs one load and one branch on
-//! its control bits; the ring is a fixed array indexed with a mask. Only
-//! the page's last 15 bytes go through a zero-padded copy.
+//! its control bits; the ring is a fixed array indexed with a mask. While
+//! the window lies inside the page no field is checked against the page's
+//! end (`next_value_fast`); only the page's last 15 bytes go through a
+//! zero-padded copy and the checked fields.
 
 use super::{DecodeError, Done, Field, Lane};
 
@@ -55,24 +57,163 @@ fn truncated(field: Field, at: usize) -> DecodeError {
     }
 }
 
+/// The fields of one value after its control bits, read from `window` (the
+/// page from the value's first bit, MSB-aligned). `CHECKED`: the window
+/// may run past the page, so every field is checked against `total`;
+/// unchecked, the caller has made sure the window holds the longest value
+/// (82 bits) inside the page. Returns the value and the bit after it.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn next_value<const W: u32, const CHECKED: bool>(
+    window: u128,
+    pos: usize,
+    total: usize,
+    prev: u64,
+    ring: &[u64; 128],
+    stored_lz: &mut Option<u32>,
+) -> Result<(u64, usize), DecodeError> {
+    let (slot_bits, sig_bits): (u32, u32) = if W == 32 { (6, 5) } else { (7, 6) };
+    let past = |end: usize| CHECKED && end > total;
+    match (window >> 126) as u8 {
+        0b00 => {
+            if past(pos + 2 + slot_bits as usize) {
+                return Err(truncated(Field::ChimpIndex, pos + 2));
+            }
+            let slot = take(window, 2, slot_bits) as usize;
+            Ok((ring[slot & 127], pos + 2 + slot_bits as usize))
+        }
+        0b01 => {
+            let meta = slot_bits + 3 + sig_bits;
+            if past(pos + 2 + meta as usize) {
+                return Err(truncated(Field::ChimpIndex, pos + 2));
+            }
+            let fields = take(window, 2, meta);
+            let slot = (fields >> (3 + sig_bits)) as usize;
+            let lz = LEADING[((fields >> sig_bits) & 7) as usize];
+            let sig = match (fields & ((1 << sig_bits) - 1)) as u32 {
+                0 => W,
+                s => s,
+            };
+            if lz + sig > W {
+                // At the fields' start: they are one field (as for truncation).
+                let at = pos + 2;
+                return Err(DecodeError::BadWindow {
+                    leading: lz,
+                    significant: sig,
+                    offset: at / 8,
+                    bit: (at % 8) as u8,
+                });
+            }
+            let bits_at = pos + 2 + meta as usize;
+            if past(bits_at + sig as usize) {
+                return Err(truncated(Field::ChimpBits, bits_at));
+            }
+            let bits = take(window, 2 + meta, sig);
+            *stored_lz = Some(lz);
+            Ok((ring[slot & 127] ^ (bits << (W - lz - sig)), bits_at + sig as usize))
+        }
+        0b10 => {
+            let lz = stored_lz.ok_or(DecodeError::NoWindow {
+                offset: pos / 8,
+                bit: (pos % 8) as u8,
+            })?;
+            let sig = W - lz;
+            if past(pos + 2 + sig as usize) {
+                return Err(truncated(Field::ChimpBits, pos + 2));
+            }
+            Ok((prev ^ take(window, 2, sig), pos + 2 + sig as usize))
+        }
+        _ => {
+            if past(pos + 5) {
+                return Err(truncated(Field::ChimpLeading, pos + 2));
+            }
+            let lz = LEADING[take(window, 2, 3) as usize];
+            *stored_lz = Some(lz);
+            let sig = W - lz;
+            if past(pos + 5 + sig as usize) {
+                return Err(truncated(Field::ChimpBits, pos + 5));
+            }
+            Ok((prev ^ take(window, 5, sig), pos + 5 + sig as usize))
+        }
+    }
+}
+
+/// Leading zeros of each 3-bit code, a byte each: `LEADING` without a load.
+const LEADING_PACKED: u64 = {
+    let mut packed = 0u64;
+    let mut code = 0;
+    while code < 8 {
+        packed |= (LEADING[code] as u64) << (8 * code);
+        code += 1;
+    }
+    packed
+};
+
+/// [`next_value`] unchecked, with the common controls first and the
+/// leading zeros of a `11` taken from a constant rather than a table (the
+/// value's end waits on them).
+#[inline(always)]
+fn next_value_fast<const W: u32>(
+    window: u128,
+    pos: usize,
+    prev: u64,
+    ring: &[u64; 128],
+    stored_lz: &mut Option<u32>,
+) -> Result<(u64, usize), DecodeError> {
+    let slot_bits: u32 = if W == 32 { 6 } else { 7 };
+    let ctl = (window >> 126) as u32;
+    if ctl == 0b01 || (ctl == 0b10 && stored_lz.is_none()) {
+        return next_value::<W, false>(window, pos, 0, prev, ring, stored_lz);
+    }
+    let after2 = (window >> (64 - 2)) as u64;
+    let (value, len) = match ctl {
+        0b00 => (ring[(after2 >> (64 - slot_bits)) as usize & 127], 2 + slot_bits),
+        0b10 => {
+            let sig = W - stored_lz.unwrap_or(0);
+            (prev ^ (after2 >> (64 - sig)), 2 + sig)
+        }
+        _ => {
+            let lz = (LEADING_PACKED >> ((after2 >> 61) * 8)) as u32 & 0xff;
+            *stored_lz = Some(lz);
+            let sig = W - lz;
+            let after5 = (window >> (64 - 5)) as u64;
+            (prev ^ (after5 >> (64 - sig)), 5 + sig)
+        }
+    };
+    Ok((value, pos + len as usize))
+}
+
 /// Decode into `out` (its length is the most values accepted); `W` is the
 /// value width (32 or 64), values are produced as lanes of `T`.
 fn decode<const W: u32, T: Lane>(page: &[u8], terminator: u64, stop: Stop, out: &mut [T]) -> Result<Done, DecodeError> {
-    let (slot_bits, sig_bits): (u32, u32) = if W == 32 { (6, 5) } else { (7, 6) };
-    let ring_mask = (1usize << slot_bits) - 1;
-    let max = out.len();
-    let (count_mode, want) = match stop {
+    match stop {
         Stop::Count(n) => {
-            if n > max {
-                return Err(DecodeError::TooManyValues { max, offset: 0 });
+            if n > out.len() {
+                return Err(DecodeError::TooManyValues {
+                    max: out.len(),
+                    offset: 0,
+                });
             }
             if n == 0 {
                 return Ok(Done { values: 0, consumed: 0 });
             }
-            (true, n)
+            decode_until::<W, T, true>(page, terminator, n, out)
         }
-        Stop::AtTerminator => (false, usize::MAX),
-    };
+        Stop::AtTerminator => decode_until::<W, T, false>(page, terminator, usize::MAX, out),
+    }
+}
+
+/// The decoding loop, built once per way of stopping (`COUNTED`: after
+/// `want` values; else at the terminator) so that neither check is made
+/// where it cannot apply.
+fn decode_until<const W: u32, T: Lane, const COUNTED: bool>(
+    page: &[u8],
+    terminator: u64,
+    want: usize,
+    out: &mut [T],
+) -> Result<Done, DecodeError> {
+    let ring_mask = if W == 32 { 63 } else { 127 };
+    let max = out.len();
     let total = page.len() * 8;
     if total < W as usize {
         return Err(truncated(Field::ChimpFirst, 0));
@@ -92,7 +233,7 @@ fn decode<const W: u32, T: Lane>(page: &[u8], terminator: u64, stop: Stop, out: 
     let mut value_start = 0usize;
     let mut n = 0usize;
     loop {
-        if !count_mode && prev == terminator {
+        if !COUNTED && prev == terminator {
             let flush = pos / 8;
             if flush >= page.len() {
                 return Err(truncated(Field::ChimpFlush, pos));
@@ -102,93 +243,35 @@ fn decode<const W: u32, T: Lane>(page: &[u8], terminator: u64, stop: Stop, out: 
                 consumed: flush + 1,
             });
         }
-        if n == max {
+        let Some(slot) = out.get_mut(n) else {
             return Err(DecodeError::TooManyValues {
                 max,
                 offset: value_start / 8,
             });
-        }
-        out[n] = T::from_bits(prev);
+        };
+        *slot = T::from_bits(prev);
         n += 1;
-        if n == want {
+        if COUNTED && n == want {
             return Ok(Done {
                 values: n,
                 consumed: pos.div_ceil(8),
             });
         }
         value_start = pos;
-        if pos + 2 > total {
-            return Err(truncated(Field::ChimpControl, pos));
-        }
-        let window = peek128(page, pos);
-        let value = match (window >> 126) as u8 {
-            0b00 => {
-                if pos + 2 + slot_bits as usize > total {
-                    return Err(truncated(Field::ChimpIndex, pos + 2));
-                }
-                let slot = take(window, 2, slot_bits) as usize;
-                pos += 2 + slot_bits as usize;
-                ring[slot]
+        // A whole 16-byte window inside the page holds the longest value.
+        let (value, next) = match page.get(pos / 8..pos / 8 + 16) {
+            Some(bytes) => {
+                let window = u128::from_be_bytes(bytes.try_into().expect("16 bytes")) << (pos % 8);
+                next_value_fast::<W>(window, pos, prev, &ring, &mut stored_lz)?
             }
-            0b01 => {
-                let meta = slot_bits + 3 + sig_bits;
-                if pos + 2 + meta as usize > total {
-                    return Err(truncated(Field::ChimpIndex, pos + 2));
+            None => {
+                if pos + 2 > total {
+                    return Err(truncated(Field::ChimpControl, pos));
                 }
-                let fields = take(window, 2, meta);
-                let slot = (fields >> (3 + sig_bits)) as usize;
-                let lz = LEADING[((fields >> sig_bits) & 7) as usize];
-                let sig = match (fields & ((1 << sig_bits) - 1)) as u32 {
-                    0 => W,
-                    s => s,
-                };
-                if lz + sig > W {
-                    // At the fields' start: they are one field (as for truncation).
-                    let at = pos + 2;
-                    return Err(DecodeError::BadWindow {
-                        leading: lz,
-                        significant: sig,
-                        offset: at / 8,
-                        bit: (at % 8) as u8,
-                    });
-                }
-                let bits_at = pos + 2 + meta as usize;
-                if bits_at + sig as usize > total {
-                    return Err(truncated(Field::ChimpBits, bits_at));
-                }
-                let bits = take(window, 2 + meta, sig);
-                stored_lz = Some(lz);
-                pos = bits_at + sig as usize;
-                ring[slot] ^ (bits << (W - lz - sig))
-            }
-            0b10 => {
-                let lz = stored_lz.ok_or(DecodeError::NoWindow {
-                    offset: pos / 8,
-                    bit: (pos % 8) as u8,
-                })?;
-                let sig = W - lz;
-                if pos + 2 + sig as usize > total {
-                    return Err(truncated(Field::ChimpBits, pos + 2));
-                }
-                let bits = take(window, 2, sig);
-                pos += 2 + sig as usize;
-                prev ^ bits
-            }
-            _ => {
-                if pos + 5 > total {
-                    return Err(truncated(Field::ChimpLeading, pos + 2));
-                }
-                let lz = LEADING[take(window, 2, 3) as usize];
-                stored_lz = Some(lz);
-                let sig = W - lz;
-                if pos + 5 + sig as usize > total {
-                    return Err(truncated(Field::ChimpBits, pos + 5));
-                }
-                let bits = take(window, 5, sig);
-                pos += 5 + sig as usize;
-                prev ^ bits
+                next_value::<W, true>(peek128(page, pos), pos, total, prev, &ring, &mut stored_lz)?
             }
         };
+        pos = next;
         current = (current + 1) & ring_mask;
         ring[current] = value;
         prev = value;
