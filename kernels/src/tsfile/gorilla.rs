@@ -418,6 +418,38 @@ mod tests {
         }
     }
 
+    /// A page that ends right after a new window's length field is cut in
+    /// the value's bits (the length field is whole), in both kernels.
+    #[test]
+    fn a_page_ending_after_the_length_is_cut_in_the_bits() {
+        let mut bits = Bits {
+            bytes: Vec::new(),
+            len: 0,
+        };
+        bits.put(7, 32);
+        bits.put(0, 4); // four repeats
+        bits.put(0b11, 2);
+        bits.put(20, 5);
+        bits.put(3, 5);
+        assert_eq!(bits.len, 48);
+        let cut = Err(DecodeError::Truncated {
+            field: Field::GorillaBits,
+            offset: 6,
+            bit: 0,
+        });
+        for decode in [decode32_into, decode32_checked_into] {
+            let mut out = [0u32; 8];
+            assert_eq!(
+                decode(&bits.bytes, TERMINATOR_I32 as u32, Stop::Count(6), &mut out),
+                cut
+            );
+            assert_eq!(
+                decode(&bits.bytes, TERMINATOR_I32 as u32, Stop::AtTerminator, &mut out),
+                cut
+            );
+        }
+    }
+
     #[test]
     fn lone_terminator_needs_the_flush_byte() {
         let mut page = TERMINATOR_F64.to_be_bytes().to_vec();
