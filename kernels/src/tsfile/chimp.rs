@@ -22,20 +22,15 @@ pub use super::gorilla::{Stop, TERMINATOR_F32, TERMINATOR_F64, TERMINATOR_I32, T
 /// Leading zeros of each 3-bit code.
 const LEADING: [u32; 8] = [0, 8, 12, 16, 18, 20, 22, 24];
 
-/// 128 bits from bit `pos`, MSB-aligned (bits past the end read as 0).
-#[inline(always)]
-fn peek128(page: &[u8], pos: usize) -> u128 {
-    let at = pos / 8;
-    let window = match page.get(at..at + 16) {
-        Some(w) => u128::from_be_bytes(w.try_into().expect("16 bytes")),
-        None => {
-            let mut w = [0u8; 16];
-            let rest = &page[at.min(page.len())..];
-            w[..rest.len()].copy_from_slice(rest);
-            u128::from_be_bytes(w)
-        }
-    };
-    window << (pos % 8)
+/// 128 bits from bit `pos` in the page's last 15 bytes, MSB-aligned, from a
+/// zero-padded copy (bits past the end read as 0).
+#[cold]
+#[inline(never)]
+fn tail128(page: &[u8], pos: usize) -> u128 {
+    let mut w = [0u8; 16];
+    let rest = &page[(pos / 8).min(page.len())..];
+    w[..rest.len()].copy_from_slice(rest);
+    u128::from_be_bytes(w) << (pos % 8)
 }
 
 /// `n` bits (1..=64) of `window` starting `skip` bits from its top.
@@ -268,7 +263,7 @@ fn decode_until<const W: u32, T: Lane, const COUNTED: bool>(
                 if pos + 2 > total {
                     return Err(truncated(Field::ChimpControl, pos));
                 }
-                next_value::<W, true>(peek128(page, pos), pos, total, prev, &ring, &mut stored_lz)?
+                next_value::<W, true>(tail128(page, pos), pos, total, prev, &ring, &mut stored_lz)?
             }
         };
         pos = next;
@@ -394,6 +389,128 @@ mod tests {
             })
         );
         assert_eq!(out, want);
+    }
+
+    /// Long streams (most values decoded while the whole window is inside
+    /// the page) of controls drawn at random, written by a model of the
+    /// format kept here: every control, slot, leading-zero code and
+    /// significant count, both ways of stopping, both widths.
+    #[test]
+    fn long_random_streams() {
+        for width in [32u32, 64] {
+            let (slot_bits, sig_bits) = if width == 32 { (6u32, 5u32) } else { (7, 6) };
+            let mask = (1usize << slot_bits) - 1;
+            let keep = u64::MAX >> (64 - width);
+            let terminator = if width == 32 {
+                u64::from(TERMINATOR_I32)
+            } else {
+                TERMINATOR_I64
+            };
+            let mut seed = 0x9E37_79B9_7F4A_7C15u64 ^ u64::from(width);
+            let mut draw = |n: u64| {
+                seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                (seed >> 33) % n
+            };
+            let mut b = Bits::default();
+            let first = 0x1234_5678_9ABC_DEF0 & keep;
+            b.put(first, width);
+            let (mut ring, mut current, mut prev, mut stored) = ([0u64; 128], 0usize, first, None::<u32>);
+            ring[0] = first;
+            let mut want = vec![first];
+            for _ in 0..2_000 {
+                let value = match (draw(16), stored) {
+                    (0, _) => {
+                        let slot = draw(mask as u64 + 1);
+                        let lz = LEADING[draw(8) as usize];
+                        let sig = 1 + draw(u64::from(width - lz)) as u32;
+                        let bits = draw(u64::MAX) & (u64::MAX >> (64 - sig));
+                        let sig_field = if sig == width { 0 } else { sig };
+                        let code = LEADING.iter().position(|&l| l == lz).unwrap() as u64;
+                        b.put(0b01, 2)
+                            .put(slot, slot_bits)
+                            .put(code, 3)
+                            .put(u64::from(sig_field), sig_bits);
+                        b.put(bits, sig);
+                        stored = Some(lz);
+                        ring[slot as usize] ^ (bits << (width - lz - sig))
+                    }
+                    (1..=5, _) | (6..=9, None) => {
+                        let code = draw(8);
+                        let lz = LEADING[code as usize];
+                        let bits = (draw(u64::MAX) ^ draw(u64::MAX) << 31) & (keep >> lz);
+                        b.put(0b11, 2).put(code, 3).put(bits, width - lz);
+                        stored = Some(lz);
+                        prev ^ bits
+                    }
+                    (6..=9, Some(lz)) => {
+                        let bits = (draw(u64::MAX) ^ draw(u64::MAX) << 31) & (keep >> lz);
+                        b.put(0b10, 2).put(bits, width - lz);
+                        prev ^ bits
+                    }
+                    _ => {
+                        let slot = draw(mask as u64 + 1);
+                        b.put(0b00, 2).put(slot, slot_bits);
+                        ring[slot as usize]
+                    }
+                };
+                assert_ne!(value, terminator);
+                current = (current + 1) & mask;
+                ring[current] = value;
+                prev = value;
+                want.push(value);
+            }
+            let counted = b.bytes.clone();
+            b.put(0b11, 2).put(0, 3).put(prev ^ terminator, width);
+            // The flush byte: the one after the terminator's last bit.
+            let flushed = b.len / 8 + 1;
+            b.bytes.push(0);
+            let stops = [
+                (&counted, Stop::Count(want.len()), counted.len()),
+                (&b.bytes, Stop::AtTerminator, flushed),
+            ];
+            for (page, stop, consumed) in stops {
+                let mut out = vec![0u64; want.len() + 1];
+                let done = if width == 32 {
+                    let mut out32 = vec![0u32; want.len() + 1];
+                    let done = decode32_into(page, terminator as u32, stop, &mut out32);
+                    for (o, v) in out.iter_mut().zip(out32) {
+                        *o = u64::from(v);
+                    }
+                    done
+                } else {
+                    decode64_into(page, terminator, stop, &mut out)
+                };
+                assert_eq!(
+                    done,
+                    Ok(Done {
+                        values: want.len(),
+                        consumed
+                    }),
+                    "W {width}, {stop:?}"
+                );
+                assert_eq!(out[..want.len()], want[..], "W {width}, {stop:?}");
+            }
+            // A `10` before any window, far from the page's end.
+            let mut b = Bits::default();
+            b.put(first, width).put(0b00, 2).put(0, slot_bits).put(0b10, 2);
+            b.bytes.extend([0u8; 32]);
+            let at = width as usize + 2 + slot_bits as usize;
+            let refused = Err(DecodeError::NoWindow {
+                offset: at / 8,
+                bit: (at % 8) as u8,
+            });
+            if width == 32 {
+                assert_eq!(
+                    decode32_into(&b.bytes, terminator as u32, Stop::Count(3), &mut [0u32; 8]),
+                    refused
+                );
+            } else {
+                assert_eq!(
+                    decode64_into(&b.bytes, terminator, Stop::Count(3), &mut [0u64; 8]),
+                    refused
+                );
+            }
+        }
     }
 
     /// A stream of every control, laid out field by field: (field, first

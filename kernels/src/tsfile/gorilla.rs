@@ -439,14 +439,8 @@ mod tests {
         });
         for decode in [decode32_into, decode32_checked_into] {
             let mut out = [0u32; 8];
-            assert_eq!(
-                decode(&bits.bytes, TERMINATOR_I32 as u32, Stop::Count(6), &mut out),
-                cut
-            );
-            assert_eq!(
-                decode(&bits.bytes, TERMINATOR_I32 as u32, Stop::AtTerminator, &mut out),
-                cut
-            );
+            assert_eq!(decode(&bits.bytes, TERMINATOR_I32, Stop::Count(6), &mut out), cut);
+            assert_eq!(decode(&bits.bytes, TERMINATOR_I32, Stop::AtTerminator, &mut out), cut);
         }
     }
 
