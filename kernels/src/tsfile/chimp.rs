@@ -58,7 +58,6 @@ fn truncated(field: Field, at: usize) -> DecodeError {
 /// unchecked, the caller has made sure the window holds the longest value
 /// (82 bits) inside the page. Returns the value and the bit after it.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
 fn next_value<const W: u32, const CHECKED: bool>(
     window: u128,
     pos: usize,
