@@ -276,6 +276,17 @@ fn truncated(field: Field, at: usize) -> DecodeError {
     }
 }
 
+/// Whether a segment's `need` bits of `len`-bit values from bit `pos` are
+/// all in the page; if not, the error at the first value that is not.
+#[inline(always)]
+fn values_fit(pos: usize, need: usize, len: u32, total: usize) -> Result<(), DecodeError> {
+    if pos + need > total {
+        let fit = (total - pos.min(total)) / len as usize;
+        return Err(truncated(Field::RlbeValue, pos + fit * len as usize));
+    }
+    Ok(())
+}
+
 /// 64 bits from bit `pos`, MSB-aligned: at least `64 - pos % 8` of them are
 /// the page's (bits past its end read as 0).
 #[inline(always)]
@@ -491,10 +502,7 @@ fn decode<const W: u32, A: Adder, T: Lane, P: Probe>(page: &[u8], out: &mut [T])
                 let k = pairs.leading_zeros();
                 pos += k as usize + 2;
                 let need = (len as usize) << k;
-                if pos + need > total {
-                    let fit = (total - pos.min(total)) / len as usize;
-                    return Err(truncated(Field::RlbeValue, pos + fit * len as usize));
-                }
+                values_fit(pos, need, len, total)?;
                 let first = A::add(A::load(prev), read::<W>(page, pos, len) | or);
                 let second = A::add(first, read::<W>(page, pos + len as usize, len) | or);
                 block_out[filled] = T::from_bits(A::bits(first));
@@ -529,10 +537,7 @@ fn decode<const W: u32, A: Adder, T: Lane, P: Probe>(page: &[u8], out: &mut [T])
             };
             // Values.
             let need = run * len as usize;
-            if pos + need > total {
-                let fit = (total - pos.min(total)) / len as usize;
-                return Err(truncated(Field::RlbeValue, pos + fit * len as usize));
-            }
+            values_fit(pos, need, len, total)?;
             let seg = &mut block_out[filled..filled + run];
             let (seg, first) = if filled == 0 {
                 // The block's first value is stored as is.
