@@ -98,5 +98,10 @@ mod blocks;
 #[cfg(target_arch = "x86_64")]
 pub(crate) use blocks::zigzag_blocks;
 
+#[cfg(target_arch = "x86_64")]
+mod avx512;
+#[cfg(target_arch = "x86_64")]
+pub(crate) use avx512::zigzag_avx512;
+
 #[cfg(test)]
 mod tests;

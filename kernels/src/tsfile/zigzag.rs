@@ -17,9 +17,9 @@
 //!   of varints of one length, which the branches predict, so the next
 //!   varint's start is speculated rather than waited for.
 
-#[cfg(target_arch = "x86_64")]
-use super::varint::zigzag_blocks;
 use super::varint::{unzigzag, zigzag_run};
+#[cfg(target_arch = "x86_64")]
+use super::varint::{zigzag_avx512, zigzag_blocks};
 use super::{uvarint32, DecodeError, Done, Field, IntLane};
 use crate::probe::{NoProbe, Probe, Step};
 
@@ -60,6 +60,8 @@ const BYTEWISE: u8 = 0;
 const RUNS: u8 = 1;
 #[cfg(target_arch = "x86_64")]
 const BLOCKS: u8 = 2;
+#[cfg(target_arch = "x86_64")]
+const AVX512: u8 = 3;
 
 /// Varints a byte at a time after a run that failed at its first step
 /// (the lengths are mixed there), before a run is tried again.
@@ -121,6 +123,11 @@ fn decode<const W: u32, const FAST: u8, T: IntLane, P: Probe>(page: &[u8], out: 
                 }
                 #[cfg(target_arch = "x86_64")]
                 BLOCKS => zigzag_blocks::<W, T>(page, pos, end, &mut out[n..target]),
+                // SAFETY: `FAST` is `AVX512` only in `decode_avx512`, which
+                // callers enter after `avx512` found the CPU features;
+                // `T` is `W` bits wide in every instance.
+                #[cfg(target_arch = "x86_64")]
+                AVX512 => unsafe { zigzag_avx512::<W, T>(page, pos, end, &mut out[n..target]) },
                 _ => (0, pos),
             };
             P::count(Step::ZigzagFastValue, m);
@@ -173,6 +180,25 @@ fn bmi2() -> bool {
     std::is_x86_feature_detected!("bmi2")
 }
 
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi2,lzcnt,popcnt")]
+fn decode_avx512<const W: u32, T: IntLane, P: Probe>(page: &[u8], out: &mut [T]) -> Result<Done, DecodeError> {
+    decode::<W, AVX512, T, P>(page, out)
+}
+
+/// Whether this CPU has what `zigzag/avx512-vbmi2` runs on.
+#[cfg(target_arch = "x86_64")]
+fn avx512() -> bool {
+    std::is_x86_feature_detected!("avx512f")
+        && std::is_x86_feature_detected!("avx512bw")
+        && std::is_x86_feature_detected!("avx512vl")
+        && std::is_x86_feature_detected!("avx512vbmi")
+        && std::is_x86_feature_detected!("avx512vbmi2")
+        && std::is_x86_feature_detected!("bmi2")
+        && std::is_x86_feature_detected!("lzcnt")
+        && std::is_x86_feature_detected!("popcnt")
+}
+
 /// Whether this CPU runs `pext` in microcode (tens of cycles where Intel
 /// and later AMD take three): AMD and Hygon before Zen 3. The default entry
 /// points take `zigzag/runs` there; the registry still offers
@@ -220,6 +246,24 @@ pub fn decode_i64_bmi2_blocks_into(page: &[u8], out: &mut [i64]) -> Result<Done,
     unsafe { decode_blocks::<64, i64, NoProbe>(page, out) }
 }
 
+/// INT32 values, eight varints per AVX-512 vector. Panics on a CPU without
+/// AVX-512 VBMI2 (the registry offers it only where the CPU has it).
+#[cfg(target_arch = "x86_64")]
+pub fn decode_i32_avx512_into(page: &[u8], out: &mut [i32]) -> Result<Done, DecodeError> {
+    assert!(avx512(), "zigzag/avx512-vbmi2 needs AVX-512 VBMI2");
+    // SAFETY: the CPU has the features, checked above.
+    unsafe { decode_avx512::<32, i32, NoProbe>(page, out) }
+}
+
+/// INT64 values, eight varints per AVX-512 vector. Panics on a CPU without
+/// AVX-512 VBMI2.
+#[cfg(target_arch = "x86_64")]
+pub fn decode_i64_avx512_into(page: &[u8], out: &mut [i64]) -> Result<Done, DecodeError> {
+    assert!(avx512(), "zigzag/avx512-vbmi2 needs AVX-512 VBMI2");
+    // SAFETY: the CPU has the features, checked above.
+    unsafe { decode_avx512::<64, i64, NoProbe>(page, out) }
+}
+
 /// INT32 values with the best implementation this CPU runs: the registry's
 /// first, except `zigzag/runs` where `pext` is microcoded (AMD and Hygon
 /// before Zen 3).
@@ -252,6 +296,10 @@ pub type DecodeI64 = fn(&[u8], &mut [i64]) -> Result<Done, DecodeError>;
 /// INT32 implementations, best first.
 pub static IMPLEMENTATIONS_I32: &[crate::Implementation<DecodeI32>] = &[
     #[cfg(target_arch = "x86_64")]
+    crate::Implementation::new("zigzag/avx512-vbmi2", avx512, decode_i32_avx512_into),
+    #[cfg(not(target_arch = "x86_64"))]
+    crate::Implementation::absent("zigzag/avx512-vbmi2"),
+    #[cfg(target_arch = "x86_64")]
     crate::Implementation::new("zigzag/bmi2-blocks", bmi2, decode_i32_bmi2_blocks_into),
     #[cfg(not(target_arch = "x86_64"))]
     crate::Implementation::absent("zigzag/bmi2-blocks"),
@@ -261,6 +309,10 @@ pub static IMPLEMENTATIONS_I32: &[crate::Implementation<DecodeI32>] = &[
 
 /// INT64 implementations, best first (as INT32).
 pub static IMPLEMENTATIONS_I64: &[crate::Implementation<DecodeI64>] = &[
+    #[cfg(target_arch = "x86_64")]
+    crate::Implementation::new("zigzag/avx512-vbmi2", avx512, decode_i64_avx512_into),
+    #[cfg(not(target_arch = "x86_64"))]
+    crate::Implementation::absent("zigzag/avx512-vbmi2"),
     #[cfg(target_arch = "x86_64")]
     crate::Implementation::new("zigzag/bmi2-blocks", bmi2, decode_i64_bmi2_blocks_into),
     #[cfg(not(target_arch = "x86_64"))]
@@ -687,6 +739,46 @@ mod tests {
         }
     }
 
+    /// The AVX-512 reader takes every varint of a valid page but each
+    /// group's first (the byte loop's), its last bytes included: varints
+    /// of every length, one-byte varints (64 in a window, several steps of
+    /// sixteen), two groups (a window cut at the group's end), and INT32
+    /// values of every length.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn the_avx512_reader_takes_every_varint_but_a_groups_first() {
+        use crate::probe::Counting;
+        if !avx512() {
+            return;
+        }
+        let n = 400;
+        let mixed: Vec<u64> = (0..n as u64)
+            .map(|i| of_bits(i.wrapping_mul(0x9E37_79B9_7F4A_7C15), (i % 65) as u32))
+            .collect();
+        let small: Vec<u64> = (0..n as u64).map(|i| i % 100).collect();
+        let mut two = group(&mixed);
+        two.extend(group(&small));
+        let wide_pages = [(group(&mixed), n, 1), (group(&small), n, 1), (two, 2 * n, 2)];
+        for (page, values, groups) in wide_pages {
+            let mut out = vec![0i64; values];
+            Counting::reset();
+            // SAFETY: the CPU has the features, checked above.
+            let done = unsafe { decode_avx512::<64, i64, Counting>(&page, &mut out) };
+            assert_eq!(done, decode_i64_bytewise_into(&page, &mut vec![0; values]));
+            assert_eq!(Counting::steps(Step::ZigzagFastValue), values - groups, "{groups} groups");
+        }
+        let ints: Vec<u64> = (0..n as u64)
+            .map(|i| of_bits(i.wrapping_mul(0x9E37_79B9_7F4A_7C15), (i % 33) as u32))
+            .collect();
+        let page = group(&ints);
+        let mut out = vec![0i32; n];
+        Counting::reset();
+        // SAFETY: as above.
+        let done = unsafe { decode_avx512::<32, i32, Counting>(&page, &mut out) };
+        assert_eq!(done, decode_i32_bytewise_into(&page, &mut vec![0; n]));
+        assert_eq!(Counting::steps(Step::ZigzagFastValue), n - 1);
+    }
+
     /// After a run that fails at once, `zigzag/runs` takes `BACKOFF`
     /// varints a byte at a time before it tries again.
     #[test]
@@ -724,19 +816,22 @@ mod tests {
         }
     }
 
-    /// The BMI2 kernel is offered exactly where the CPU has BMI2.
+    /// The vector kernels are offered exactly where the CPU has their
+    /// features.
     #[test]
-    fn bmi2_blocks_is_offered_where_the_cpu_has_bmi2() {
+    fn vector_kernels_are_offered_where_the_cpu_has_their_features() {
         #[cfg(target_arch = "x86_64")]
-        let has = std::is_x86_feature_detected!("bmi2");
+        let (avx512, bmi2) = (avx512(), std::is_x86_feature_detected!("bmi2"));
         #[cfg(not(target_arch = "x86_64"))]
-        let has = false;
-        for (name, available) in [
-            (IMPLEMENTATIONS_I32[0].name, IMPLEMENTATIONS_I32[0].is_available()),
-            (IMPLEMENTATIONS_I64[0].name, IMPLEMENTATIONS_I64[0].is_available()),
-        ] {
-            assert_eq!(name, "zigzag/bmi2-blocks");
-            assert_eq!(available, has);
+        let (avx512, bmi2) = (false, false);
+        for (i, name, has) in [(0, "zigzag/avx512-vbmi2", avx512), (1, "zigzag/bmi2-blocks", bmi2)] {
+            for (got, available) in [
+                (IMPLEMENTATIONS_I32[i].name, IMPLEMENTATIONS_I32[i].is_available()),
+                (IMPLEMENTATIONS_I64[i].name, IMPLEMENTATIONS_I64[i].is_available()),
+            ] {
+                assert_eq!(got, name);
+                assert_eq!(available, has, "{name}");
+            }
         }
     }
 }
