@@ -8,6 +8,10 @@ metadata:
     # seen-on: big-endian        optional: only a big-endian host can see it
                                  (or 32-bit: only a 32-bit usize; powerpc64:
                                  only powerpc64, not s390x)
+    # needs-cpu: avx512_vbmi2   optional: the bug lives in a kernel that runs
+                                 only on a CPU with these /proc/cpuinfo
+                                 flags (space-separated); elsewhere the bug
+                                 is reported exempt, not run
     # what: one line saying what the bug is and where such bugs come from
 
 The patch is applied to a scratch copy of the tree; the tiers below run in
@@ -89,6 +93,22 @@ def parse_bug(path):
         if key not in meta:
             sys.exit(f"{path}: missing '# {key}:' header")
     return meta
+
+
+def missing_cpu_flags(bug):
+    """The flags of the bug's `needs-cpu` that this CPU lacks."""
+    needed = bug.get("needs-cpu", "").split()
+    if not needed:
+        return []
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return needed
+    have = set()
+    for line in text.splitlines():
+        if line.startswith("flags"):
+            have.update(line.partition(":")[2].split())
+    return [flag for flag in needed if flag not in have]
 
 
 def sh(cmd, cwd=SCRATCH, log=None, env=None):
@@ -362,7 +382,7 @@ def main():
         final = [rows[n] for n in order if n in rows]
         problems = list(problems)
         for r in final:
-            if "error" in r:
+            if "error" in r or "exempt" in r:
                 continue
             r["caught_by"] = next((t for t in TIERS if r["tiers"].get(t) == "caught"), None)
             if not r["caught_by"]:
@@ -386,6 +406,13 @@ def main():
         platform_only = bug["seen-on"] in SEEN_ON
         row = {"bug": bug["name"], "family": bug["family"], "what": bug["what"], "seen_on": bug["seen-on"],
                "tiers": {}, "caught_by": None}
+        missing = missing_cpu_flags(bug)
+        if missing:
+            row["exempt"] = f"this CPU lacks {' '.join(missing)}"
+            results.append(row)
+            judge_and_write(results, problems)
+            print(f"{bug['name']:<40} exempt: {row['exempt']}", flush=True)
+            continue
         if not apply(bug["patch"], log=log):
             problems.append(f"{bug['name']}: patch does not apply; see {log}")
             row["error"] = "patch does not apply"
@@ -427,7 +454,8 @@ def main():
     print(f"|---|---|---|{'---|' * len(TIERS)}")
     for r in results:
         cells = " | ".join(r["tiers"].get(t, "-") for t in TIERS)
-        print(f"| {r['bug']} | {r['family']} | {r['caught_by'] or r.get('error') or '**survived**'} | {cells} |")
+        verdict = r["caught_by"] or r.get("error") or (r.get("exempt") and "exempt") or "**survived**"
+        print(f"| {r['bug']} | {r['family']} | {verdict} | {cells} |")
     print(f"\n{report['caught']}/{report['total']} bugs caught; report: {WORK / 'report.json'}")
     for problem in problems:
         print(f"PROBLEM: {problem}")

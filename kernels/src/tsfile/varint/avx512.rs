@@ -64,11 +64,11 @@ const HIGH_BYTE_IN_LANE: [u8; 64] = {
 /// Byte `j` of a lane times 1 (even) or 128 (odd): `vpmaddubsw` joins
 /// neighbouring 7-bit groups into 14 bits.
 const JOIN_7: [u8; 64] = {
-    let mut t = [1u8; 64];
-    let mut j = 1;
+    let mut t = [0u8; 64];
+    let mut j = 0;
     while j < 64 {
-        t[j] = 128;
-        j += 2;
+        t[j] = if j % 2 == 0 { 1 } else { 128 };
+        j += 1;
     }
     t
 };
