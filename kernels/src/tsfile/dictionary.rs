@@ -109,6 +109,18 @@ mod tests {
             decode_into(&page[..5], &mut entries, &mut keys),
             Ok(Done { values: 0, consumed: 5 })
         );
+        // The count's bounds: no entries at all, and entries that take one
+        // byte each up to the page's end.
+        assert_eq!(
+            decode_into(&[0x00], &mut entries, &mut keys),
+            Ok(Done { values: 0, consumed: 1 })
+        );
+        assert!(entries.is_empty());
+        assert_eq!(
+            decode_into(&[0x04, 0x00, 0x00], &mut entries, &mut keys),
+            Ok(Done { values: 0, consumed: 3 })
+        );
+        assert_eq!(entries, [&b""[..], &b""[..]]);
     }
 
     #[test]
